@@ -1,0 +1,3 @@
+"""gen-resolver: minimal TFLM MicroMutableOpResolver headers generated from .tflite models."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,60 @@
+"""The `size-report` entry point: picks the sub-command and turns errors into one line and an exit status.
+
+    size-report ELF [options]            the flash/RAM report (sizetool/commands/report.py)
+    size-report diff OLD NEW [options]   compare two builds (sizetool/commands/diff.py)
+    size-report check ELF --budget FILE  budget and baseline gates (sizetool/commands/check.py)
+
+Exit status: 0 success, 1 a gate or check failed, 2 usage or input error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+SUBCOMMANDS = {"diff": "sizetool.commands.diff", "check": "sizetool.commands.check"}
+REPORT_COMMAND = "sizetool.commands.report"
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        module_name, args, prog = SUBCOMMANDS[argv[0]], argv[1:], f"size-report {argv[0]}"
+    else:
+        module_name, args, prog = REPORT_COMMAND, argv, "size-report"
+    from sizetool.errors import SizeToolError
+
+    try:
+        command = importlib.import_module(module_name)
+        status = command.app(args=args, prog_name=prog, standalone_mode=False)
+    except SizeToolError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except SystemExit as exit_request:  # typer/click exits (help, usage errors) and explicit exits
+        code = exit_request.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_USAGE)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # noqa: BLE001 - the interface promises one line, never a traceback
+        if os.environ.get("SIZETOOL_DEBUG"):
+            raise
+        import click
+
+        if isinstance(error, click.exceptions.Exit):
+            return error.exit_code
+        if isinstance(error, click.ClickException):
+            error.show()
+            return EXIT_USAGE
+        if isinstance(error, click.exceptions.Abort):
+            return EXIT_USAGE
+        print(f"{prog}: internal error: {type(error).__name__}: {error} (set SIZETOOL_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_USAGE
+    return status if isinstance(status, int) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

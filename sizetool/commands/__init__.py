@@ -1,0 +1,1 @@
+"""Thin typer commands: parse options, call the core functions, render, pick the exit status."""

@@ -1,0 +1,332 @@
+"""Read an ELF file into plain records: sections, segments and defined symbols.
+
+This is the first step of every sizetool command. It checks that the file is a readable ELF (one clear SizeToolError
+otherwise), classifies each section as flash (ROM) and/or RAM, and reads the symbol table. Section contents are read
+on demand with `section_data`, so reading a large ELF costs only its headers and symbol table.
+
+ROM/RAM rule (the one documented in docs/size-report.md):
+  ROM = allocated sections whose bytes are stored in the image (not NOBITS): code, read-only data and the load image of
+        initialised data; this equals `size`'s text + data.
+  RAM = allocated writable sections: initialised data, .bss/NOBITS and noinit; this equals `size`'s data + bss.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import cxxfilt
+from elftools.common.exceptions import ELFError, ELFParseError
+from elftools.elf.elffile import ELFFile
+
+from sizetool.errors import SizeToolError
+
+SHF_WRITE = 0x1
+SHF_ALLOC = 0x2
+SHF_EXECINSTR = 0x4
+
+SHN_UNDEF = 0
+SHN_LORESERVE = 0xFF00
+SHN_ABS = 0xFFF1
+SHN_COMMON = 0xFFF2
+
+STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE, STT_COMMON, STT_TLS = range(7)
+SYMBOL_KINDS = {STT_NOTYPE: "notype", STT_OBJECT: "object", STT_FUNC: "func", STT_TLS: "tls"}
+BINDINGS = {0: "local", 1: "global", 2: "weak", 10: "unique"}
+
+ARCH_NAMES = {
+    "EM_ARM": "arm",
+    "EM_AARCH64": "aarch64",
+    "EM_RISCV": "riscv",
+    "EM_X86_64": "x86_64",
+    "EM_386": "x86",
+    "EM_XTENSA": "xtensa",
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    index: int
+    name: str
+    type: str  # e.g. "SHT_PROGBITS", "SHT_NOBITS"
+    flags: int
+    address: int  # VMA: where the bytes live at run time
+    load_address: int  # LMA: where they are stored in the image (differs from address for .data on MCUs)
+    size: int
+    offset: int  # file offset of the contents (meaningless for NOBITS)
+
+    @property
+    def is_alloc(self) -> bool:
+        return bool(self.flags & SHF_ALLOC)
+
+    @property
+    def is_nobits(self) -> bool:
+        return self.type == "SHT_NOBITS"
+
+    @property
+    def is_code(self) -> bool:
+        return bool(self.flags & SHF_EXECINSTR)
+
+    @property
+    def is_writable(self) -> bool:
+        return bool(self.flags & SHF_WRITE)
+
+    @property
+    def in_rom(self) -> bool:
+        """Bytes of this section are stored in flash (code, rodata, the load image of .data)."""
+        return self.is_alloc and not self.is_nobits and self.size > 0
+
+    @property
+    def in_ram(self) -> bool:
+        """This section occupies RAM at run time (.data, .bss, noinit)."""
+        return self.is_alloc and self.is_writable and self.size > 0
+
+    def contains(self, address: int) -> bool:
+        return self.address <= address < self.address + self.size
+
+
+@dataclass(frozen=True)
+class Segment:
+    type: str
+    virtual_address: int
+    physical_address: int
+    file_size: int
+    memory_size: int
+    flags: int
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A defined symbol with bytes in some section. `address` has the Thumb bit cleared for functions."""
+
+    mangled: str
+    address: int
+    size: int
+    kind: str  # "func", "object", "notype", "tls"
+    binding: str  # "local", "global", "weak", ...
+    section_index: int
+    thumb: bool = False  # an ARM function whose symbol value had the low bit set
+
+    @cached_property
+    def name(self) -> str:
+        return demangle(self.mangled)
+
+
+@dataclass
+class ElfImage:
+    path: str
+    arch: str  # "arm", "riscv", "x86_64", ... (see ARCH_NAMES), or the raw e_machine
+    elf_class: int  # 32 or 64
+    little_endian: bool
+    entry: int
+    e_flags: int
+    sections: list[Section]
+    segments: list[Segment]
+    symbols: list[Symbol]  # defined, sized-or-not, excluding section/file/undefined/absolute/common symbols
+    mapping_symbols: list[tuple[int, str]] = field(default_factory=list)  # ARM/AArch64 $a/$t/$d/$x markers
+    has_symtab: bool = True
+    has_dwarf: bool = False
+
+    def section_by_name(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def section_data(self, section: Section) -> bytes:
+        """The stored bytes of a section (b"" for NOBITS), read from the file on demand."""
+        if section.is_nobits or section.size == 0:
+            return b""
+        with open(self.path, "rb") as stream:
+            stream.seek(section.offset)
+            data = stream.read(section.size)
+        if len(data) != section.size:
+            raise SizeToolError(f"{self.path}: section {section.name} runs past the end of the file (truncated ELF?)")
+        return data
+
+    @property
+    def rom_total(self) -> int:
+        return sum(s.size for s in self.sections if s.in_rom)
+
+    @property
+    def ram_total(self) -> int:
+        return sum(s.size for s in self.sections if s.in_ram)
+
+
+def demangle(mangled: str) -> str:
+    """C++ names demangled with cxxfilt; C names and names cxxfilt rejects are returned unchanged."""
+    if not mangled.startswith("_Z"):
+        return mangled
+    # GCC clone suffixes (.constprop.0, .isra.0, .part.0, .cold) are not part of the mangling grammar for all
+    # demanglers: demangle the base name and keep the suffix visible.
+    base, dot, suffix = mangled.partition(".")
+    try:
+        demangled = cxxfilt.demangle(base, external_only=False)
+    except cxxfilt.InvalidName:
+        return mangled
+    return f"{demangled} [clone .{suffix}]" if dot else demangled
+
+
+def read_elf(path: str | os.PathLike) -> ElfImage:
+    """Read an ELF's headers and symbol table. Raises SizeToolError naming the file for anything unreadable."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise SizeToolError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise SizeToolError(f"{path}: is a directory, not an ELF file")
+    try:
+        file_size = os.path.getsize(path)
+        with open(path, "rb") as stream:
+            magic = stream.read(4)
+            if file_size == 0:
+                raise SizeToolError(f"{path}: empty file, not an ELF file")
+            if magic != b"\x7fELF":
+                raise SizeToolError(f"{path}: not an ELF file (bad magic bytes)")
+            return _read_open_elf(path, stream, file_size)
+    except SizeToolError:
+        raise
+    except (ELFError, ELFParseError, struct.error, ValueError, KeyError, IndexError, OverflowError) as error:
+        raise SizeToolError(f"{path}: corrupt or truncated ELF ({_short(error)})") from None
+    except OSError as error:
+        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+
+
+def _short(error: Exception) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:160]
+
+
+def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
+    elf = ELFFile(stream)
+    header = elf.header
+    if header["e_shoff"] == 0 or elf.num_sections() == 0:
+        raise SizeToolError(f"{path}: ELF has no section headers")
+    if header["e_shoff"] + header["e_shnum"] * header["e_shentsize"] > file_size:
+        raise SizeToolError(f"{path}: corrupt or truncated ELF (section header table lies past the end of the file)")
+
+    segments = [
+        Segment(
+            type=str(seg["p_type"]),
+            virtual_address=seg["p_vaddr"],
+            physical_address=seg["p_paddr"],
+            file_size=seg["p_filesz"],
+            memory_size=seg["p_memsz"],
+            flags=seg["p_flags"],
+        )
+        for seg in elf.iter_segments()
+    ]
+
+    sections: list[Section] = []
+    symtab_index = None
+    for index, raw in enumerate(elf.iter_sections()):
+        header_fields = raw.header
+        section = Section(
+            index=index,
+            name=raw.name,
+            type=str(header_fields["sh_type"]),
+            flags=header_fields["sh_flags"],
+            address=header_fields["sh_addr"],
+            load_address=_load_address(header_fields, segments),
+            size=header_fields["sh_size"],
+            offset=header_fields["sh_offset"],
+        )
+        if section.type != "SHT_NOBITS" and section.size and section.offset + section.size > file_size:
+            raise SizeToolError(
+                f"{path}: corrupt or truncated ELF (section {section.name or index} lies past the end of the file)"
+            )
+        sections.append(section)
+        if section.type == "SHT_SYMTAB":
+            symtab_index = index
+
+    machine = header["e_machine"]
+    arch = ARCH_NAMES.get(machine, str(machine).removeprefix("EM_").lower())
+    has_dwarf = any(s.name in (".debug_info", ".zdebug_info") for s in sections)
+
+    symbols: list[Symbol] = []
+    mapping: list[tuple[int, str]] = []
+    if symtab_index is not None:
+        symbols, mapping = _read_symbols(elf, sections, symtab_index, arch, path, stream)
+
+    return ElfImage(
+        path=path,
+        arch=arch,
+        elf_class=elf.elfclass,
+        little_endian=elf.little_endian,
+        entry=header["e_entry"],
+        e_flags=header["e_flags"],
+        sections=sections,
+        segments=segments,
+        symbols=symbols,
+        mapping_symbols=mapping,
+        has_symtab=symtab_index is not None,
+        has_dwarf=has_dwarf,
+    )
+
+
+def _load_address(section_header, segments: list[Segment]) -> int:
+    """Where a section's bytes sit in the stored image: the LMA of the PT_LOAD segment holding it."""
+    address = section_header["sh_addr"]
+    if not section_header["sh_flags"] & SHF_ALLOC or section_header["sh_type"] == "SHT_NOBITS":
+        return address
+    for seg in segments:
+        if seg.type == "PT_LOAD" and seg.virtual_address <= address < seg.virtual_address + max(seg.memory_size, 1):
+            return seg.physical_address + (address - seg.virtual_address)
+    return address
+
+
+def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch: str, path: str, stream):
+    # Unpack the symbol table with struct in one pass: pyelftools builds a container per symbol, which is far too
+    # slow for the 100k+ symbols of a large C++ ELF.
+    symtab = sections[symtab_index]
+    raw_symtab = elf.get_section(symtab_index)
+    strtab_index = raw_symtab.header["sh_link"]
+    if not 0 < strtab_index < len(sections):
+        raise SizeToolError(f"{path}: corrupt ELF (symbol table links to string table {strtab_index}, which is not there)")
+    strtab = sections[strtab_index]
+    stream.seek(symtab.offset)
+    table = stream.read(symtab.size)
+    stream.seek(strtab.offset)
+    strings = stream.read(strtab.size)
+
+    endian = "<" if elf.little_endian else ">"
+    if elf.elfclass == 32:
+        layout = struct.Struct(endian + "IIIBBH")  # name, value, size, info, other, shndx
+        order = (0, 1, 2, 3, 5)
+    else:
+        layout = struct.Struct(endian + "IBBHQQ")  # name, info, other, shndx, value, size
+        order = (0, 4, 5, 1, 3)
+    usable = len(table) - len(table) % layout.size
+
+    is_arm = arch == "arm"
+    symbols: list[Symbol] = []
+    mapping: list[tuple[int, str]] = []
+    for entry in layout.iter_unpack(table[:usable]):
+        name_offset, value, size, info, shndx = (entry[i] for i in order)
+        kind = info & 0xF
+        if shndx in (SHN_UNDEF, SHN_ABS, SHN_COMMON) or shndx >= SHN_LORESERVE or shndx >= len(sections):
+            continue
+        if kind in (STT_SECTION, STT_FILE):
+            continue
+        if name_offset >= len(strings):
+            raise SizeToolError(f"{path}: corrupt ELF (a symbol name lies outside the string table)")
+        end = strings.find(b"\0", name_offset)
+        name = strings[name_offset : end if end >= 0 else len(strings)].decode("utf-8", "replace")
+        if name.startswith("$") and (len(name) == 2 or name[2] == "."):
+            mapping.append((value, name[:2]))  # ARM mapping symbols mark code ($a/$t) and data ($d) runs
+            continue
+        thumb = False
+        if is_arm and kind == STT_FUNC and value & 1:
+            value &= ~1
+            thumb = True
+        symbols.append(
+            Symbol(
+                mangled=name,
+                address=value,
+                size=size,
+                kind=SYMBOL_KINDS.get(kind, "notype"),
+                binding=BINDINGS.get(info >> 4, str(info >> 4)),
+                section_index=shndx,
+                thumb=thumb,
+            )
+        )
+    mapping.sort()
+    return symbols, mapping

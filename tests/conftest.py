@@ -1,0 +1,22 @@
+"""Shared test fixtures: where the committed fixtures and the optional public models live."""
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = REPO_ROOT / "fixtures"
+SHARED_MODELS = REPO_ROOT.parent / "shared" / "models"
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def shared_models() -> Path:
+    """The real public models in ../shared/models; skips the test when they are not beside the repo."""
+    if not SHARED_MODELS.is_dir():
+        pytest.skip(f"{SHARED_MODELS} is absent (real public models are optional)")
+    return SHARED_MODELS
