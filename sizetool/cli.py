@@ -40,17 +40,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_USAGE
     except Exception as error:  # noqa: BLE001 - the interface promises one line, never a traceback
+        exit_code = getattr(error, "exit_code", None)
+        if hasattr(error, "format_message") and isinstance(exit_code, int):  # typer/click usage errors
+            print(f"{prog}: error: {error.format_message()} (see '{prog} --help')", file=sys.stderr)
+            return EXIT_USAGE
+        if type(error).__name__ == "Exit" and isinstance(exit_code, int):  # typer.Exit(code)
+            return exit_code
+        if type(error).__name__ == "Abort":
+            return EXIT_USAGE
         if os.environ.get("SIZETOOL_DEBUG"):
             raise
-        import click
-
-        if isinstance(error, click.exceptions.Exit):
-            return error.exit_code
-        if isinstance(error, click.ClickException):
-            error.show()
-            return EXIT_USAGE
-        if isinstance(error, click.exceptions.Abort):
-            return EXIT_USAGE
         print(f"{prog}: internal error: {type(error).__name__}: {error} (set SIZETOOL_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_USAGE
     return status if isinstance(status, int) else EXIT_OK
