@@ -1,0 +1,60 @@
+"""`size-report ELF`: the flash/RAM tree by source path and symbol, in the chosen format."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from sizetool.errors import SizeToolError
+
+app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+
+FORMATS = ("tree", "json", "csv", "markdown")
+
+
+@app.command()
+def report(
+    elf: str = typer.Argument(..., help="The firmware ELF (zephyr.elf, firmware.elf, ...)."),
+    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv or markdown."),
+    ram: bool = typer.Option(False, "--ram", help="Report RAM instead of ROM."),
+    all_memories: bool = typer.Option(False, "--all", help="Report both ROM and RAM."),
+    depth: int = typer.Option(0, "--depth", min=0, help="Fold the tree below this many levels (0: no folding)."),
+    group_by: str = typer.Option("file", "--group-by", help="file: declaring source file; cu: translation unit."),
+    workspace: Optional[str] = typer.Option(None, "--workspace", help="Show paths relative to this directory."),
+    mangled: bool = typer.Option(False, "--mangled", help="Keep raw (mangled) C++ symbol names."),
+    save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
+) -> int:
+    from sizetool.render.text_formats import render_csv, render_json, render_markdown
+    from sizetool.report_builder import build_report
+    from sizetool.report_model import save_report, write_text_atomically
+
+    if output_format not in FORMATS:
+        raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
+    if group_by not in ("file", "cu"):
+        raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
+    memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
+
+    size_report = build_report(elf, group_by=group_by, workspace=workspace, mangled=mangled)
+    if output_format == "json":
+        text = render_json(size_report, memories)
+    elif output_format == "csv":
+        text = render_csv(size_report, memories)
+    elif output_format == "markdown":
+        text = render_markdown(size_report, memories, depth)
+    else:
+        from sizetool.render.tree import render_tree
+
+        text = render_tree(size_report, memories, depth, color=output is None and sys.stdout.isatty())
+    if save:
+        save_report(size_report, save)
+    if output:
+        write_text_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+    if output_format != "tree":
+        for warning in size_report.warnings:
+            print(f"size-report: warning: {warning}", file=sys.stderr)
+    return 0

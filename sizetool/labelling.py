@@ -1,0 +1,96 @@
+"""Label every ROM and RAM byte exactly once, so that a report's entries always add up to its totals.
+
+Within each allocated section, symbols are laid out by address: aliases (same address and size) count once, a symbol
+that overlaps the one before it counts only its bytes past the overlap, and every byte no symbol covers (padding,
+alignment fill, literal pools, vector tables without sized symbols) goes to one catch-all entry per section,
+`(no symbol) <section>`. That is bloaty's rule: the most specific label wins and catch-alls come last.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from sizetool.elf_reader import ElfImage, Section, Symbol
+from sizetool.report_model import SizeEntry
+
+NO_SYMBOL = "(no symbol)"
+NO_DEBUG_INFO = "(no debug info)"
+
+PathOf = Callable[[Symbol], tuple[str, ...]]
+
+
+def label_bytes(image: ElfImage, path_of: PathOf, mangled_names: bool = False) -> list[SizeEntry]:
+    """One entry per symbol (or catch-all run) per memory; ROM entries of .data use the section's load image."""
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+
+    entries: list[SizeEntry] = []
+    for section in image.sections:
+        if not (section.in_rom or section.in_ram):
+            continue
+        runs = _symbol_runs(section, by_section.get(section.index, []))
+        for memory in ("rom", "ram"):
+            if not (section.in_rom if memory == "rom" else section.in_ram):
+                continue
+            covered = 0
+            for symbol, aliases, size in runs:
+                covered += size
+                entries.append(
+                    SizeEntry(
+                        memory=memory,
+                        path=path_of(symbol),
+                        symbol=symbol.mangled if mangled_names else symbol.name,
+                        section=section.name,
+                        address=symbol.address,
+                        size=size,
+                        mangled=symbol.mangled,
+                        aliases=tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)),
+                    )
+                )
+            if section.size > covered:
+                entries.append(
+                    SizeEntry(
+                        memory=memory,
+                        path=(NO_SYMBOL,),
+                        symbol=f"{NO_SYMBOL} {section.name}",
+                        section=section.name,
+                        address=section.address,
+                        size=section.size - covered,
+                    )
+                )
+    return entries
+
+
+def section_entries(image: ElfImage) -> list[SizeEntry]:
+    """The fallback for a stripped ELF: one entry per allocated section."""
+    entries = []
+    for section in image.sections:
+        for memory, wanted in (("rom", section.in_rom), ("ram", section.in_ram)):
+            if wanted:
+                entries.append(
+                    SizeEntry(memory, ("(sections)",), section.name, section.name, section.address, section.size)
+                )
+    return entries
+
+
+def _symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:
+    """(representative symbol, its aliases, bytes counted) in address order, clipped to the section."""
+    groups: dict[tuple[int, int], list[Symbol]] = defaultdict(list)
+    for symbol in symbols:
+        groups[(symbol.address, symbol.size)].append(symbol)
+    runs = []
+    cursor = section.address
+    end_of_section = section.address + section.size
+    for (address, size), members in sorted(groups.items()):
+        # Global before local, then by name: a stable choice of which alias names the bytes.
+        members.sort(key=lambda s: (s.binding != "global", s.binding != "weak", s.mangled))
+        start = max(address, cursor)
+        end = min(address + size, end_of_section)
+        if end <= start:
+            continue
+        runs.append((members[0], members[1:], end - start))
+        cursor = end
+    return runs

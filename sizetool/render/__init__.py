@@ -1,0 +1,1 @@
+"""Renderers: a SizeReport as a rich tree, JSON (Zephyr size_report shape), CSV or markdown."""
