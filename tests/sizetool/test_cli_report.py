@@ -1,0 +1,95 @@
+"""The `size-report ELF` command end to end: formats, determinism, saved reports and bad input."""
+
+import csv
+import io
+import json
+import os
+
+from pathlib import Path
+
+import pytest
+
+from sizetool import cli
+from sizetool.report_model import load_report
+
+ELF = str(Path(__file__).resolve().parents[2] / "fixtures/firmware/out/cortex-m4/firmware.elf")
+
+
+def run(capsys, *argv):
+    status = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_json_has_zephyrs_shape_and_sums(capsys):
+    status, out, _ = run(capsys, ELF, "--format", "json")
+    data = json.loads(out)
+    assert status == 0
+    assert set(data) >= {"symbols", "total_size"}
+    root = data["symbols"]
+    assert {"name", "identifier", "size", "children"} <= set(root)
+    assert root["size"] == data["total_size"] == sum(child["size"] for child in root["children"])
+
+
+def test_csv_rows_sum_to_the_ram_total(capsys):
+    _, out, _ = run(capsys, ELF, "--format", "csv", "--ram")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    _, json_out, _ = run(capsys, ELF, "--format", "json", "--ram")
+    assert sum(int(r["size"]) for r in rows) == json.loads(json_out)["total_size"]
+    assert {r["memory"] for r in rows} == {"ram"}
+
+
+@pytest.mark.parametrize("fmt", ["tree", "json", "csv", "markdown"])
+def test_output_is_byte_identical_across_runs(capsys, fmt):
+    first = run(capsys, ELF, "--format", fmt, "--all")[1]
+    second = run(capsys, ELF, "--format", fmt, "--all")[1]
+    assert first == second and first
+
+
+def test_saved_report_reads_back_with_the_same_entries(capsys, tmp_path):
+    saved = tmp_path / "report.json"
+    run(capsys, ELF, "--format", "json", "--save", str(saved))
+    report = load_report(saved)
+    from sizetool.report_builder import build_report
+
+    original = build_report(ELF)
+    assert report.rom_total == original.rom_total and report.ram_total == original.ram_total
+    assert sorted((e.memory, e.path, e.symbol, e.size) for e in report.entries) == sorted(
+        (e.memory, e.path, e.symbol, e.size) for e in original.entries
+    )
+
+
+def test_depth_folds_the_tree(capsys):
+    _, folded, _ = run(capsys, ELF, "--depth", "1")
+    _, full, _ = run(capsys, ELF)
+    assert "kernels" in folded and "fully_connected.cc" not in folded and "fully_connected.cc" in full
+
+
+def bad_inputs(tmp_path):
+    truncated = tmp_path / "truncated.elf"
+    truncated.write_bytes(open(ELF, "rb").read()[:3000])
+    empty = tmp_path / "empty.elf"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.txt"
+    text.write_text("not an elf\n")
+    corrupt = tmp_path / "corrupt-headers.elf"
+    data = bytearray(open(ELF, "rb").read())
+    data[0x20:0x24] = (0x7FFFFFF0).to_bytes(4, "little")  # e_shoff far past the end of the file
+    corrupt.write_bytes(bytes(data))
+    return [tmp_path / "missing.elf", tmp_path, empty, text, truncated, corrupt]
+
+
+def test_every_bad_input_is_one_line_and_status_2(capsys, tmp_path):
+    for path in bad_inputs(tmp_path):
+        status, out, err = run(capsys, str(path))
+        assert status == 2, path
+        assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err, err
+
+
+def test_output_file_is_not_written_on_error(capsys, tmp_path):
+    target = tmp_path / "out.txt"
+    status, _, _ = run(capsys, str(tmp_path / "missing.elf"), "-o", str(target))
+    assert status == 2 and not target.exists()
+    status, _, _ = run(capsys, ELF, "-o", str(target), "--format", "csv")
+    assert status == 0 and target.read_text().startswith("memory,path")
+    assert [p for p in os.listdir(tmp_path) if p.startswith(".tmp-")] == []
