@@ -12,16 +12,28 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from sizetool.elf_reader import ElfImage, Section, Symbol
+from sizetool.map_file import FILL, InputSection
 from sizetool.report_model import SizeEntry
 
 NO_SYMBOL = "(no symbol)"
 NO_DEBUG_INFO = "(no debug info)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
+ObjectPathOf = Callable[[str], tuple[str, ...]]
 
 
-def label_bytes(image: ElfImage, path_of: PathOf, mangled_names: bool = False) -> list[SizeEntry]:
-    """One entry per symbol (or catch-all run) per memory; ROM entries of .data use the section's load image."""
+def label_bytes(
+    image: ElfImage,
+    path_of: PathOf,
+    mangled_names: bool = False,
+    input_sections: list[InputSection] | None = None,
+    object_path_of: ObjectPathOf | None = None,
+) -> list[SizeEntry]:
+    """One entry per symbol (or catch-all run) per memory; ROM entries of .data use the section's load image.
+
+    With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
+    them (one entry per object and input section); only what the map does not explain stays a catch-all.
+    """
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
         if symbol.size > 0:
@@ -35,9 +47,7 @@ def label_bytes(image: ElfImage, path_of: PathOf, mangled_names: bool = False) -
         for memory in ("rom", "ram"):
             if not (section.in_rom if memory == "rom" else section.in_ram):
                 continue
-            covered = 0
             for symbol, aliases, size in runs:
-                covered += size
                 entries.append(
                     SizeEntry(
                         memory=memory,
@@ -50,17 +60,8 @@ def label_bytes(image: ElfImage, path_of: PathOf, mangled_names: bool = False) -
                         aliases=tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)),
                     )
                 )
-            if section.size > covered:
-                entries.append(
-                    SizeEntry(
-                        memory=memory,
-                        path=(NO_SYMBOL,),
-                        symbol=f"{NO_SYMBOL} {section.name}",
-                        section=section.name,
-                        address=section.address,
-                        size=section.size - covered,
-                    )
-                )
+            gaps = _gaps(section, runs)
+            entries.extend(_gap_entries(memory, section, gaps, input_sections or [], object_path_of))
     return entries
 
 
@@ -74,6 +75,50 @@ def section_entries(image: ElfImage) -> list[SizeEntry]:
                     SizeEntry(memory, ("(sections)",), section.name, section.name, section.address, section.size)
                 )
     return entries
+
+
+def _gaps(section: Section, runs) -> list[tuple[int, int]]:
+    """The [start, end) ranges of a section that no symbol run covers."""
+    gaps = []
+    cursor = section.address
+    for symbol, _, size in runs:
+        start = max(symbol.address, cursor)
+        if start > cursor:
+            gaps.append((cursor, start))
+        cursor = start + size
+    if cursor < section.address + section.size:
+        gaps.append((cursor, section.address + section.size))
+    return gaps
+
+
+def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[SizeEntry]:
+    by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
+
+    def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
+        slot = by_label.setdefault((path, symbol), [address, 0])
+        slot[0] = min(slot[0], address)
+        slot[1] += size
+
+    inside = [s for s in input_sections if section.contains(s.address) and s.size]
+    for start, end in gaps:
+        cursor = start
+        for piece in inside:  # sorted by address; overlaps (merged strings) go to the first
+            piece_start, piece_end = max(piece.address, cursor), min(piece.address + piece.size, end)
+            if piece_end <= piece_start:
+                continue
+            if piece_start > cursor:
+                add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, piece_start - cursor)
+            if piece.name == FILL or object_path_of is None:
+                add((NO_SYMBOL,), f"(fill) {section.name}", piece_start, piece_end - piece_start)
+            else:
+                add(object_path_of(piece.object_file), f"(no symbol) {piece.name}", piece_start, piece_end - piece_start)
+            cursor = piece_end
+        if cursor < end:
+            add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, end - cursor)
+    return [
+        SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
+        for (path, symbol), (address, size) in sorted(by_label.items())
+    ]
 
 
 def _symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:

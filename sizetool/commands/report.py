@@ -24,6 +24,9 @@ def report(
     group_by: str = typer.Option("file", "--group-by", help="file: declaring source file; cu: translation unit."),
     workspace: Optional[str] = typer.Option(None, "--workspace", help="Show paths relative to this directory."),
     mangled: bool = typer.Option(False, "--mangled", help="Keep raw (mangled) C++ symbol names."),
+    map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file: memory regions, object attribution."),
+    flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size (e.g. 192K) when there is no map."),
+    ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size (e.g. 64K) when there is no map."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
 ) -> int:
@@ -37,7 +40,17 @@ def report(
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
 
-    size_report = build_report(elf, group_by=group_by, workspace=workspace, mangled=mangled)
+    from sizetool.sizes import parse_size
+
+    size_report = build_report(
+        elf,
+        map_path=map_file,
+        group_by=group_by,
+        workspace=workspace,
+        mangled=mangled,
+        flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
+        ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
+    )
     if output_format == "json":
         text = render_json(size_report, memories)
     elif output_format == "csv":

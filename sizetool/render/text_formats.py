@@ -52,9 +52,19 @@ def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:
             name = node.name.replace("|", "\\|")
             lines.append(f"| {'&nbsp;&nbsp;' * level}{name} | {node.size} | {share:.2f}% |")
         lines.append("")
+    if report.regions:
+        lines += ["## Memory regions", "", "```", regions_table(report).rstrip(), "```", ""]
     for warning in report.warnings:
         lines.append(f"> warning: {warning}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def regions_table(report: SizeReport) -> str:
+    """The table Zephyr builds print: Memory region / Used Size / Region Size / %age Used."""
+    rows = [f"{'Memory region':<16}{'Used Size':>12}{'Region Size':>14}{'%age Used':>12}"]
+    for region in report.regions:
+        rows.append(f"{region.name + ':':<16}{region.used:>10} B{region.length:>12} B{region.percent_used:>11.2f}%")
+    return "\n".join(rows) + "\n"
 
 
 def walk(root: SizeNode, depth: int):

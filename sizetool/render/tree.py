@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from sizetool.report_model import SizeNode, SizeReport, build_tree
+from sizetool.render.text_formats import regions_table
 
 
 def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool = False, width: int = 120) -> str:
@@ -22,6 +23,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
         tree = Tree(f"[bold]{memory.upper()}[/bold] {os.path.basename(report.source)}: {total} bytes")
         _add_children(tree, root, total, depth, 1)
         console.print(tree)
+    if report.regions:
+        console.print(regions_table(report), markup=False)
     for warning in report.warnings:
         console.print(f"warning: {warning}", markup=False)
     return out.getvalue()
