@@ -20,6 +20,16 @@ from elftools.elf.elffile import ELFFile
 from sizetool.errors import SizeToolError
 
 ADDRESS_TAGS = {"DW_TAG_subprogram", "DW_TAG_variable"}
+# Scopes that hold functions and objects with addresses. Function bodies (parameters, locals, lexical blocks,
+# inlined calls: most of the DIEs) are skipped whole; function-local statics are placed by their enclosing function.
+SCOPE_TAGS = {
+    "DW_TAG_namespace",
+    "DW_TAG_class_type",
+    "DW_TAG_structure_type",
+    "DW_TAG_union_type",
+    "DW_TAG_module",
+    "DW_TAG_lexical_block",
+}
 DW_OP_ADDR = 0x03
 
 
@@ -85,9 +95,7 @@ def _read_unit(dwarf, unit, index: SourceIndex) -> None:
     for low, high in _die_ranges(dwarf, unit, top):
         index.unit_ranges.append((low, high, unit_file))
 
-    for die in unit.iter_DIEs():
-        if die.tag not in ADDRESS_TAGS:
-            continue
+    for die in _scope_DIEs(top):
         address = _die_address(dwarf, unit, die)
         if address is None:
             continue
@@ -95,6 +103,18 @@ def _read_unit(dwarf, unit, index: SourceIndex) -> None:
         file_number = _decl_file_number(die)
         if file_number is not None and 0 <= file_number < len(file_names) and file_names[file_number]:
             index.decl_file.setdefault(address, file_names[file_number])
+
+
+def _scope_DIEs(top):
+    """Functions and variables at file, namespace and class scope, without parsing function bodies."""
+    stack = [top]
+    while stack:
+        scope = stack.pop()
+        for child in scope.iter_children():
+            if child.tag in ADDRESS_TAGS:
+                yield child
+            elif child.tag in SCOPE_TAGS and child.has_children:
+                stack.append(child)
 
 
 def _line_table_files(dwarf, unit, comp_dir: str) -> list[str]:

@@ -108,6 +108,7 @@ class Symbol:
     binding: str  # "local", "global", "weak", ...
     section_index: int
     thumb: bool = False  # an ARM function whose symbol value had the low bit set
+    file_symbol: str = ""  # for local symbols: the STT_FILE entry before them (their translation unit's name)
 
     @cached_property
     def name(self) -> str:
@@ -299,9 +300,14 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
     is_arm = arch == "arm"
     symbols: list[Symbol] = []
     mapping: list[tuple[int, str]] = []
+    current_file = ""
     for entry in layout.iter_unpack(table[:usable]):
         name_offset, value, size, info, shndx = (entry[i] for i in order)
         kind = info & 0xF
+        if kind == STT_FILE:
+            end = strings.find(b"\0", name_offset) if name_offset < len(strings) else -1
+            current_file = strings[name_offset:end].decode("utf-8", "replace") if end >= 0 else ""
+            continue
         if shndx in (SHN_UNDEF, SHN_ABS, SHN_COMMON) or shndx >= SHN_LORESERVE or shndx >= len(sections):
             continue
         if kind in (STT_SECTION, STT_FILE):
@@ -326,6 +332,7 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
                 binding=BINDINGS.get(info >> 4, str(info >> 4)),
                 section_index=shndx,
                 thumb=thumb,
+                file_symbol=current_file if info >> 4 == 0 else "",
             )
         )
     mapping.sort()

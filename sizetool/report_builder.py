@@ -54,7 +54,7 @@ def build_report_and_image(
         root = workspace.rstrip("/") if workspace else index.workspace()
         source_files = {_tree_path(f, root) for f in set(index.decl_file.values()) | set(index.unit_of.values())}
         object_path_of = _object_finder(source_files)
-        path_of = _path_finder(index, root, group_by, linker_map, object_path_of)
+        path_of = _path_finder(index, root, group_by, linker_map, object_path_of, image.symbols)
         entries = label_bytes(
             image,
             path_of,
@@ -120,8 +120,11 @@ def _object_finder(source_files: set[tuple[str, ...]]):
     return object_path_of
 
 
-def _path_finder(index: SourceIndex, workspace: str, group_by: str, linker_map, object_path_of):
+def _path_finder(index: SourceIndex, workspace: str, group_by: str, linker_map, object_path_of, symbols):
     """DWARF first; for symbols DWARF does not place (e.g. const tables folded to constants), the map's object."""
+    units_by_file_symbol: dict[str, set[str]] = {}
+    for unit in set(index.unit_of.values()) | {name for _, _, name in index.unit_ranges}:
+        units_by_file_symbol.setdefault(posixpath.basename(unit), set()).add(unit)
     pieces = [s for s in linker_map.input_sections if s.object_file] if linker_map else []
     starts = [s.address for s in pieces]
 
@@ -133,12 +136,19 @@ def _path_finder(index: SourceIndex, workspace: str, group_by: str, linker_map, 
                 return object_path_of(candidate.object_file)
         return None
 
+    def dwarf_path(address: int) -> tuple[str, ...] | None:
+        unit = index.unit_of.get(address) or index.unit_covering(address)
+        source = unit if group_by == "cu" else (index.decl_file.get(address) or unit)
+        return _tree_path(source, workspace) if source else None
+
     def path_of(symbol: Symbol) -> tuple[str, ...]:
-        unit = index.unit_of.get(symbol.address) or index.unit_covering(symbol.address)
-        source = unit if group_by == "cu" else (index.decl_file.get(symbol.address) or unit)
-        if source:
-            return _tree_path(source, workspace)
-        return (pieces and from_map(symbol.address)) or (NO_DEBUG_INFO,)
+        found = dwarf_path(symbol.address)
+        if found is None and symbol.file_symbol:
+            # Statics inside functions, lambdas in inlined code: the symbol table's STT_FILE names their unit.
+            units = units_by_file_symbol.get(posixpath.basename(symbol.file_symbol), set())
+            if len(units) == 1:
+                found = _tree_path(next(iter(units)), workspace)
+        return found or (pieces and from_map(symbol.address)) or (NO_DEBUG_INFO,)
 
     return path_of
 

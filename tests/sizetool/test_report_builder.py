@@ -78,3 +78,22 @@ def test_emit_relocs_build_reads_its_dwarf_without_warnings():
     report = build_report(f"{FIRMWARE}/cortex-m4-relocs/firmware.elf")
     assert report.warnings == []
     assert any(e.path == ("kernels", "conv.cc") for e in report.entries)
+
+
+def test_statics_inside_inlined_functions_go_to_their_unit_via_the_file_symbol():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    statics = {e.symbol: e.path for e in report.entries_for("ram") if "SetupVisionModel()::" in e.symbol}
+    assert statics and set(statics.values()) == {("app", "main.cc")}
+
+
+def test_const_tables_without_a_dwarf_location_go_to_their_unit():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    tables = {e.symbol: e.path for e in report.entries_for("rom") if e.symbol.endswith("kSigmoidTable")}
+    assert tables == {"tflite::(anonymous namespace)::kSigmoidTable": ("kernels", "logistic.cc")}
+
+
+def test_workspace_option_roots_the_paths(tmp_path):
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf", workspace="/firmware/src/kernels")
+    paths = {e.path for e in report.entries_for("rom")}
+    assert ("fully_connected.cc",) in paths
+    assert ("(outside workspace)", "firmware", "src", "app", "main.cc") in paths
