@@ -1,0 +1,225 @@
+"""Flash/RAM budgets: parse a size-budget.toml and check a report (and optionally a baseline) against it.
+
+    [rom]
+    total = "192K"            # or bytes: 196608
+    max_growth = "1K"         # against --baseline; also "0.5%" of the baseline total
+    [rom.paths]
+    "kernels/**" = "40K"      # bytes under the matching paths of the tree
+    [rom.path_growth]
+    "kernels/**" = "512"      # growth of those paths against --baseline
+    [ram]
+    total = "64K"
+    [regions]                 # with --map: a region's use, in bytes or % of its length
+    FLASH = "95%"
+
+Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+from sizetool.errors import SizeToolError
+from sizetool.report_model import SizeReport
+from sizetool.sizes import parse_size
+
+MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit as written: bytes, or a percentage of some reference (the baseline total, a region's length)."""
+
+    text: str
+    bytes: int | None = None
+    percent: float | None = None
+
+    def resolve(self, reference: int) -> int:
+        return self.bytes if self.bytes is not None else int(reference * self.percent / 100.0)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # e.g. "rom.total", "rom.paths[kernels/**]", "regions.FLASH"
+    memory: str
+    kind: str  # "total", "growth", "path", "path_growth", "region"
+    limit: Limit
+    pattern: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule: Rule
+    limit: int
+    actual: int
+
+    @property
+    def headroom(self) -> int:
+        return self.limit - self.actual
+
+    @property
+    def passed(self) -> bool:
+        return self.actual <= self.limit
+
+
+@dataclass
+class Budget:
+    path: str
+    rules: list[Rule]
+
+    @property
+    def needs_baseline(self) -> bool:
+        return any(rule.kind in ("growth", "path_growth") for rule in self.rules)
+
+
+def read_budget(path: str) -> Budget:
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise SizeToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SizeToolError(f"{path}: is a directory, not a budget file") from None
+    except OSError as error:
+        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise SizeToolError(f"{path}: not a TOML budget file (not UTF-8 text)") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SizeToolError(f"{path}: {error}") from None  # tomllib's message carries the line and column
+    return Budget(path=path, rules=_rules(data, text, path))
+
+
+def _line_of(text: str, key: str, table: str | None = None) -> int:
+    """The line a key (or [table] header) is written on, for error messages and reports."""
+    if table is not None:
+        pattern = re.compile(r"^[ \t]*\[[ \t]*" + re.escape(table) + r"[ \t]*\]", re.MULTILINE)
+    else:
+        pattern = re.compile(r'^[ \t]*(?:"' + re.escape(key) + r'"|' + re.escape(key) + r")[ \t]*=", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+def _error(path: str, line: int, reason: str) -> SizeToolError:
+    return SizeToolError(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
+
+
+def _limit(value, path: str, line: int, where: str, percent_allowed: bool) -> Limit:
+    if isinstance(value, str) and value.strip().endswith("%"):
+        if not percent_allowed:
+            return _fail(path, line, f"{where}: a percentage is not allowed here (give bytes, e.g. '40K')")
+        try:
+            percent = float(value.strip()[:-1])
+        except ValueError:
+            return _fail(path, line, f"{where}: {value!r} is not a percentage")
+        if percent < 0:
+            return _fail(path, line, f"{where}: a percentage cannot be negative")
+        return Limit(text=value, percent=percent)
+    try:
+        return Limit(text=str(value), bytes=parse_size(value, where))
+    except SizeToolError as error:
+        raise _error(path, line, str(error)) from None
+
+
+def _fail(path: str, line: int, reason: str):
+    raise _error(path, line, reason)
+
+
+def _rules(data: dict, text: str, path: str) -> list[Rule]:
+    rules: list[Rule] = []
+    for table, value in data.items():
+        if table not in ("rom", "ram", "regions"):
+            _fail(path, _line_of(text, table, table), f"unknown table [{table}] (expected [rom], [ram] or [regions])")
+        if not isinstance(value, dict):
+            _fail(path, _line_of(text, table), f"'{table}' must be a table such as [{table}]")
+    for memory in ("rom", "ram"):
+        section = data.get(memory, {})
+        for key, value in section.items():
+            if key not in MEMORY_KEYS:
+                _fail(path, _line_of(text, key), f"unknown key '{key}' in [{memory}] (expected one of: "
+                      f"{', '.join(sorted(MEMORY_KEYS))})")
+            if key == "operators":
+                _fail(path, _line_of(text, memory + ".operators", memory + ".operators"),
+                      "per-operator budgets need the operator-cost table, which this version does not compute yet")
+            line = _line_of(text, key)
+            if key in ("total", "max_growth"):
+                if isinstance(value, dict):
+                    _fail(path, line, f"[{memory}] {key} must be a size, not a table")
+                kind = "total" if key == "total" else "growth"
+                rules.append(Rule(f"{memory}.{key}", memory, kind,
+                                  _limit(value, path, line, f"[{memory}] {key}", percent_allowed=kind == "growth"),
+                                  line=line))
+            else:
+                if not isinstance(value, dict):
+                    _fail(path, line, f"[{memory}.{key}] must be a table of \"glob\" = size")
+                kind = "path" if key == "paths" else "path_growth"
+                for pattern, limit in value.items():
+                    pattern_line = _line_of(text, pattern)
+                    rules.append(Rule(f"{memory}.{key}[{pattern}]", memory, kind,
+                                      _limit(limit, path, pattern_line, f"[{memory}.{key}] {pattern!r}",
+                                             percent_allowed=kind == "path_growth"),
+                                      pattern=pattern, line=pattern_line))
+    for region, limit in data.get("regions", {}).items():
+        line = _line_of(text, region)
+        rules.append(Rule(f"regions.{region}", "", "region",
+                          _limit(limit, path, line, f"[regions] {region}", percent_allowed=True), pattern=region,
+                          line=line))
+    return rules
+
+
+def glob_to_regex(pattern: str) -> re.Pattern:
+    """Path globs: '**' spans directories, '*' and '?' stay within one path segment."""
+    out = []
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")  # zero or more whole directories
+            index += 3
+        elif pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("^" + "".join(out) + "$")
+
+
+def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
+    regex = glob_to_regex(pattern)
+    return sum(e.size for e in report.entries_for(memory) if regex.match("/".join(e.path)))
+
+
+def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None) -> list[RuleResult]:
+    if budget.needs_baseline and baseline is None:
+        raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
+    results = []
+    for rule in budget.rules:
+        if rule.kind == "total":
+            results.append(RuleResult(rule, rule.limit.resolve(0), report.total(rule.memory)))
+        elif rule.kind == "growth":
+            old = baseline.total(rule.memory)
+            results.append(RuleResult(rule, rule.limit.resolve(old), report.total(rule.memory) - old))
+        elif rule.kind == "path":
+            results.append(RuleResult(rule, rule.limit.resolve(0), bytes_under(report, rule.memory, rule.pattern)))
+        elif rule.kind == "path_growth":
+            old = bytes_under(baseline, rule.memory, rule.pattern)
+            results.append(RuleResult(rule, rule.limit.resolve(old),
+                                      bytes_under(report, rule.memory, rule.pattern) - old))
+        else:
+            region = next((r for r in report.regions if r.name == rule.pattern), None)
+            if region is None:
+                known = ", ".join(r.name for r in report.regions) or "none: pass --map or --flash-size/--ram-size"
+                raise _error(budget.path, rule.line, f"[regions] {rule.pattern}: no such memory region ({known})")
+            results.append(RuleResult(rule, rule.limit.resolve(region.length), region.used))
+    return results

@@ -1,0 +1,83 @@
+"""`size-report check ELF --budget size-budget.toml`: the CI gate. Exit 1 when any rule fails."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from sizetool.errors import SizeToolError
+
+app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+
+FORMATS = ("tree", "json", "markdown")
+
+
+@app.command()
+def check(
+    build: str = typer.Argument(..., help="The new build: an ELF or a saved report."),
+    budget_file: str = typer.Option(..., "--budget", help="The TOML budget file (size-budget.toml)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="The baseline (saved report or ELF) for growth rules."),
+    map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file of the ELF (for [regions])."),
+    flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size when there is no map."),
+    ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size when there is no map."),
+    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json or markdown."),
+    junit: Optional[str] = typer.Option(None, "--junit", help="Also write a JUnit XML report (GitLab, Jenkins)."),
+    save: Optional[str] = typer.Option(None, "--save", help="Also save the build's report as JSON."),
+) -> int:
+    from sizetool.budget import check_budget, read_budget
+    from sizetool.ci_output import (
+        github_annotations,
+        junit_xml,
+        render_results_json,
+        render_results_markdown,
+        render_results_text,
+    )
+    from sizetool.report_builder import build_report
+    from sizetool.report_model import load_report, save_report, write_text_atomically
+    from sizetool.sizes import parse_size
+
+    if output_format not in FORMATS:
+        raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
+    budget = read_budget(budget_file)
+    if _is_elf(build):
+        report = build_report(
+            build,
+            map_path=map_file,
+            flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
+            ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
+        )
+    else:
+        report = load_report(build)
+    base = None
+    if baseline:
+        base = build_report(baseline) if _is_elf(baseline) else load_report(baseline)
+    results = check_budget(budget, report, base)
+
+    if output_format == "json":
+        sys.stdout.write(render_results_json(results))
+    elif output_format == "markdown":
+        sys.stdout.write(render_results_markdown(results))
+    else:
+        sys.stdout.write(render_results_text(results))
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        sys.stdout.write(github_annotations(results, budget_file))
+    if junit:
+        write_text_atomically(junit, junit_xml(results))
+    if save:
+        save_report(report, save)
+    return 0 if all(r.passed for r in results) else 1
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(4) == b"\x7fELF"
+    except FileNotFoundError:
+        raise SizeToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SizeToolError(f"{path}: is a directory, not an ELF or a saved report") from None
+    except OSError as error:
+        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None

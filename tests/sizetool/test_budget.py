@@ -1,0 +1,125 @@
+"""Budgets: rules that pass and fail, baselines, malformed budget files, CI outputs, and the check command."""
+
+import json
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from sizetool import cli
+from sizetool.budget import check_budget, glob_to_regex, read_budget
+from sizetool.errors import SizeToolError
+from sizetool.report_builder import build_report
+
+OUT = Path(__file__).resolve().parents[2] / "fixtures" / "firmware" / "out"
+ELF = OUT / "cortex-m4/firmware.elf"
+MAP = OUT / "cortex-m4/firmware.map"
+SIZES = json.loads((OUT / "sizes.json").read_text())
+ROM = SIZES["cortex-m4/firmware.elf"]["text"] + SIZES["cortex-m4/firmware.elf"]["data"]
+RAM = SIZES["cortex-m4/firmware.elf"]["data"] + SIZES["cortex-m4/firmware.elf"]["bss"]
+
+
+def budget_file(tmp_path, text):
+    path = tmp_path / "size-budget.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_totals_at_the_exact_size_pass_and_one_byte_less_fails(tmp_path):
+    report = build_report(str(ELF))
+    exact = read_budget(budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n[ram]\ntotal = {RAM}\n"))
+    assert [r.passed for r in check_budget(exact, report)] == [True, True]
+    tight = read_budget(budget_file(tmp_path, f"[rom]\ntotal = {ROM - 1}\n"))
+    (result,) = check_budget(tight, report)
+    assert not result.passed and result.headroom == -1
+
+
+def test_growth_against_a_baseline_is_the_recorded_difference(tmp_path):
+    variant = "variants/cortex-m4/without_SOFTMAX.elf"
+    growth = ROM - (SIZES[variant]["text"] + SIZES[variant]["data"])
+    budget = read_budget(budget_file(tmp_path, f'[rom]\nmax_growth = {growth}\n'))
+    (result,) = check_budget(budget, build_report(str(ELF)), build_report(str(OUT / variant)))
+    assert result.actual == growth and result.passed
+    percent = read_budget(budget_file(tmp_path, '[rom]\nmax_growth = "0.5%"\n'))
+    (result,) = check_budget(percent, build_report(str(ELF)), build_report(str(OUT / variant)))
+    assert not result.passed and result.limit == int((ROM - growth) * 0.005)
+
+
+def test_growth_rules_without_a_baseline_are_a_user_error(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[rom]\nmax_growth = "1K"\n'))
+    with pytest.raises(SizeToolError, match="--baseline"):
+        check_budget(budget, build_report(str(ELF)))
+
+
+def test_path_globs_sum_the_bytes_under_them(tmp_path):
+    report = build_report(str(ELF))
+    kernels = sum(e.size for e in report.entries_for("rom") if e.path[0] == "kernels")
+    budget = read_budget(budget_file(tmp_path, f'[rom.paths]\n"kernels/**" = {kernels}\n"**/nothing.cc" = 0\n'))
+    results = check_budget(budget, report)
+    assert [(r.actual, r.passed) for r in results] == [(kernels, True), (0, True)]
+
+
+@pytest.mark.parametrize("pattern,path,matches", [
+    ("kernels/**", "kernels/conv.cc", True),
+    ("kernels/*", "kernels/sub/conv.cc", False),
+    ("**/conv.cc", "conv.cc", True),
+    ("**/conv.cc", "a/b/conv.cc", True),
+    ("kernels/?onv.cc", "kernels/conv.cc", True),
+])
+def test_glob_semantics(pattern, path, matches):
+    assert bool(glob_to_regex(pattern).match(path)) is matches
+
+
+def test_regions_use_the_map(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[regions]\nFLASH = "95%"\nRAM = "16K"\n'))
+    results = check_budget(budget, build_report(str(ELF), map_path=str(MAP)))
+    assert [(r.rule.name, r.passed) for r in results] == [("regions.FLASH", True), ("regions.RAM", False)]
+
+
+@pytest.mark.parametrize("text,line,reason", [
+    ('[rom]\ntotl = "1K"\n', 2, "unknown key 'totl'"),
+    ('[rom]\ntotal = "12Q"\n', 2, "12Q"),
+    ('[rom]\ntotal = "5%"\n', 2, "percentage is not allowed"),
+    ('\n[romm]\ntotal = 1\n', 2, "unknown table [romm]"),
+    ('[rom]\ntotal = \n', 2, ""),
+    ('[rom.operators]\nCONV_2D = "8K"\n', 1, "operator-cost table"),
+])
+def test_a_malformed_budget_names_file_line_and_reason(tmp_path, text, line, reason):
+    path = budget_file(tmp_path, text)
+    with pytest.raises(SizeToolError) as error:
+        read_budget(path)
+    message = str(error.value)
+    assert message.startswith(path) and reason in message
+    assert f":{line}:" in message or f"line {line}" in message
+
+
+def test_check_exits_1_on_failure_0_on_pass_2_on_bad_budget(tmp_path, capsys):
+    assert run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n"))[0] == 0
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM - 1}\n"))
+    assert status == 1 and "FAIL" in out and "0 passed, 1 failed" in out
+    status, _, err = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, "[rom]\ntotal = [\n"))
+    assert status == 2 and err.count("\n") == 1
+
+
+def test_junit_and_github_annotations(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    junit = tmp_path / "size.xml"
+    budget = budget_file(tmp_path, f"[rom]\ntotal = {ROM - 8}\n[ram]\ntotal = {RAM}\n")
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--junit", junit)
+    assert status == 1
+    assert f"::error file={budget},line=2,title=Size budget::rom.total: {ROM} bytes" in out
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    assert [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None] == ["rom.total"]
+
+
+def test_markdown_summary_comes_first(tmp_path, capsys):
+    _, out, _ = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n"),
+                    "--format", "markdown")
+    assert out.splitlines()[0] == "**Size budget: all 1 rules pass**" and "<details>" in out
