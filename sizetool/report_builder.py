@@ -9,7 +9,8 @@ from sizetool.dwarf_paths import SourceIndex, read_source_index
 from sizetool.elf_reader import ElfImage, Symbol, read_elf
 from sizetool.labelling import NO_DEBUG_INFO, label_bytes, section_entries
 from sizetool.map_file import object_path, read_map
-from sizetool.report_model import MemoryRegion, SizeReport
+from sizetool.report_cache import cache_enabled, cache_key, load_cached, store
+from sizetool.report_model import MemoryRegion, SizeReport, entry_order
 
 OUTSIDE_WORKSPACE = "(outside workspace)"
 
@@ -23,11 +24,23 @@ def build_report(
     mangled: bool = False,
     flash_size: int | None = None,
     ram_size: int | None = None,
+    use_cache: bool = False,
 ) -> SizeReport:
-    return build_report_and_image(
-        elf_path, map_path=map_path, group_by=group_by, workspace=workspace, mangled=mangled,
-        flash_size=flash_size, ram_size=ram_size,
-    )[0]
+    """The report of an ELF; with use_cache, a report cached for identical inputs is reused (see report_cache)."""
+    options = dict(group_by=group_by, workspace=workspace, mangled=mangled, flash_size=flash_size, ram_size=ram_size)
+    key = None
+    if use_cache and cache_enabled():
+        read_elf(elf_path)  # validates the file first, so bad input reports the same error with or without cache
+        if map_path:
+            read_map(map_path)
+        key = cache_key([elf_path, map_path], options)
+        cached = load_cached(key, elf_path)
+        if cached is not None:
+            return cached
+    report = build_report_and_image(elf_path, map_path=map_path, **options)[0]
+    if key is not None:
+        store(key, report)
+    return report
 
 
 def build_report_and_image(
@@ -62,7 +75,7 @@ def build_report_and_image(
             input_sections=linker_map.input_sections if linker_map else None,
             object_path_of=object_path_of,
         )
-    entries.sort(key=lambda e: (e.memory, e.path, e.symbol, e.address))
+    entries.sort(key=entry_order)
     report = SizeReport(
         source=elf_path,
         arch=image.arch,

@@ -35,6 +35,11 @@ class SizeEntry:
     aliases: tuple[str, ...] = ()  # other symbols at the same address and size, counted once
 
 
+def entry_order(entry: SizeEntry) -> tuple:
+    """The one canonical order of a report's entries, so fresh, cached and reloaded reports print alike."""
+    return (entry.memory, entry.path, entry.symbol, entry.address)
+
+
 @dataclass(frozen=True)
 class MemoryRegion:
     """A linker MEMORY region (from the map file, or from --flash-size/--ram-size)."""
@@ -156,7 +161,7 @@ def tree_to_dict(node: SizeNode) -> dict:
     if node.entry is not None:
         out["address"] = node.entry.address
         out["section"] = node.entry.section
-        if node.entry.mangled and node.entry.mangled != node.entry.symbol:
+        if node.entry.mangled:
             out["mangled"] = node.entry.mangled
         if node.entry.aliases:
             out["aliases"] = list(node.entry.aliases)
@@ -275,7 +280,7 @@ def entries_from_tree(tree: dict, memory: str) -> list[SizeEntry]:
                 aliases=tuple(node.get("aliases", ())),
             )
         )
-    entries.sort(key=lambda e: (e.path, e.symbol, e.address))
+    entries.sort(key=entry_order)
     return entries
 
 
@@ -309,6 +314,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
             for r in data.get("regions", [])
         ]
         operators = operator_table_from_dict(data["operators"]) if data.get("operators") else None
+        entries.sort(key=entry_order)
     except SizeToolError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as error:

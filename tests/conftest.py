@@ -20,3 +20,10 @@ def shared_models() -> Path:
     if not SHARED_MODELS.is_dir():
         pytest.skip(f"{SHARED_MODELS} is absent (real public models are optional)")
     return SHARED_MODELS
+
+
+@pytest.fixture(autouse=True)
+def private_report_cache(tmp_path, monkeypatch):
+    """Every test gets its own empty report cache instead of the user's ~/.cache/sizetool."""
+    monkeypatch.setenv("SIZETOOL_CACHE_DIR", str(tmp_path / "sizetool-cache"))
+    monkeypatch.delenv("SIZETOOL_NO_CACHE", raising=False)

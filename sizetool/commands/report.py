@@ -27,6 +27,7 @@ def report(
     map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file: memory regions, object attribution."),
     flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size (e.g. 192K) when there is no map."),
     ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size (e.g. 64K) when there is no map."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use or fill the report cache."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
 ) -> int:
@@ -50,6 +51,7 @@ def report(
         mangled=mangled,
         flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
         ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
+        use_cache=not no_cache,
     )
     if output_format == "json":
         text = render_json(size_report, memories)

@@ -97,3 +97,18 @@ def test_workspace_option_roots_the_paths(tmp_path):
     paths = {e.path for e in report.entries_for("rom")}
     assert ("fully_connected.cc",) in paths
     assert ("(outside workspace)", "firmware", "src", "app", "main.cc") in paths
+
+
+def test_corrupt_dwarf_gives_the_symbol_report_and_a_warning(tmp_path):
+    from sizetool.elf_reader import read_elf
+
+    source = f"{FIRMWARE}/cortex-m4/firmware.elf"
+    debug_info = read_elf(source).section_by_name(".debug_info")
+    data = bytearray(Path(source).read_bytes())
+    data[debug_info.offset : debug_info.offset + debug_info.size] = b"\xff" * debug_info.size
+    broken = tmp_path / "broken-dwarf.elf"
+    broken.write_bytes(bytes(data))
+    report = build_report(str(broken))
+    assert any("DWARF" in w for w in report.warnings)
+    assert sum(e.size for e in report.entries_for("rom")) == report.rom_total == SIZES["cortex-m4/firmware.elf"]["text"] + SIZES["cortex-m4/firmware.elf"]["data"]
+    assert any(e.symbol == "tflite::Register_SOFTMAX()" for e in report.entries_for("rom"))
