@@ -22,6 +22,7 @@ import tomllib
 from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
+from sizetool.input_files import read_input
 from sizetool.report_model import SizeReport
 from sizetool.sizes import parse_size
 
@@ -76,15 +77,7 @@ class Budget:
 
 
 def read_budget(path: str) -> Budget:
-    try:
-        with open(path, "rb") as stream:
-            raw = stream.read()
-    except FileNotFoundError:
-        raise SizeToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SizeToolError(f"{path}: is a directory, not a budget file") from None
-    except OSError as error:
-        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+    raw = read_input(path, "a budget file")
     try:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)

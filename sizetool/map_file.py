@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
+from sizetool.input_files import read_input
 
 FILL = "*fill*"
 
@@ -46,15 +47,7 @@ class LinkerMap:
 
 
 def read_map(path: str) -> LinkerMap:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            lines = stream.read().splitlines()
-    except FileNotFoundError:
-        raise SizeToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SizeToolError(f"{path}: is a directory, not a map file") from None
-    except OSError as error:
-        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+    lines = read_input(path, "a map file").decode("utf-8", "replace").splitlines()
     try:
         start = lines.index("Memory Configuration")
     except ValueError:

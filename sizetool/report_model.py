@@ -333,19 +333,15 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
 
 def load_report(path: str | os.PathLike) -> SizeReport:
     path = os.fspath(path)
+    from sizetool.input_files import read_input
+
+    raw = read_input(path, "a saved report")
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = json.load(stream)
-    except FileNotFoundError:
-        raise SizeToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SizeToolError(f"{path}: is a directory, not a report") from None
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise SizeToolError(f"{path}: not a JSON size report (not UTF-8 text)") from None
     except json.JSONDecodeError as error:
         raise SizeToolError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from None
-    except OSError as error:
-        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
     return report_from_dict(data, path)
 
 

@@ -35,6 +35,7 @@ def check(
         render_results_markdown,
         render_results_text,
     )
+    from sizetool.input_files import is_elf_file
     from sizetool.report_builder import build_report
     from sizetool.report_model import load_report, save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -42,18 +43,19 @@ def check(
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
     budget = read_budget(budget_file)
-    if _is_elf(build):
+    if is_elf_file(build):
         report = build_report(
             build,
             map_path=map_file,
             flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
             ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
+            use_cache=True,
         )
     else:
         report = load_report(build)
     base = None
     if baseline:
-        base = build_report(baseline) if _is_elf(baseline) else load_report(baseline)
+        base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
     results = check_budget(budget, report, base)
 
     if output_format == "json":
@@ -70,14 +72,3 @@ def check(
         save_report(report, save)
     return 0 if all(r.passed for r in results) else 1
 
-
-def _is_elf(path: str) -> bool:
-    try:
-        with open(path, "rb") as stream:
-            return stream.read(4) == b"\x7fELF"
-    except FileNotFoundError:
-        raise SizeToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SizeToolError(f"{path}: is a directory, not an ELF or a saved report") from None
-    except OSError as error:
-        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None

@@ -16,20 +16,12 @@ FORMATS = ("tree", "json", "csv", "markdown")
 
 def load_side(path: str, map_path: Optional[str]):
     """An ELF is analysed; anything else must be a saved report (or Zephyr's rom.json/ram.json)."""
+    from sizetool.input_files import is_elf_file
     from sizetool.report_builder import build_report
     from sizetool.report_model import load_report
 
-    try:
-        with open(path, "rb") as stream:
-            magic = stream.read(4)
-    except FileNotFoundError:
-        raise SizeToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SizeToolError(f"{path}: is a directory, not an ELF or a saved report") from None
-    except OSError as error:
-        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
-    if magic == b"\x7fELF":
-        return build_report(path, map_path=map_path)
+    if is_elf_file(path):
+        return build_report(path, map_path=map_path, use_cache=True)
     return load_report(path)
 
 
