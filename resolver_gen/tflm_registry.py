@@ -1,0 +1,238 @@
+"""TFLM registration table (data): TFLite builtin ops and TFLM-known custom ops -> MicroMutableOpResolver method.
+
+BUILTIN_OPS maps each BuiltinOperator enum name to (enum value, TFLM method or None when TFLM has no kernel).
+TFLM_CUSTOM_OPS maps the custom op names that TFLM registers by name to their method.
+Facts checked against tensorflow/lite/schema/schema.fbs and tensorflow/lite/micro/micro_mutable_op_resolver.h.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# name: (enum value, method or None)
+BUILTIN_OPS: dict[str, tuple[int, str | None]] = {
+    "ADD": (0, "AddAdd"),
+    "AVERAGE_POOL_2D": (1, "AddAveragePool2D"),
+    "CONCATENATION": (2, "AddConcatenation"),
+    "CONV_2D": (3, "AddConv2D"),
+    "DEPTHWISE_CONV_2D": (4, "AddDepthwiseConv2D"),
+    "DEPTH_TO_SPACE": (5, "AddDepthToSpace"),
+    "DEQUANTIZE": (6, "AddDequantize"),
+    "EMBEDDING_LOOKUP": (7, "AddEmbeddingLookup"),
+    "FLOOR": (8, "AddFloor"),
+    "FULLY_CONNECTED": (9, "AddFullyConnected"),
+    "HASHTABLE_LOOKUP": (10, None),
+    "L2_NORMALIZATION": (11, "AddL2Normalization"),
+    "L2_POOL_2D": (12, "AddL2Pool2D"),
+    "LOCAL_RESPONSE_NORMALIZATION": (13, None),
+    "LOGISTIC": (14, "AddLogistic"),
+    "LSH_PROJECTION": (15, None),
+    "LSTM": (16, None),
+    "MAX_POOL_2D": (17, "AddMaxPool2D"),
+    "MUL": (18, "AddMul"),
+    "RELU": (19, "AddRelu"),
+    "RELU_N1_TO_1": (20, None),
+    "RELU6": (21, "AddRelu6"),
+    "RESHAPE": (22, "AddReshape"),
+    "RESIZE_BILINEAR": (23, "AddResizeBilinear"),
+    "RNN": (24, None),
+    "SOFTMAX": (25, "AddSoftmax"),
+    "SPACE_TO_DEPTH": (26, "AddSpaceToDepth"),
+    "SVDF": (27, "AddSvdf"),
+    "TANH": (28, "AddTanh"),
+    "CONCAT_EMBEDDINGS": (29, None),
+    "SKIP_GRAM": (30, None),
+    "CALL": (31, None),
+    "CUSTOM": (32, None),
+    "EMBEDDING_LOOKUP_SPARSE": (33, None),
+    "PAD": (34, "AddPad"),
+    "UNIDIRECTIONAL_SEQUENCE_RNN": (35, None),
+    "GATHER": (36, "AddGather"),
+    "BATCH_TO_SPACE_ND": (37, "AddBatchToSpaceNd"),
+    "SPACE_TO_BATCH_ND": (38, "AddSpaceToBatchNd"),
+    "TRANSPOSE": (39, "AddTranspose"),
+    "MEAN": (40, "AddMean"),
+    "SUB": (41, "AddSub"),
+    "DIV": (42, "AddDiv"),
+    "SQUEEZE": (43, "AddSqueeze"),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (44, "AddUnidirectionalSequenceLSTM"),
+    "STRIDED_SLICE": (45, "AddStridedSlice"),
+    "BIDIRECTIONAL_SEQUENCE_RNN": (46, None),
+    "EXP": (47, "AddExp"),
+    "TOPK_V2": (48, None),
+    "SPLIT": (49, "AddSplit"),
+    "LOG_SOFTMAX": (50, "AddLogSoftmax"),
+    "DELEGATE": (51, None),
+    "BIDIRECTIONAL_SEQUENCE_LSTM": (52, None),
+    "CAST": (53, "AddCast"),
+    "PRELU": (54, "AddPrelu"),
+    "MAXIMUM": (55, "AddMaximum"),
+    "ARG_MAX": (56, "AddArgMax"),
+    "MINIMUM": (57, "AddMinimum"),
+    "LESS": (58, "AddLess"),
+    "NEG": (59, "AddNeg"),
+    "PADV2": (60, "AddPadV2"),
+    "GREATER": (61, "AddGreater"),
+    "GREATER_EQUAL": (62, "AddGreaterEqual"),
+    "LESS_EQUAL": (63, "AddLessEqual"),
+    "SELECT": (64, None),
+    "SLICE": (65, "AddSlice"),
+    "SIN": (66, "AddSin"),
+    "TRANSPOSE_CONV": (67, "AddTransposeConv"),
+    "SPARSE_TO_DENSE": (68, None),
+    "TILE": (69, None),
+    "EXPAND_DIMS": (70, "AddExpandDims"),
+    "EQUAL": (71, "AddEqual"),
+    "NOT_EQUAL": (72, "AddNotEqual"),
+    "LOG": (73, "AddLog"),
+    "SUM": (74, "AddSum"),
+    "SQRT": (75, "AddSqrt"),
+    "RSQRT": (76, "AddRsqrt"),
+    "SHAPE": (77, "AddShape"),
+    "POW": (78, None),
+    "ARG_MIN": (79, "AddArgMin"),
+    "FAKE_QUANT": (80, None),
+    "REDUCE_PROD": (81, None),
+    "REDUCE_MAX": (82, "AddReduceMax"),
+    "PACK": (83, "AddPack"),
+    "LOGICAL_OR": (84, "AddLogicalOr"),
+    "ONE_HOT": (85, None),
+    "LOGICAL_AND": (86, "AddLogicalAnd"),
+    "LOGICAL_NOT": (87, "AddLogicalNot"),
+    "UNPACK": (88, "AddUnpack"),
+    "REDUCE_MIN": (89, "AddReduceMin"),
+    "FLOOR_DIV": (90, "AddFloorDiv"),
+    "REDUCE_ANY": (91, None),
+    "SQUARE": (92, "AddSquare"),
+    "ZEROS_LIKE": (93, "AddZerosLike"),
+    "FILL": (94, "AddFill"),
+    "FLOOR_MOD": (95, "AddFloorMod"),
+    "RANGE": (96, None),
+    "RESIZE_NEAREST_NEIGHBOR": (97, "AddResizeNearestNeighbor"),
+    "LEAKY_RELU": (98, "AddLeakyRelu"),
+    "SQUARED_DIFFERENCE": (99, "AddSquaredDifference"),
+    "MIRROR_PAD": (100, "AddMirrorPad"),
+    "ABS": (101, "AddAbs"),
+    "SPLIT_V": (102, "AddSplitV"),
+    "UNIQUE": (103, None),
+    "CEIL": (104, "AddCeil"),
+    "REVERSE_V2": (105, "AddReverse"),
+    "ADD_N": (106, "AddAddN"),
+    "GATHER_ND": (107, "AddGatherNd"),
+    "COS": (108, "AddCos"),
+    "WHERE": (109, None),
+    "RANK": (110, None),
+    "ELU": (111, "AddElu"),
+    "REVERSE_SEQUENCE": (112, None),
+    "MATRIX_DIAG": (113, None),
+    "QUANTIZE": (114, "AddQuantize"),
+    "MATRIX_SET_DIAG": (115, None),
+    "ROUND": (116, "AddRound"),
+    "HARD_SWISH": (117, "AddHardSwish"),
+    "IF": (118, "AddIf"),
+    "WHILE": (119, "AddWhile"),
+    "NON_MAX_SUPPRESSION_V4": (120, None),
+    "NON_MAX_SUPPRESSION_V5": (121, None),
+    "SCATTER_ND": (122, None),
+    "SELECT_V2": (123, "AddSelectV2"),
+    "DENSIFY": (124, None),
+    "SEGMENT_SUM": (125, None),
+    "BATCH_MATMUL": (126, "AddBatchMatMul"),
+    "PLACEHOLDER_FOR_GREATER_OP_CODES": (127, None),
+    "CUMSUM": (128, "AddCumSum"),
+    "CALL_ONCE": (129, "AddCallOnce"),
+    "BROADCAST_TO": (130, "AddBroadcastTo"),
+    "RFFT2D": (131, None),
+    "CONV_3D": (132, None),
+    "IMAG": (133, None),
+    "REAL": (134, None),
+    "COMPLEX_ABS": (135, None),
+    "HASHTABLE": (136, None),
+    "HASHTABLE_FIND": (137, None),
+    "HASHTABLE_IMPORT": (138, None),
+    "HASHTABLE_SIZE": (139, None),
+    "REDUCE_ALL": (140, None),
+    "CONV_3D_TRANSPOSE": (141, None),
+    "VAR_HANDLE": (142, "AddVarHandle"),
+    "READ_VARIABLE": (143, "AddReadVariable"),
+    "ASSIGN_VARIABLE": (144, "AddAssignVariable"),
+    "BROADCAST_ARGS": (145, "AddBroadcastArgs"),
+    "RANDOM_STANDARD_NORMAL": (146, None),
+    "BUCKETIZE": (147, None),
+    "RANDOM_UNIFORM": (148, None),
+    "MULTINOMIAL": (149, None),
+    "GELU": (150, None),
+    "DYNAMIC_UPDATE_SLICE": (151, None),
+    "RELU_0_TO_1": (152, None),
+    "UNSORTED_SEGMENT_PROD": (153, None),
+    "UNSORTED_SEGMENT_MAX": (154, None),
+    "UNSORTED_SEGMENT_SUM": (155, None),
+    "ATAN2": (156, None),
+    "UNSORTED_SEGMENT_MIN": (157, None),
+    "SIGN": (158, None),
+    "BITCAST": (159, None),
+    "BITWISE_XOR": (160, None),
+    "RIGHT_SHIFT": (161, None),
+}
+
+# Custom op names that TFLM registers itself, and the method that registers them.
+TFLM_CUSTOM_OPS: dict[str, str] = {
+    "CIRCULAR_BUFFER": "AddCircularBuffer",
+    "TFLite_Detection_PostProcess": "AddDetectionPostprocess",
+    "ethos-u": "AddEthosU",
+    "SignalDelay": "AddDelay",
+    "SignalEnergy": "AddEnergy",
+    "SignalFftAutoScale": "AddFftAutoScale",
+    "SignalFilterBank": "AddFilterBank",
+    "SignalFilterBankLog": "AddFilterBankLog",
+    "SignalFilterBankSpectralSubtraction": "AddFilterBankSpectralSubtraction",
+    "SignalFilterBankSquareRoot": "AddFilterBankSquareRoot",
+    "SignalFramer": "AddFramer",
+    "SignalIrfft": "AddIrfft",
+    "SignalOverlapAdd": "AddOverlapAdd",
+    "SignalPCAN": "AddPCAN",
+    "SignalRfft": "AddRfft",
+    "SignalStacker": "AddStacker",
+    "SignalWindow": "AddWindow",
+}
+
+CUSTOM_OP_NOTES: dict[str, str] = {
+    "ethos-u": "TFLM's Ethos-U stub registers nothing unless TFLM is built for Ethos-U",
+}
+
+_NAME_BY_CODE = {code: name for name, (code, _method) in BUILTIN_OPS.items()}
+
+
+def builtin_name(code: int) -> str | None:
+    """Enum name of a builtin operator code, or None when the code is newer than this table."""
+    return _NAME_BY_CODE.get(code)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """How one op gets into a MicroMutableOpResolver."""
+
+    method: str | None  # e.g. "AddConv2D"; None for an unsupported op and for user custom ops
+    custom_registration: str | None = None  # e.g. "Register_SINH" for a user custom op
+    unsupported_reason: str | None = None
+    note: str | None = None
+
+
+def custom_registration_function(name: str) -> str:
+    """TFLM convention: Register_<NAME upper-cased>, made a valid C++ identifier."""
+    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name.upper())
+    return "Register_" + cleaned
+
+
+def registration_for(builtin_code: int | None, name: str) -> Registration:
+    """The registration of a builtin (by enum name) or custom op (by custom name)."""
+    if builtin_code is not None:
+        _code, method = BUILTIN_OPS[name]
+        if method is None:
+            return Registration(None, unsupported_reason=f"TFLM has no kernel for builtin {name}")
+        return Registration(method)
+    if name in TFLM_CUSTOM_OPS:
+        return Registration(TFLM_CUSTOM_OPS[name], note=CUSTOM_OP_NOTES.get(name))
+    if name.startswith("Flex"):
+        return Registration(None, unsupported_reason=f"{name} is a Select-TF (Flex) op, which TFLM cannot run")
+    return Registration(None, custom_registration=custom_registration_function(name))
