@@ -78,7 +78,7 @@ def time_command(argv: list[str]) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--units", type=int, default=200)
+    parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--functions", type=int, default=160)
     parser.add_argument("--keep", help="build in this directory and keep it")
     args = parser.parse_args()
