@@ -22,6 +22,8 @@ def test_irregular_names():
     assert BUILTIN_OPS["UNIDIRECTIONAL_SEQUENCE_LSTM"][1] == "AddUnidirectionalSequenceLSTM"
     assert BUILTIN_OPS["BATCH_TO_SPACE_ND"][1] == "AddBatchToSpaceNd"
     assert BUILTIN_OPS["L2_POOL_2D"][1] == "AddL2Pool2D"
+    assert BUILTIN_OPS["REVERSE_V2"][1] == "AddReverseV2"
+    assert BUILTIN_OPS["STABLEHLO_CASE"][0] == 209
     assert TFLM_CUSTOM_OPS["TFLite_Detection_PostProcess"] == "AddDetectionPostprocess"
     assert TFLM_CUSTOM_OPS["SignalWindow"] == "AddWindow"
     assert registration_for(None, "ethos-u").method == "AddEthosU"
