@@ -45,11 +45,13 @@ def write_atomically(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temp)
         except OSError:
             pass
+        if isinstance(error, OSError):
+            raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
         raise
 
 

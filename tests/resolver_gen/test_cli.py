@@ -161,3 +161,11 @@ def test_generated_header_compiles(fixtures_dir, tmp_path, capsys):
     result = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-I", str(tmp_path), str(main_cc)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_output_to_a_directory_is_exit_2_and_leaves_no_temp_file(fixtures_dir, tmp_path, capsys):
+    target = tmp_path / "ops.h"
+    target.mkdir()
+    status, _, err = run(capsys, fixtures_dir / "models" / "deprecated_codes.tflite", "-o", target)
+    assert status == 2 and err.startswith(f"gen-resolver: error: {target}: cannot write")
+    assert [p.name for p in tmp_path.iterdir()] == ["ops.h"]
