@@ -1,36 +1,71 @@
 """Source paths from DWARF: which file each function or object was declared in, and which unit built it.
 
 For every compile unit we read the DIEs that carry an address (functions with DW_AT_low_pc or DW_AT_ranges, variables
-with a DW_OP_addr location) and the file their declaration names (DW_AT_decl_file, followed through
-DW_AT_specification / DW_AT_abstract_origin for out-of-line members and .constprop/.isra/.part clones). File indices
-follow the line table's version (0-based from DWARF 5 line tables, 1-based before), which is not always the unit's
-version. Relative paths are joined to the unit's DW_AT_comp_dir as plain strings; the analysing machine's file
-system is never consulted.
+with a DW_OP_addr/DW_OP_addrx location) and the file their declaration names (DW_AT_decl_file, followed through
+DW_AT_specification / DW_AT_abstract_origin for out-of-line members, C++ static members and .constprop/.isra/.part
+clones). File indices follow the line table's version (0-based from DWARF 5 line tables, 1-based before), which is not
+always the unit's version. Relative paths are joined to the unit's DW_AT_comp_dir as plain strings; the analysing
+machine's file system is never consulted.
+
+Speed: pyelftools builds a Python object per DIE and per attribute, which takes tens of seconds on a large C++ ELF.
+This module decodes .debug_abbrev, .debug_info and the line-table headers itself, reads only the attributes it needs,
+visits only file, namespace and class scope (function bodies - parameters, locals, inlined calls, most of the DIEs -
+are jumped over with DW_AT_sibling, or skipped with precomputed fixed attribute sizes), and uses pyelftools only to
+fetch (and decompress) section contents.
 """
 
 from __future__ import annotations
 
+import bisect
 import posixpath
+import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
-from elftools.common.exceptions import DWARFError, ELFError, ELFParseError
+from elftools.common.exceptions import ELFError, ELFParseError
 from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
 
-ADDRESS_TAGS = {"DW_TAG_subprogram", "DW_TAG_variable"}
-# Scopes that hold functions and objects with addresses. Function bodies (parameters, locals, lexical blocks,
-# inlined calls: most of the DIEs) are skipped whole; function-local statics are placed by their enclosing function.
-SCOPE_TAGS = {
-    "DW_TAG_namespace",
-    "DW_TAG_class_type",
-    "DW_TAG_structure_type",
-    "DW_TAG_union_type",
-    "DW_TAG_module",
-    "DW_TAG_lexical_block",
-}
-DW_OP_ADDR = 0x03
+# Tags
+TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT = 0x11, 0x3C, 0x4A
+TAG_SUBPROGRAM, TAG_VARIABLE, TAG_MEMBER = 0x2E, 0x34, 0x0D
+# Scopes that hold functions and objects with addresses; everything else with children (function bodies) is skipped.
+SCOPE_TAGS = frozenset({0x39, 0x02, 0x13, 0x17, 0x1E, 0x0B})  # namespace, class, struct, union, module, lexical block
+RECORD_TAGS = frozenset({TAG_SUBPROGRAM, TAG_VARIABLE, TAG_MEMBER})
+
+# Attributes
+AT_SIBLING, AT_LOCATION, AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC = 0x01, 0x02, 0x03, 0x10, 0x11, 0x12
+AT_COMP_DIR, AT_ABSTRACT_ORIGIN, AT_DECL_FILE, AT_SPECIFICATION, AT_RANGES = 0x1B, 0x31, 0x3A, 0x47, 0x55
+AT_STR_OFFSETS_BASE, AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE = 0x72, 0x73, 0x74, 0x2133
+RECORD_ATTRS = frozenset({AT_SIBLING, AT_LOCATION, AT_LOW_PC, AT_HIGH_PC, AT_ABSTRACT_ORIGIN, AT_DECL_FILE,
+                          AT_SPECIFICATION, AT_RANGES})
+UNIT_ATTRS = frozenset({AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC, AT_COMP_DIR, AT_RANGES, AT_STR_OFFSETS_BASE,
+                        AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE})
+SIBLING_ONLY = frozenset({AT_SIBLING})
+
+# Forms
+F_ADDR, F_BLOCK2, F_BLOCK4, F_DATA2, F_DATA4, F_DATA8, F_STRING, F_BLOCK = 0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09
+F_BLOCK1, F_DATA1, F_FLAG, F_SDATA, F_STRP, F_UDATA, F_REF_ADDR = 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10
+F_REF1, F_REF2, F_REF4, F_REF8, F_REF_UDATA, F_INDIRECT, F_SEC_OFFSET = 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
+F_EXPRLOC, F_FLAG_PRESENT, F_STRX, F_ADDRX, F_REF_SUP4, F_STRP_SUP, F_DATA16 = 0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1D, 0x1E
+F_LINE_STRP, F_REF_SIG8, F_IMPLICIT_CONST, F_LOCLISTX, F_RNGLISTX, F_REF_SUP8 = 0x1F, 0x20, 0x21, 0x22, 0x23, 0x24
+F_STRX1, F_STRX2, F_STRX3, F_STRX4, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4 = range(0x25, 0x2D)
+F_GNU_ADDR_INDEX, F_GNU_STR_INDEX, F_GNU_REF_ALT, F_GNU_STRP_ALT = 0x1F01, 0x1F02, 0x1F20, 0x1F21
+ADDRESS_FORMS = frozenset({F_ADDR, F_ADDRX, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4, F_GNU_ADDR_INDEX})
+ADDRX_FORMS = frozenset({F_ADDRX, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4, F_GNU_ADDR_INDEX})
+STRX_FORMS = frozenset({F_STRX, F_STRX1, F_STRX2, F_STRX3, F_STRX4, F_GNU_STR_INDEX})
+CU_REF_FORMS = frozenset({F_REF1, F_REF2, F_REF4, F_REF8, F_REF_UDATA})
+LEB_FORMS = frozenset({F_SDATA, F_UDATA, F_REF_UDATA, F_STRX, F_ADDRX, F_LOCLISTX, F_RNGLISTX, F_GNU_ADDR_INDEX,
+                       F_GNU_STR_INDEX})
+CONSTANT_SIZES = {F_DATA1: 1, F_REF1: 1, F_FLAG: 1, F_STRX1: 1, F_ADDRX1: 1, F_DATA2: 2, F_REF2: 2, F_STRX2: 2,
+                  F_ADDRX2: 2, F_STRX3: 3, F_ADDRX3: 3, F_DATA4: 4, F_REF4: 4, F_REF_SUP4: 4, F_STRX4: 4,
+                  F_ADDRX4: 4, F_DATA8: 8, F_REF8: 8, F_REF_SIG8: 8, F_REF_SUP8: 8, F_DATA16: 16,
+                  F_FLAG_PRESENT: 0, F_IMPLICIT_CONST: 0}
+OFFSET_SIZED = frozenset({F_STRP, F_SEC_OFFSET, F_LINE_STRP, F_STRP_SUP, F_GNU_REF_ALT, F_GNU_STRP_ALT})
+
+DW_OP_ADDR, DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX = 0x03, 0xA1, 0xFB
+MAX_LINK_HOPS = 8
 
 
 @dataclass
@@ -41,10 +76,18 @@ class SourceIndex:
     unit_of: dict[int, str] = field(default_factory=dict)  # start address -> compile unit's primary file
     unit_ranges: list[tuple[int, int, str]] = field(default_factory=list)  # (low, high, unit file), sorted
     comp_dirs: Counter = field(default_factory=Counter)
+    unit_files: list[str] = field(default_factory=list)  # every compile unit's primary file, in DWARF order
+    line_table_versions: Counter = field(default_factory=Counter)
+    unit_versions: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    _range_starts: list[int] = field(default_factory=list, repr=False)
 
     def unit_covering(self, address: int) -> str | None:
-        for low, high, name in self.unit_ranges:
+        if len(self._range_starts) != len(self.unit_ranges):
+            self._range_starts = [low for low, _, _ in self.unit_ranges]
+        position = bisect.bisect_right(self._range_starts, address) - 1
+        # Unit ranges rarely overlap; look back a little for one that contains the address.
+        for low, high, name in reversed(self.unit_ranges[max(0, position - 4) : position + 1]):
             if low <= address < high:
                 return name
         return None
@@ -60,149 +103,603 @@ def read_source_index(path: str) -> SourceIndex:
     try:
         with open(path, "rb") as stream:
             elf = ELFFile(stream)
-            if not elf.has_dwarf_info():
-                return index
-            # A linked executable's DWARF is final; --emit-relocs leaves .rel.debug_* that must not be applied again.
-            dwarf = elf.get_dwarf_info(relocate_dwarf_sections=False)
-            for unit in dwarf.iter_CUs():
-                _read_unit(dwarf, unit, index)
-    except (DWARFError, ELFError, ELFParseError, KeyError, IndexError, ValueError, AssertionError, TypeError) as error:
-        index.warnings.append(f"{path}: DWARF is corrupt or partial ({type(error).__name__}); paths may be incomplete")
+            sections = _debug_sections(elf)
+        if sections.get(".debug_info"):
+            _DwarfScanner(sections, elf.little_endian, index).scan()
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
-    except Exception as error:  # noqa: BLE001 - pyelftools raises many kinds of error on hostile DWARF
+    except (ELFError, ELFParseError, IndexError, ValueError, KeyError, struct.error, _CorruptDwarf) as error:
+        index.warnings.append(f"{path}: DWARF is corrupt or partial ({_describe(error)}); paths may be incomplete")
+    except Exception as error:  # noqa: BLE001 - hostile DWARF must never crash the report
         index.warnings.append(f"{path}: DWARF could not be read ({type(error).__name__}); reporting by symbol only")
     index.unit_ranges.sort()
     return index
 
 
-def _attr_text(die, name: str) -> str:
-    attribute = die.attributes.get(name)
-    if attribute is None:
-        return ""
-    value = attribute.value
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+def _describe(error: Exception) -> str:
+    return str(error) if isinstance(error, _CorruptDwarf) else type(error).__name__
 
 
-def _read_unit(dwarf, unit, index: SourceIndex) -> None:
-    top = unit.get_top_DIE()
-    comp_dir = _attr_text(top, "DW_AT_comp_dir")
-    unit_file = _join(comp_dir, _attr_text(top, "DW_AT_name"))
-    if comp_dir:
-        index.comp_dirs[comp_dir] += 1
-    file_names = _line_table_files(dwarf, unit, comp_dir)
-
-    for low, high in _die_ranges(dwarf, unit, top):
-        index.unit_ranges.append((low, high, unit_file))
-
-    for die in _scope_DIEs(top):
-        address = _die_address(dwarf, unit, die)
-        if address is None:
-            continue
-        index.unit_of.setdefault(address, unit_file)
-        file_number = _decl_file_number(die)
-        if file_number is not None and 0 <= file_number < len(file_names) and file_names[file_number]:
-            index.decl_file.setdefault(address, file_names[file_number])
+class _CorruptDwarf(Exception):
+    pass
 
 
-def _scope_DIEs(top):
-    """Functions and variables at file, namespace and class scope, without parsing function bodies."""
-    stack = [top]
-    while stack:
-        scope = stack.pop()
-        for child in scope.iter_children():
-            if child.tag in ADDRESS_TAGS:
-                yield child
-            elif child.tag in SCOPE_TAGS and child.has_children:
-                stack.append(child)
+def _debug_sections(elf: ELFFile) -> dict[str, bytes]:
+    wanted = (".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_str_offsets",
+              ".debug_addr", ".debug_ranges", ".debug_rnglists")
+    out = {}
+    for name in wanted:
+        section = elf.get_section_by_name(name)
+        if section is not None and section["sh_type"] != "SHT_NOBITS":
+            out[name] = section.data()  # pyelftools decompresses SHF_COMPRESSED sections
+    return out
 
 
-def _line_table_files(dwarf, unit, comp_dir: str) -> list[str]:
-    """File names indexed the way DW_AT_decl_file counts them for this unit's line table."""
-    program = dwarf.line_program_for_CU(unit)
-    if program is None:
-        return []
-    header = program.header
-    version = header["version"]
-    directories = [d.decode("utf-8", "replace") if isinstance(d, bytes) else str(d) for d in header["include_directory"]]
-    if version < 5:
-        directories = [comp_dir] + directories  # directory 0 is the compilation directory before DWARF 5
-    names: list[str] = [] if version >= 5 else [""]  # 1-based before DWARF 5
-    for entry in header["file_entry"]:
-        name = entry.name.decode("utf-8", "replace") if isinstance(entry.name, bytes) else str(entry.name)
-        directory = directories[entry.dir_index] if entry.dir_index < len(directories) else ""
-        names.append(_join(_join(comp_dir, directory), name))
-    return names
+def _uleb(data: bytes, pos: int) -> tuple[int, int]:
+    byte = data[pos]
+    pos += 1
+    if byte < 0x80:
+        return byte, pos
+    result, shift = byte & 0x7F, 7
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
 
 
-def _decl_file_number(die) -> int | None:
-    seen = 0
-    while die is not None and seen < 8:
-        attribute = die.attributes.get("DW_AT_decl_file")
-        if attribute is not None:
-            return int(attribute.value)
-        for link in ("DW_AT_specification", "DW_AT_abstract_origin"):
-            if link in die.attributes:
-                die = die.get_DIE_from_attribute(link)
+def _sleb(data: bytes, pos: int) -> tuple[int, int]:
+    result, shift = 0, 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            if byte & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
+def _cstring(data: bytes, pos: int) -> tuple[bytes, int]:
+    end = data.index(b"\0", pos)
+    return data[pos:end], end + 1
+
+
+@dataclass
+class _Abbrev:
+    tag: int
+    has_children: bool
+    specs: tuple  # (attribute, form, implicit const, wanted, fixed size or -1)
+    fixed_size: int  # total size when no attribute is wanted and all forms are fixed-size, else -1
+    wants_any: bool
+
+
+@dataclass
+class _Unit:
+    offset: int  # of the unit header in .debug_info
+    end: int
+    version: int
+    address_size: int
+    offset_size: int
+    abbrevs: dict
+    first_die: int
+    file_names: list = field(default_factory=list)
+    str_offsets_base: int = 8
+    addr_base: int = 8
+    rnglists_base: int = 0
+    base_address: int = 0
+
+
+class _DwarfScanner:
+    def __init__(self, sections: dict[str, bytes], little_endian: bool, index: SourceIndex):
+        self.info = sections[".debug_info"]
+        self.sections = sections
+        self.endian = "little" if little_endian else "big"
+        self.index = index
+        self.abbrev_cache: dict[tuple, dict] = {}
+        self.units: list[_Unit] = []
+        # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
+        self.decls: dict[int, tuple[str | None, int | None]] = {}
+        self.pending: list[tuple[int, int, str]] = []  # (address, DIE offset, unit file) waiting for link resolution
+
+    # -- units -------------------------------------------------------------------------------------------------
+    def scan(self) -> None:
+        info, pos = self.info, 0
+        while pos + 11 <= len(info):
+            unit = self._unit_header(pos)
+            if unit is None:
                 break
-        else:
+            self.units.append(unit)
+            self._scan_unit(unit)
+            pos = unit.end
+        self._resolve_pending()
+
+    def _int(self, data: bytes, pos: int, size: int) -> int:
+        if pos + size > len(data):
+            raise _CorruptDwarf(f"a value at offset {pos:#x} runs past the end of its section")
+        return int.from_bytes(data[pos : pos + size], self.endian)
+
+    def _unit_header(self, pos: int) -> _Unit | None:
+        info = self.info
+        length = self._int(info, pos, 4)
+        offset_size, header = 4, pos + 4
+        if length == 0xFFFFFFFF:
+            length, offset_size, header = self._int(info, pos + 4, 8), 8, pos + 12
+        elif length >= 0xFFFFFFF0:
+            raise _CorruptDwarf(f"bad unit length at .debug_info offset {pos:#x}")
+        end = header + length
+        if length == 0:
             return None
-        seen += 1
-    return None
+        if end > len(info):
+            raise _CorruptDwarf(f"unit at .debug_info offset {pos:#x} runs past the end of the section")
+        version = self._int(info, header, 2)
+        if not 2 <= version <= 5:
+            raise _CorruptDwarf(f"unsupported DWARF version {version} at .debug_info offset {pos:#x}")
+        unit_type = 1
+        if version >= 5:
+            unit_type, address_size = info[header + 2], info[header + 3]
+            abbrev_offset = self._int(info, header + 4, offset_size)
+            first = header + 4 + offset_size
+            if unit_type in (4, 5):  # skeleton / split compile: 8-byte dwo id
+                first += 8
+            elif unit_type in (2, 6):  # type units: signature and type offset
+                first += 8 + offset_size
+        else:
+            abbrev_offset = self._int(info, header + 2, offset_size)
+            address_size = info[header + 2 + offset_size]
+            first = header + 3 + offset_size
+        if address_size not in (2, 4, 8):
+            raise _CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
+        abbrevs = self._abbrev_table(abbrev_offset, address_size, offset_size, version)
+        unit = _Unit(pos, end, version, address_size, offset_size, abbrevs, first)
+        if unit_type in (2, 6):
+            unit.first_die = end  # type units carry no addresses
+        return unit
 
+    def _abbrev_table(self, offset: int, address_size: int, offset_size: int, version: int) -> dict:
+        key = (offset, address_size, offset_size, version)
+        table = self.abbrev_cache.get(key)
+        if table is not None:
+            return table
+        data = self.sections.get(".debug_abbrev", b"")
+        if offset >= len(data):
+            raise _CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
+        table, pos = {}, offset
+        while True:
+            code, pos = _uleb(data, pos)
+            if code == 0:
+                break
+            tag, pos = _uleb(data, pos)
+            has_children = data[pos] == 1
+            pos += 1
+            wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
+                TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT) else SIBLING_ONLY if has_children else ()
+            specs, total = [], 0
+            while True:
+                attribute, pos = _uleb(data, pos)
+                form, pos = _uleb(data, pos)
+                if attribute == 0 and form == 0:
+                    break
+                implicit = 0
+                if form == F_IMPLICIT_CONST:
+                    implicit, pos = _sleb(data, pos)
+                size = self._fixed_size(form, address_size, offset_size, version)
+                specs.append((attribute, form, implicit, attribute in wanted, size))
+                total = total + size if total >= 0 and size >= 0 else -1
+            wants_any = any(spec[3] for spec in specs)
+            table[code] = _Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
+        self.abbrev_cache[key] = table
+        return table
 
-def _die_address(dwarf, unit, die) -> int | None:
-    if die.tag == "DW_TAG_subprogram":
-        ranges = _die_ranges(dwarf, unit, die)
-        return min(low for low, _ in ranges) if ranges else None
-    location = die.attributes.get("DW_AT_location")
-    if location is None or not isinstance(location.value, list) or len(location.value) < 2:
-        return None
-    expression = location.value
-    if expression[0] != DW_OP_ADDR:
-        return None
-    width = unit["address_size"]
-    raw = bytes(expression[1 : 1 + width])
-    return int.from_bytes(raw, "little" if dwarf.config.little_endian else "big") if len(raw) == width else None
+    @staticmethod
+    def _fixed_size(form: int, address_size: int, offset_size: int, version: int) -> int:
+        if form in CONSTANT_SIZES:
+            return CONSTANT_SIZES[form]
+        if form == F_ADDR:
+            return address_size
+        if form in OFFSET_SIZED:
+            return offset_size
+        if form == F_REF_ADDR:
+            return address_size if version == 2 else offset_size
+        return -1
 
-
-def _die_ranges(dwarf, unit, die) -> list[tuple[int, int]]:
-    attributes = die.attributes
-    if "DW_AT_low_pc" in attributes:
-        low = attributes["DW_AT_low_pc"].value
-        high_attribute = attributes.get("DW_AT_high_pc")
-        if high_attribute is None:
-            return [(low, low + 1)]
-        high = high_attribute.value
-        if high_attribute.form not in ("DW_FORM_addr", "DW_FORM_addrx"):
-            high = low + high  # DWARF 4+: high_pc is an offset from low_pc
-        return [(low, high)] if high > low else []
-    if "DW_AT_ranges" in attributes:
-        range_lists = dwarf.range_lists()
-        if range_lists is None:
-            return []
-        try:
-            entries = range_lists.get_range_list_at_offset(attributes["DW_AT_ranges"].value, cu=unit)
-        except TypeError:
-            entries = range_lists.get_range_list_at_offset(attributes["DW_AT_ranges"].value)
-        base = attributes["DW_AT_low_pc"].value if "DW_AT_low_pc" in attributes else 0
-        out = []
-        for entry in entries:
-            begin = getattr(entry, "begin_offset", None)
-            end = getattr(entry, "end_offset", None)
-            if begin is None or end is None:
+    # -- DIEs --------------------------------------------------------------------------------------------------
+    def _attributes(self, unit: _Unit, abbrev: _Abbrev, pos: int) -> tuple[dict, int]:
+        """Decode a DIE's attributes: the wanted ones into (form, value), the others skipped."""
+        data, values = self.info, {}
+        for attribute, form, implicit, wanted, size in abbrev.specs:
+            if not wanted and size >= 0:
+                pos += size
                 continue
-            if not getattr(entry, "is_absolute", False):
-                begin, end = begin + base, end + base
+            value, pos = self._form_value(unit, form, implicit, pos)
+            if wanted:
+                values[attribute] = (form, value)
+        if pos > unit.end:
+            raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
+        return values, pos
+
+    def _form_value(self, unit: _Unit, form: int, implicit: int, pos: int):
+        data = self.info
+        while form == F_INDIRECT:
+            form, pos = _uleb(data, pos)
+        size = self._fixed_size(form, unit.address_size, unit.offset_size, unit.version)
+        if size >= 0:
+            if form == F_IMPLICIT_CONST:
+                return implicit, pos
+            if form == F_FLAG_PRESENT:
+                return 1, pos
+            return self._int(data, pos, size), pos + size
+        if form in LEB_FORMS:
+            return (_sleb if form == F_SDATA else _uleb)(data, pos)
+        if form == F_STRING:
+            return _cstring(data, pos)
+        if form in (F_EXPRLOC, F_BLOCK):
+            length, pos = _uleb(data, pos)
+        elif form == F_BLOCK1:
+            length, pos = data[pos], pos + 1
+        elif form == F_BLOCK2:
+            length, pos = self._int(data, pos, 2), pos + 2
+        elif form == F_BLOCK4:
+            length, pos = self._int(data, pos, 4), pos + 4
+        else:
+            raise _CorruptDwarf(f"unknown attribute form {form:#x} in unit at .debug_info offset {unit.offset:#x}")
+        return data[pos : pos + length], pos + length
+
+    def _scan_unit(self, unit: _Unit) -> None:
+        data, pos = self.info, unit.first_die
+        if pos >= unit.end:
+            return
+        code, pos = _uleb(data, pos)
+        abbrev = unit.abbrevs.get(code)
+        if abbrev is None:
+            raise _CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {pos:#x}")
+        values, pos = self._attributes(unit, abbrev, pos)
+        if abbrev.tag not in (TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT):
+            return
+        unit_file = self._read_unit_attributes(unit, values)
+        if not abbrev.has_children:
+            return
+        index, decls, abbrevs, end = self.index, self.decls, unit.abbrevs, unit.end
+        depth = 1  # scope nesting: the unit's children are at depth 1
+        while pos < end:
+            die_offset = pos
+            code, pos = _uleb(data, pos)
+            if code == 0:
+                depth -= 1
+                if depth == 0:
+                    return
+                continue
+            abbrev = abbrevs.get(code)
+            if abbrev is None:
+                raise _CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
+            if not abbrev.wants_any:
+                if abbrev.fixed_size >= 0:
+                    pos += abbrev.fixed_size
+                else:
+                    pos = self._attributes(unit, abbrev, pos)[1]
+                values = None
+            else:
+                values, pos = self._attributes(unit, abbrev, pos)
+            if values is not None and abbrev.tag in RECORD_TAGS:
+                self._record(unit, unit_file, die_offset, abbrev.tag, values, decls, index)
+            if abbrev.has_children:
+                if abbrev.tag in SCOPE_TAGS:
+                    depth += 1
+                else:
+                    sibling = values.get(AT_SIBLING) if values else None
+                    target = unit.offset + sibling[1] if sibling and sibling[0] in CU_REF_FORMS else -1
+                    pos = target if pos < target <= end else self._skip_subtree(unit, pos)
+
+    def _skip_subtree(self, unit: _Unit, pos: int) -> int:
+        """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
+        data, abbrevs, end, depth = self.info, unit.abbrevs, unit.end, 1
+        while pos < end:
+            code, pos = _uleb(data, pos)
+            if code == 0:
+                depth -= 1
+                if depth == 0:
+                    return pos
+                continue
+            abbrev = abbrevs.get(code)
+            if abbrev is None:
+                raise _CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
+            if abbrev.fixed_size >= 0:
+                pos += abbrev.fixed_size
+            else:
+                values, pos = self._attributes(unit, abbrev, pos)
+                sibling = values.get(AT_SIBLING)
+                if abbrev.has_children and sibling and sibling[0] in CU_REF_FORMS and pos < unit.offset + sibling[1] <= end:
+                    pos = unit.offset + sibling[1]
+                    continue
+            if abbrev.has_children:
+                depth += 1
+        return pos
+
+    def _read_unit_attributes(self, unit: _Unit, values: dict) -> str:
+        for attribute, name in ((AT_STR_OFFSETS_BASE, "str_offsets_base"), (AT_ADDR_BASE, "addr_base"),
+                                (AT_GNU_ADDR_BASE, "addr_base"), (AT_RNGLISTS_BASE, "rnglists_base")):
+            if attribute in values:
+                setattr(unit, name, values[attribute][1])
+        comp_dir = self._string(unit, values.get(AT_COMP_DIR))
+        unit_file = _join(comp_dir, self._string(unit, values.get(AT_NAME)))
+        index = self.index
+        index.unit_files.append(unit_file)
+        index.unit_versions[unit.version] += 1
+        if comp_dir:
+            index.comp_dirs[comp_dir] += 1
+        if AT_LOW_PC in values:
+            unit.base_address = self._address(unit, values[AT_LOW_PC])
+        if AT_STMT_LIST in values:
+            unit.file_names = self._line_table_files(unit, values[AT_STMT_LIST][1], comp_dir)
+        for low, high in self._ranges(unit, values):
+            index.unit_ranges.append((low, high, unit_file))
+        return unit_file
+
+    def _record(self, unit: _Unit, unit_file: str, die_offset: int, tag: int, values: dict, decls, index) -> None:
+        decl = None
+        if AT_DECL_FILE in values:
+            number = values[AT_DECL_FILE][1]
+            names = unit.file_names
+            if 0 <= number < len(names) and names[number]:
+                decl = names[number]
+        link = None
+        for attribute in (AT_SPECIFICATION, AT_ABSTRACT_ORIGIN):
+            if attribute in values:
+                form, value = values[attribute]
+                link = unit.offset + value if form in CU_REF_FORMS else value if form == F_REF_ADDR else None
+                break
+        decls[die_offset] = (decl, link)
+        if tag == TAG_SUBPROGRAM:
+            addresses = [low for low, _ in self._ranges(unit, values)]
+        elif tag == TAG_VARIABLE and AT_LOCATION in values:
+            address = self._location_address(unit, values[AT_LOCATION])
+            addresses = [] if address is None else [address]
+        else:
+            return
+        for address in addresses:
+            index.unit_of.setdefault(address, unit_file)
+            if decl is not None:
+                index.decl_file.setdefault(address, decl)
+            elif link is not None:
+                self.pending.append((address, link, unit_file))
+
+    def _resolve_pending(self) -> None:
+        decl_file = self.index.decl_file
+        for address, link, _ in self.pending:
+            if address in decl_file:
+                continue
+            hops = 0
+            while link is not None and hops < MAX_LINK_HOPS:
+                entry = self.decls.get(link)
+                if entry is None:
+                    entry = self._decl_at(link)
+                    self.decls[link] = entry
+                decl, link = entry
+                if decl is not None:
+                    decl_file[address] = decl
+                    break
+                hops += 1
+
+    def _decl_at(self, offset: int) -> tuple[str | None, int | None]:
+        """Decode one DIE the scan did not visit (e.g. a declaration inside a function body)."""
+        starts = [u.offset for u in self.units]
+        position = bisect.bisect_right(starts, offset) - 1
+        if position < 0 or not self.units[position].first_die <= offset < self.units[position].end:
+            return None, None
+        unit = self.units[position]
+        code, pos = _uleb(self.info, offset)
+        abbrev = unit.abbrevs.get(code)
+        if abbrev is None or not abbrev.wants_any or abbrev.tag not in RECORD_TAGS:
+            return None, None
+        values = self._attributes(unit, abbrev, pos)[0]
+        scratch: dict = {}
+        self._record(unit, "", offset, TAG_MEMBER, values, scratch, self.index)
+        return scratch[offset]
+
+    # -- values ------------------------------------------------------------------------------------------------
+    def _string(self, unit: _Unit, attribute) -> str:
+        if attribute is None:
+            return ""
+        form, value = attribute
+        if form == F_STRING:
+            raw = value
+        elif form in (F_STRP, F_LINE_STRP):
+            section = self.sections.get(".debug_line_str" if form == F_LINE_STRP else ".debug_str", b"")
+            raw = _cstring(section, value)[0] if value < len(section) else b""
+        elif form in STRX_FORMS:
+            offsets = self.sections.get(".debug_str_offsets", b"")
+            at = unit.str_offsets_base + value * unit.offset_size
+            section = self.sections.get(".debug_str", b"")
+            offset = self._int(offsets, at, unit.offset_size)
+            raw = _cstring(section, offset)[0] if offset < len(section) else b""
+        else:
+            return ""
+        return raw.decode("utf-8", "replace")
+
+    def _address(self, unit: _Unit, attribute) -> int:
+        form, value = attribute
+        if form in ADDRX_FORMS:
+            return self._indexed_address(unit, value)
+        return value
+
+    def _indexed_address(self, unit: _Unit, index: int) -> int:
+        table = self.sections.get(".debug_addr", b"")
+        return self._int(table, unit.addr_base + index * unit.address_size, unit.address_size)
+
+    def _ranges(self, unit: _Unit, values: dict) -> list[tuple[int, int]]:
+        if AT_LOW_PC in values:
+            low = self._address(unit, values[AT_LOW_PC])
+            if AT_HIGH_PC not in values:
+                return [(low, low + 1)]
+            form, high = values[AT_HIGH_PC]
+            high = self._address(unit, (form, high)) if form in ADDRESS_FORMS else low + high
+            return [(low, high)] if high > low else []
+        if AT_RANGES not in values:
+            return []
+        form, value = values[AT_RANGES]
+        if unit.version >= 5:
+            if form == F_RNGLISTX:
+                table = self.sections.get(".debug_rnglists", b"")
+                value = unit.rnglists_base + self._int(table, unit.rnglists_base + value * unit.offset_size,
+                                                       unit.offset_size)
+            return self._rnglist(unit, value)
+        return self._debug_ranges(unit, value)
+
+    def _debug_ranges(self, unit: _Unit, offset: int) -> list[tuple[int, int]]:
+        data, size = self.sections.get(".debug_ranges", b""), unit.address_size
+        largest, base, out = (1 << (8 * size)) - 1, unit.base_address, []
+        while offset + 2 * size <= len(data):
+            begin, end = self._int(data, offset, size), self._int(data, offset + size, size)
+            offset += 2 * size
+            if begin == 0 and end == 0:
+                break
+            if begin == largest:
+                base = end
+            elif end > begin:
+                out.append((begin + base, end + base))
+        return out
+
+    def _rnglist(self, unit: _Unit, offset: int) -> list[tuple[int, int]]:
+        data, size, base, out = self.sections.get(".debug_rnglists", b""), unit.address_size, unit.base_address, []
+        while offset < len(data):
+            kind = data[offset]
+            offset += 1
+            if kind == 0:  # end_of_list
+                break
+            if kind == 1:  # base_addressx
+                index, offset = _uleb(data, offset)
+                base = self._indexed_address(unit, index)
+                continue
+            if kind == 5:  # base_address
+                base, offset = self._int(data, offset, size), offset + size
+                continue
+            if kind == 2:  # startx_endx
+                first, offset = _uleb(data, offset)
+                second, offset = _uleb(data, offset)
+                begin, end = self._indexed_address(unit, first), self._indexed_address(unit, second)
+            elif kind == 3:  # startx_length
+                first, offset = _uleb(data, offset)
+                length, offset = _uleb(data, offset)
+                begin = self._indexed_address(unit, first)
+                end = begin + length
+            elif kind == 4:  # offset_pair
+                first, offset = _uleb(data, offset)
+                second, offset = _uleb(data, offset)
+                begin, end = base + first, base + second
+            elif kind == 6:  # start_end
+                begin, end = self._int(data, offset, size), self._int(data, offset + size, size)
+                offset += 2 * size
+            elif kind == 7:  # start_length
+                begin, offset = self._int(data, offset, size), offset + size
+                length, offset = _uleb(data, offset)
+                end = begin + length
+            else:
+                raise _CorruptDwarf(f"unknown range list entry kind {kind} in .debug_rnglists")
             if end > begin:
                 out.append((begin, end))
         return out
-    return []
+
+    def _location_address(self, unit: _Unit, attribute) -> int | None:
+        form, expression = attribute
+        if not isinstance(expression, (bytes, bytearray)) or len(expression) < 2:
+            return None
+        operation = expression[0]
+        if operation == DW_OP_ADDR and len(expression) >= 1 + unit.address_size:
+            return int.from_bytes(expression[1 : 1 + unit.address_size], self.endian)
+        if operation in (DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX):
+            return self._indexed_address(unit, _uleb(expression, 1)[0])
+        return None
+
+    # -- line table header -------------------------------------------------------------------------------------
+    def _line_table_files(self, unit: _Unit, offset: int, comp_dir: str) -> list[str]:
+        """File names indexed the way DW_AT_decl_file counts them for this unit's line table."""
+        data = self.sections.get(".debug_line", b"")
+        if offset + 4 > len(data):
+            return []
+        length, offset_size, pos = self._int(data, offset, 4), 4, offset + 4
+        if length == 0xFFFFFFFF:
+            length, offset_size, pos = self._int(data, pos, 8), 8, pos + 8
+        version = self._int(data, pos, 2)
+        pos += 2
+        self.index.line_table_versions[version] += 1
+        if version >= 5:
+            pos += 2  # address size, segment selector size
+        pos += offset_size  # header length
+        pos += 1 + (1 if version >= 4 else 0) + 4  # min inst length, [max ops], default_is_stmt, line base/range
+        opcode_base = data[pos - 1]
+        pos += opcode_base - 1
+        if version < 5:
+            directories = [comp_dir]
+            while data[pos] != 0:
+                name, pos = _cstring(data, pos)
+                directories.append(name.decode("utf-8", "replace"))
+            pos += 1
+            names = [""]  # 1-based before DWARF 5
+            while data[pos] != 0:
+                name, pos = _cstring(data, pos)
+                directory, pos = _uleb(data, pos)
+                pos = _uleb(data, _uleb(data, pos)[1])[1]  # modification time, length
+                folder = directories[directory] if directory < len(directories) else ""
+                names.append(_join(_join(comp_dir, folder), name.decode("utf-8", "replace")))
+            return names
+        directory_entries, pos = self._v5_entries(unit, data, pos, offset_size)
+        directories = [_join(comp_dir, entry.get(1, "")) for entry in directory_entries]
+        file_entries, pos = self._v5_entries(unit, data, pos, offset_size)
+        names = []
+        for entry in file_entries:
+            directory = entry.get(2, 0)
+            folder = directories[directory] if isinstance(directory, int) and directory < len(directories) else ""
+            names.append(_join(_join(comp_dir, folder), entry.get(1, "")))
+        return names
+
+    def _v5_entries(self, unit: _Unit, data: bytes, pos: int, offset_size: int) -> tuple[list[dict], int]:
+        format_count = data[pos]
+        pos += 1
+        formats = []
+        for _ in range(format_count):
+            content, pos = _uleb(data, pos)
+            form, pos = _uleb(data, pos)
+            formats.append((content, form))
+        count, pos = _uleb(data, pos)
+        entries = []
+        for _ in range(count):
+            entry = {}
+            for content, form in formats:
+                if form in (F_STRING, F_LINE_STRP, F_STRP) or form in STRX_FORMS:
+                    if form == F_STRING:
+                        value, pos = _cstring(data, pos)
+                        value = value.decode("utf-8", "replace")
+                    else:
+                        size = offset_size if form in (F_LINE_STRP, F_STRP) else None
+                        if size is None:
+                            raw, pos = self._line_form(unit, form, data, pos)
+                        else:
+                            raw, pos = self._int(data, pos, size), pos + size
+                        value = self._string(unit, (form, raw))
+                else:
+                    value, pos = self._line_form(unit, form, data, pos)
+                entry[content] = value
+            entries.append(entry)
+        return entries, pos
+
+    def _line_form(self, unit: _Unit, form: int, data: bytes, pos: int):
+        if form in (F_UDATA, F_STRX, F_GNU_STR_INDEX):
+            return _uleb(data, pos)
+        size = CONSTANT_SIZES.get(form)
+        if size is not None:
+            return self._int(data, pos, size) if size <= 8 else data[pos : pos + size], pos + size
+        if form == F_BLOCK:
+            length, pos = _uleb(data, pos)
+            return data[pos : pos + length], pos + length
+        raise _CorruptDwarf(f"unsupported form {form:#x} in a line table header")
 
 
 def _join(directory: str, name: str) -> str:
     if not name:
-        return directory
+        return posixpath.normpath(directory) if directory else ""
     if name.startswith("/") or not directory:
         return posixpath.normpath(name)
     return posixpath.normpath(posixpath.join(directory, name))
