@@ -1,7 +1,11 @@
-"""gen-resolver command line: models -> minimal MicroMutableOpResolver header (or JSON).
+"""gen-resolver command line: .tflite models -> minimal MicroMutableOpResolver header (or lite source, JSON, tables).
 
-Exit status: 0 ok; 1 a check failed (unsupported op, model without operators, --check header stale);
-2 usage or input error (one line on stderr). Heavy imports (jinja2) happen only when rendering.
+Exit status: 0 ok; 1 a gate failed (an op TFLM cannot run, a model without operators, --check found a stale file);
+2 usage or input error (one line on stderr naming the file and the problem, nothing written).
+
+Why argparse and not typer here: gen-resolver is one command without subcommands, and its whole run (start-up
+included) has to stay near 0.2 s; importing typer (and click) costs about 45 ms, a quarter of that budget, for no gain
+in this interface. jinja2 and rich are imported only by the output that needs them.
 """
 
 from __future__ import annotations
@@ -16,26 +20,53 @@ from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
 
 PROG = "gen-resolver"
+FORMATS = ("header", "lite", "json")
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
+    def error(self, message):  # one line and exit 2, like every other bad input
         raise ResolverGenError(message)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for .tflite models.")
-    parser.add_argument("models", nargs="+", metavar="MODEL", help=".tflite model file(s); several give one union resolver")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE atomically instead of stdout")
-    parser.add_argument("--name", metavar="NAME", help="prefix for kNumOps, OpResolver and RegisterOps (NAME_kNumOps, ...)")
-    parser.add_argument("--allow-unsupported", action="store_true", help="write the header even if TFLM cannot run some op")
-    parser.add_argument("--check", metavar="HEADER", help="exit 1 if HEADER differs from what would be generated")
-    parser.add_argument("--format", choices=("header", "json"), default="header")
+def build_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(
+        prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
+        epilog="Exit status: 0 ok, 1 unsupported op / model without operators / --check stale, 2 bad input.")
+    parser.add_argument("models", nargs="+", metavar="MODEL", help=".tflite file(s); several give one union resolver")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--format", choices=FORMATS, default="header",
+                        help="header: TFLM MicroMutableOpResolver (default); lite: TFLite MutableOpResolver "
+                             "selective registration; json: ops, codes, versions, uses per model")
+    parser.add_argument("--name", metavar="NAME",
+                        help="prefix the generated names: NAME_kNumOps, NAME_OpResolver, NAME_RegisterOps")
+    parser.add_argument("--namespace", metavar="NS", help="put the generated names in C++ namespace NS (a::b allowed)")
+    parser.add_argument("--custom", action="append", default=[], metavar="NAME=FUNCTION",
+                        help="register custom op NAME with tflite::FUNCTION() (repeatable)")
+    parser.add_argument("--allow-unsupported", action="store_true",
+                        help="write the header even if TFLM has no kernel for some op (a comment lists them)")
+    parser.add_argument("--check", metavar="FILE",
+                        help="do not write: exit 1 (printing a diff) if FILE differs from what would be generated")
+    parser.add_argument("--list", action="store_true", help="print a table of each model's ops instead of a header")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
 
+def parse_custom(values: list[str]) -> dict[str, str]:
+    import re
+
+    overrides: dict[str, str] = {}
+    for value in values:
+        name, sep, function = value.partition("=")
+        if not sep or not name or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function) or "__" in function:
+            raise ResolverGenError(f"--custom {value!r}: expected NAME=FUNCTION with FUNCTION a C++ identifier")
+        if name in overrides and overrides[name] != function:
+            raise ResolverGenError(f"--custom {name}: given twice with different functions")
+        overrides[name] = function
+    return overrides
+
+
 def write_atomically(path: Path, text: str) -> None:
+    """Write text to path through a temp file in the same directory and os.replace: never a half-written file."""
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -55,48 +86,75 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def run(args: argparse.Namespace) -> int:
-    from resolver_gen.plan import build_plan
-    from resolver_gen.render import name_prefix, render_header, render_json
-    from resolver_gen.tflite_reader import read_model
-    from resolver_gen.tflm_registry import builtin_name
+def _check(path: Path, expected: str) -> int:
+    try:
+        existing = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResolverGenError(f"{path}: no such file (nothing to check)") from None
+    except IsADirectoryError:
+        raise ResolverGenError(f"{path}: is a directory") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ResolverGenError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+    if existing == expected:
+        return 0
+    import difflib
 
-    name_prefix(args.name)  # validate before reading models
-    models = [read_model(path, builtin_name) for path in args.models]
+    sys.stderr.writelines(difflib.unified_diff(
+        existing.splitlines(keepends=True), expected.splitlines(keepends=True),
+        fromfile=f"{path} (on disk)", tofile=f"{path} (generated from the models)"))
+    print(f"{PROG}: {path} is stale: regenerate it", file=sys.stderr)
+    return 1
+
+
+def _gate(plan, args) -> bool:
+    """Print every reason the resolver cannot be written; True when there is one."""
     failed = False
-    for model in models:
+    for model in plan.models:
         if not model.ops:
-            print(f"{PROG}: {model.path}: the model has no operators (a resolver of size 0 is never useful)", file=sys.stderr)
+            print(f"{PROG}: {model.path}: the model has no operators (a resolver of size 0 is never useful)",
+                  file=sys.stderr)
             failed = True
-    if failed:
+    if args.format == "header":
+        if plan.unsupported and not args.allow_unsupported:
+            for op in plan.unsupported:
+                for model in sorted(op.uses_by_model):
+                    print(f"{PROG}: unsupported op {op.name} in {model}: {op.registration.unsupported_reason}",
+                          file=sys.stderr)
+            print(f"{PROG}: use --allow-unsupported to write the header anyway", file=sys.stderr)
+            failed = True
+        elif not failed and not plan.registered:
+            print(f"{PROG}: no op of the models can be registered in TFLM: nothing to write", file=sys.stderr)
+            failed = True
+    return failed
+
+
+def run(args: argparse.Namespace) -> int:
+    from resolver_gen.operator_uses import read_model_uses
+    from resolver_gen.plan import build_plan
+    from resolver_gen import render
+
+    naming = render.Naming(args.name, args.namespace)
+    overrides = parse_custom(args.custom)
+    models = [read_model_uses(path) for path in args.models]
+    used_customs = {use.name for model in models for use in model.ops if use.is_custom}
+    for name in sorted(set(overrides) - used_customs):
+        raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
+    plan = build_plan(models, overrides)
+
+    if args.list:
+        render.print_tables(plan)
+        return 0
+    if args.format != "json" and _gate(plan, args):
         return 1
-    plan = build_plan(models)
-    if plan.unsupported and not args.allow_unsupported and args.format == "header":
-        for op in plan.unsupported:
-            for model in sorted(op.versions_by_model):
-                print(f"{PROG}: unsupported op {op.name} in {model}: {op.registration.unsupported_reason}", file=sys.stderr)
-        print(f"{PROG}: use --allow-unsupported to write the header anyway", file=sys.stderr)
-        return 1
-    text = render_json(plan) if args.format == "json" else render_header(plan, args.name)
+    if args.format == "json":
+        text = render.render_json(plan)
+    elif args.format == "lite":
+        text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
+    else:
+        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"))
 
     if args.check:
-        check_path = Path(args.check)
-        try:
-            existing = check_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ResolverGenError(f"{check_path}: no such file") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ResolverGenError(f"{check_path}: cannot read ({error})") from None
-        if existing == text:
-            return 0
-        import difflib
-
-        sys.stderr.writelines(difflib.unified_diff(
-            existing.splitlines(keepends=True), text.splitlines(keepends=True),
-            fromfile=f"{check_path} (committed)", tofile=f"{check_path} (expected)",
-        ))
-        print(f"{PROG}: {check_path} is stale: regenerate it", file=sys.stderr)
-        return 1
+        return _check(Path(args.check), text)
     if args.output:
         write_atomically(Path(args.output), text)
     else:
@@ -106,10 +164,12 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return run(_parser().parse_args(argv))
+        return run(build_parser().parse_args(argv))
     except ResolverGenError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return 0
     except KeyboardInterrupt:
         return 130
 

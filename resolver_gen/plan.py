@@ -1,47 +1,75 @@
-"""Union of the ops of one or more models, each op paired with its TFLM registration (pure data, no output)."""
+"""The union of the ops of one or more models, each op paired with its TFLM registration (pure data, no output)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from resolver_gen.tflite_reader import ModelOps
+from resolver_gen.errors import ResolverGenError
+from resolver_gen.operator_uses import ModelUses, OperatorUse, OpKey
 from resolver_gen.tflm_registry import Registration, registration_for
 
 
 @dataclass
 class PlannedOp:
-    name: str
+    """One op of the union resolver: its registration and, per model file name, how that model uses it."""
+
+    key: OpKey
     builtin_code: int | None
     registration: Registration
-    versions_by_model: dict[str, list[int]] = field(default_factory=dict)
-    uses_by_model: dict[str, dict[int, int]] = field(default_factory=dict)
+    uses_by_model: dict[str, OperatorUse] = field(default_factory=dict)
 
     @property
-    def sort_key(self) -> tuple[str, str]:
-        return (self.registration.method or self.name, self.name)
+    def name(self) -> str:
+        return self.key.name
+
+    @property
+    def versions(self) -> list[int]:
+        return sorted({v for use in self.uses_by_model.values() for v in use.versions})
+
+    @property
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.registration.method or self.key.name, self.key.kind, self.key.name)
 
 
 @dataclass
 class ResolverPlan:
-    models: list[ModelOps]
-    ops: list[PlannedOp]  # sorted, every op of every model once
+    models: list[ModelUses]
+    ops: list[PlannedOp]  # every op of every model once, sorted by method (or op name)
 
     @property
     def registered(self) -> list[PlannedOp]:
-        return [op for op in self.ops if op.registration.unsupported_reason is None]
+        return [op for op in self.ops if op.registration.supported]
 
     @property
     def unsupported(self) -> list[PlannedOp]:
-        return [op for op in self.ops if op.registration.unsupported_reason is not None]
+        return [op for op in self.ops if not op.registration.supported]
 
 
-def build_plan(models: list[ModelOps]) -> ResolverPlan:
-    planned: dict[tuple, PlannedOp] = {}
+def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None = None) -> ResolverPlan:
+    """Union of the models' ops. Two models with the same file name would be indistinguishable: that is an error."""
+    names = [model.name for model in models]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        raise ResolverGenError(f"{name}: given more than once (models are told apart by file name)")
+    planned: dict[OpKey, PlannedOp] = {}
     for model in models:
         for use in model.ops:
             op = planned.get(use.key)
             if op is None:
-                op = planned[use.key] = PlannedOp(use.name, use.builtin_code, registration_for(use.builtin_code, use.name))
-            op.versions_by_model[model.path.name] = list(use.versions)
-            op.uses_by_model[model.path.name] = dict(use.uses_per_subgraph)
-    return ResolverPlan(models, sorted(planned.values(), key=lambda op: op.sort_key))
+                registration = registration_for(use.key.kind, use.key.name, custom_overrides)
+                op = planned[use.key] = PlannedOp(use.key, use.builtin_code, registration)
+            op.uses_by_model[model.name] = use
+    ops = sorted(planned.values(), key=lambda op: op.sort_key)
+    _check_custom_functions_distinct(ops)
+    return ResolverPlan(models, ops)
+
+
+def _check_custom_functions_distinct(ops: list[PlannedOp]) -> None:
+    owner: dict[str, str] = {}
+    for op in ops:
+        function = op.registration.custom_registration
+        if function is None:
+            continue
+        if function in owner:
+            raise ResolverGenError(f"custom ops {owner[function]!r} and {op.name!r} would both use {function}(); "
+                                   f"name one with --custom {op.name}=FUNCTION")
+        owner[function] = op.name

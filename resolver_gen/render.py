@@ -1,34 +1,98 @@
-"""Render a ResolverPlan as a C++ header (jinja2 template) or as JSON."""
+"""Render a ResolverPlan: the TFLM header and the TFLite selective-registration source (jinja2 templates in
+templates/), JSON, and the --list tables (rich).
+
+Everything a template shows is prepared here as plain strings, already safe for a C++ comment or string literal, so the
+templates hold layout only. jinja2 and rich are imported inside the functions that use them: gen-resolver's start-up
+time is part of its budget.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
-from resolver_gen.plan import ResolverPlan
+from resolver_gen.plan import PlannedOp, ResolverPlan
+from resolver_gen.tflm_registry import TFLITE_CUSTOM_REGISTRATIONS, registration_function_name
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _cstring(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def name_prefix(name: str | None) -> str:
-    if not name:
-        return ""
-    if not _IDENTIFIER.match(name):
-        raise ResolverGenError(f"--name {name!r}: not a valid C++ identifier")
-    return name + "_"
+TOOL = "gen-resolver"
+SHA256_PREFIX = 16
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def render_header(plan: ResolverPlan, name: str | None = None) -> str:
+@dataclass(frozen=True)
+class Naming:
+    """Names of the generated symbols; --name prefixes them, --namespace wraps them."""
+
+    name: str | None = None
+    namespace: str | None = None
+
+    def __post_init__(self):
+        if self.name is not None and (not _IDENTIFIER.fullmatch(self.name) or "__" in self.name):
+            raise ResolverGenError(f"--name {self.name!r}: not a valid C++ identifier")
+        if self.namespace is not None:
+            parts = self.namespace.split("::")
+            if not all(_IDENTIFIER.fullmatch(p) and "__" not in p for p in parts):
+                raise ResolverGenError(f"--namespace {self.namespace!r}: not a valid C++ namespace name")
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.name}_" if self.name else ""
+
+    @property
+    def guard(self) -> str:
+        parts = ["GEN_RESOLVER"]
+        if self.namespace:
+            parts += self.namespace.split("::")
+        if self.name:
+            parts.append(self.name)
+        return "_".join(parts).upper() + "_OPS_H_"
+
+
+def comment_text(text: str) -> str:
+    """Make text safe inside a // comment: no control characters, no backslash that could splice the next line."""
+    return "".join("?" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch for ch in text).replace("\\", "/")
+
+
+def cpp_string(text: str) -> str:
+    """A C++ string literal body for text: quotes, backslashes, '?' and anything outside printable ASCII escaped."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch in '"\\?':
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return "".join(out)
+
+
+def _versions(versions: list[int]) -> str:
+    return "v" + ",".join(str(v) for v in versions)
+
+
+def _usage_comment(op: PlannedOp) -> str:
+    parts = []
+    for model, use in sorted(op.uses_by_model.items()):
+        count = use.total_uses
+        parts.append(f"{model} {_versions(use.versions)} ({count} use{'s' if count != 1 else ''})")
+    text = f"{op.name}: " + "; ".join(parts)
+    if op.registration.note:
+        text += f". Note: {op.registration.note}"
+    return comment_text(text)
+
+
+def _model_lines(plan: ResolverPlan) -> list[str]:
+    return [comment_text(f"{model.name} (sha256 {model.sha256[:SHA256_PREFIX]})") for model in plan.models]
+
+
+def _environment():
     import jinja2
 
-    prefix = name_prefix(name)
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("resolver_gen", "templates"),
         trim_blocks=True,
         lstrip_blocks=True,
@@ -36,35 +100,123 @@ def render_header(plan: ResolverPlan, name: str | None = None) -> str:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
-    env.filters["cstring"] = _cstring
-    ops = plan.registered
-    custom_decls = sorted({op.registration.custom_registration for op in ops if op.registration.custom_registration})
-    guard = f"GEN_RESOLVER_{prefix.upper()}OPS_H_"
-    return env.get_template("header.h.j2").render(
-        version=__version__,
-        models=plan.models,
-        unsupported=plan.unsupported,
-        guard=guard,
-        prefix=prefix,
-        ops=ops,
-        custom_decls=custom_decls,
-    )
 
 
-def render_json(plan: ResolverPlan) -> str:
+def load_template(name: str):
+    """Import jinja2 and compile one template (done before the model digests are awaited, to overlap with hashing)."""
+    return _environment().get_template(name)
+
+
+def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None) -> str:
+    """The TFLM MicroMutableOpResolver<N> header."""
+    template = template or load_template("header.h.j2")
+    ops = []
+    for op in plan.registered:
+        registration = op.registration
+        if registration.custom_registration:
+            call = f'AddCustom("{cpp_string(op.name)}", tflite::{registration.custom_registration}())'
+        else:
+            call = f"{registration.method}()"
+        ops.append({"comment": _usage_comment(op), "call": call})
+    unsupported = [comment_text(f"{op.name} ({', '.join(sorted(op.uses_by_model))}): {op.registration.unsupported_reason}")
+                   for op in plan.unsupported]
+    custom_functions = sorted({op.registration.custom_registration for op in plan.registered
+                               if op.registration.custom_registration})
+    return template.render(tool=TOOL, version=__version__, models=_model_lines(plan), unsupported=unsupported,
+                           custom_functions=custom_functions, ops=ops, naming=naming)
+
+
+def _lite_registration(op: PlannedOp, custom_overrides: dict[str, str]) -> str:
+    if op.name in custom_overrides:
+        return custom_overrides[op.name]
+    return TFLITE_CUSTOM_REGISTRATIONS.get(op.name) or registration_function_name(op.name)
+
+
+def render_lite(plan: ResolverPlan, naming: Naming = Naming(), custom_overrides: dict[str, str] | None = None,
+                template=None) -> str:
+    """TensorFlow Lite selective registration (MutableOpResolver), in the shape of TFLite's gen_op_registration.
+
+    Every used builtin is added with its min and max version; Flex ops are left to the Flex delegate (a comment says
+    so) unless --custom names a registration for them.
+    """
+    template = template or load_template("lite.cc.j2")
+    custom_overrides = custom_overrides or {}
+    builtins, customs, skipped = [], [], []
+    for op in sorted(plan.ops, key=lambda op: (op.key.kind, op.name)):
+        versions = op.versions
+        entry = {"comment": _usage_comment(op), "min": versions[0], "max": versions[-1]}
+        if op.key.kind == "builtin":
+            builtins.append({**entry, "name": op.name})
+        elif op.name.startswith("Flex") and op.name not in custom_overrides:
+            skipped.append(comment_text(f"{op.name}: a Select TensorFlow op, run by the Flex delegate"))
+        else:
+            customs.append({**entry, "name": cpp_string(op.name), "function": _lite_registration(op, custom_overrides)})
+    functions = sorted({c["function"] for c in customs})
+    return template.render(tool=TOOL, version=__version__, models=_model_lines(plan), builtins=builtins,
+                           customs=customs, custom_functions=functions, skipped=skipped, naming=naming)
+
+
+def plan_as_data(plan: ResolverPlan) -> dict:
+    """The plan as JSON-ready data: per model, every op with code, versions, uses per subgraph and registration."""
     models = []
     for model in plan.models:
         ops = []
         for op in plan.ops:
-            if model.path.name in op.versions_by_model:
-                ops.append({
-                    "name": op.name,
-                    "builtin_code": op.builtin_code,
-                    "versions": op.versions_by_model[model.path.name],
-                    "uses_per_subgraph": {str(k): v for k, v in sorted(op.uses_by_model[model.path.name].items())},
-                    "tflm_method": op.registration.method,
-                    "custom_registration": op.registration.custom_registration,
-                    "unsupported": op.registration.unsupported_reason,
-                })
-        models.append({"file": model.path.name, "sha256": model.sha256, "subgraphs": model.subgraph_count, "ops": ops})
-    return json.dumps({"tool": "gen-resolver", "version": __version__, "models": models}, indent=2, sort_keys=True) + "\n"
+            use = op.uses_by_model.get(model.name)
+            if use is None:
+                continue
+            registration = op.registration
+            ops.append({
+                "name": op.name,
+                "kind": op.key.kind,
+                "builtin_code": op.builtin_code,
+                "versions": use.versions,
+                "uses_per_subgraph": {str(s): n for s, n in use.uses_per_subgraph.items()},
+                "versions_per_subgraph": {str(s): v for s, v in use.versions_per_subgraph.items()},
+                "tflm_method": registration.method,
+                "custom_registration": registration.custom_registration,
+                "unsupported": registration.unsupported_reason,
+            })
+        models.append({"file": model.name, "sha256": model.sha256, "subgraphs": model.subgraph_count, "ops": ops})
+    resolver = {
+        "op_count": len(plan.registered),
+        "calls": [op.registration.method or f"AddCustom({op.name})" for op in plan.registered],
+        "unsupported": [op.name for op in plan.unsupported],
+    }
+    return {"tool": TOOL, "version": __version__, "models": models, "resolver": resolver}
+
+
+def render_json(plan: ResolverPlan) -> str:
+    return json.dumps(plan_as_data(plan), indent=2, sort_keys=True) + "\n"
+
+
+def print_tables(plan: ResolverPlan, file=None) -> None:
+    """--list: one rich table per model (op, code, versions, uses per subgraph, TFLM method or "unsupported")."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=file, highlight=False)
+    for model in plan.models:
+        table = Table(title=Text(f"{model.name} ({model.subgraph_count} subgraph{'s' if model.subgraph_count != 1 else ''})"),
+                      title_justify="left")
+        for column in ("op", "code", "versions", "uses per subgraph", "TFLM registration"):
+            table.add_column(column)
+        for op in sorted(plan.ops, key=lambda op: (op.key.kind, op.name)):
+            use = op.uses_by_model.get(model.name)
+            if use is None:
+                continue
+            registration = op.registration
+            if not registration.supported:
+                how = Text("unsupported", style="red")
+            elif registration.custom_registration:
+                how = f"AddCustom({registration.custom_registration})"
+            else:
+                how = registration.method
+            code = "custom" if op.builtin_code is None else str(op.builtin_code)
+            uses = ", ".join(f"{sub}: {count}" for sub, count in use.uses_per_subgraph.items())
+            table.add_row(Text(op.name), code, ",".join(map(str, use.versions)), uses,
+                          how if isinstance(how, Text) else Text(how))
+        if not model.ops:
+            table.add_row("(no operators)", "", "", "", "")
+        console.print(table)

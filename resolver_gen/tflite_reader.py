@@ -1,8 +1,14 @@
-"""Read the operators a .tflite model uses, straight from the FlatBuffer bytes.
+"""Read the operator table of a .tflite file straight from its FlatBuffer bytes.
 
-Only what gen-resolver needs is touched: the Model's operator_codes and each subgraph's operators' opcode indices.
-The file is memory-mapped and every offset and vector is bounds-checked against the file size, so a hostile or
-truncated file raises ResolverGenError instead of reading out of range.
+Only what gen-resolver needs is touched: Model.version, Model.operator_codes and, for each subgraph, which
+operator_codes entry each operator uses. The file is memory-mapped, so a model of hundreds of megabytes costs only the
+pages that hold these tables. Every offset, vtable and vector followed is checked against the file size first, so a
+truncated or hostile file raises ResolverGenError naming the file instead of reading out of range.
+
+Why plain `struct` and not the `flatbuffers` runtime's Table class: the runtime imports numpy when it is installed
+(about 0.1 s), which alone would exceed gen-resolver's start-up budget, and its accessors do no bounds checks.
+The layout rules are the FlatBuffers binary format's: a uoffset (u32) points forward, a table starts with an soffset
+(i32) back to its vtable, a vtable is u16 [vtable size, table size, field offsets...], a vector is u32 length + items.
 """
 
 from __future__ import annotations
@@ -10,229 +16,175 @@ from __future__ import annotations
 import mmap
 import os
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from resolver_gen.errors import ResolverGenError
 
 FILE_IDENTIFIER = b"TFL3"
 SCHEMA_VERSION = 3
-CUSTOM_BUILTIN_CODE = 32
 
-# Field indices from the TFLite schema.
+# Field indices (declaration order) in tensorflow/lite/schema/schema.fbs.
 MODEL_VERSION, MODEL_OPERATOR_CODES, MODEL_SUBGRAPHS = 0, 1, 2
 OPCODE_DEPRECATED_BUILTIN, OPCODE_CUSTOM, OPCODE_VERSION, OPCODE_BUILTIN = 0, 1, 2, 3
 SUBGRAPH_OPERATORS = 3
 OPERATOR_OPCODE_INDEX = 0
 
+_U8, _I8, _U16, _I32, _U32 = (struct.Struct(f) for f in ("<B", "<b", "<H", "<i", "<I"))
+
 
 @dataclass(frozen=True)
-class OperatorCode:
-    """One entry of the model's operator_codes table."""
+class OperatorCodeEntry:
+    """One entry of Model.operator_codes, exactly as stored (no interpretation yet)."""
 
-    builtin_code: int | None  # None for a custom op
-    custom_name: str | None
+    deprecated_builtin_code: int
+    builtin_code: int
+    custom_code: str | None
     version: int
 
 
-@dataclass
-class OperatorUse:
-    """An op (builtin or custom) that at least one operator of the model uses."""
+@dataclass(frozen=True)
+class OperatorTable:
+    """What one .tflite file says about its operators.
 
-    name: str  # builtin enum name or custom op name
-    builtin_code: int | None
-    custom_name: str | None
-    versions: list[int] = field(default_factory=list)
-    uses_per_subgraph: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return ("custom", self.custom_name) if self.custom_name is not None else ("builtin", self.name)
-
-
-@dataclass
-class ModelOps:
-    """Everything gen-resolver learns from one model file."""
+    uses maps (subgraph index, operator_codes index) to how many operators of that subgraph use that entry; entries no
+    operator uses do not appear in it.
+    """
 
     path: Path
-    sha256: str
+    file_size: int
+    operator_codes: list[OperatorCodeEntry]
     subgraph_count: int
-    ops: list[OperatorUse]
+    uses: dict[tuple[int, int], int]
 
 
-class _FlatBuffer:
-    """Bounds-checked accessors over FlatBuffer bytes."""
+class _Reader:
+    """Bounds-checked FlatBuffer accessors over a buffer (an mmap)."""
 
     def __init__(self, data, label: str):
         self.data = data
         self.size = len(data)
         self.label = label
+        self._vtable_cache: dict[tuple[int, int], int] = {}
 
     def fail(self, problem: str) -> ResolverGenError:
         return ResolverGenError(f"{self.label}: {problem}")
 
-    def _unpack(self, fmt: str, pos: int):
-        width = struct.calcsize(fmt)
-        if pos < 0 or pos + width > self.size:
-            raise self.fail(f"offset {pos} out of range (file is {self.size} bytes; truncated or corrupt)")
-        return struct.unpack_from(fmt, self.data, pos)[0]
+    def _read(self, fmt: struct.Struct, pos: int) -> int:
+        if pos < 0 or pos + fmt.size > self.size:
+            raise self.fail(f"offset {pos} lies outside the file ({self.size} bytes): truncated or corrupt")
+        return fmt.unpack_from(self.data, pos)[0]
 
-    def u8(self, pos):
-        return self._unpack("<B", pos)
-
-    def i8(self, pos):
-        return self._unpack("<b", pos)
-
-    def u16(self, pos):
-        return self._unpack("<H", pos)
-
-    def i32(self, pos):
-        return self._unpack("<i", pos)
-
-    def u32(self, pos):
-        return self._unpack("<I", pos)
-
-    def indirect(self, pos: int) -> int:
-        return pos + self.u32(pos)
+    def uoffset(self, pos: int) -> int:
+        """Follow the uoffset stored at pos."""
+        return pos + self._read(_U32, pos)
 
     def field_pos(self, table: int, index: int) -> int | None:
-        vtable = table - self.i32(table)
-        vtable_size = self.u16(vtable)
-        if vtable_size < 4 or vtable_size % 2:
-            raise self.fail(f"bad vtable at offset {vtable}")
-        slot = 4 + 2 * index
-        if slot + 2 > vtable_size:
-            return None
-        relative = self.u16(vtable + slot)
+        """Position of field `index` of the table at `table`, or None when the field is absent (default value)."""
+        vtable = table - self._read(_I32, table)
+        key = (vtable, index)
+        relative = self._vtable_cache.get(key)
+        if relative is None:
+            vtable_size = self._read(_U16, vtable)
+            if vtable_size < 4 or vtable_size % 2:
+                raise self.fail(f"corrupt vtable at offset {vtable} (size {vtable_size})")
+            slot = 4 + 2 * index
+            relative = self._read(_U16, vtable + slot) if slot + 2 <= vtable_size else 0
+            self._vtable_cache[key] = relative
         return table + relative if relative else None
 
-    def scalar(self, table: int, index: int, reader, default: int) -> int:
+    def scalar(self, table: int, index: int, fmt: struct.Struct, default: int) -> int:
         pos = self.field_pos(table, index)
-        return default if pos is None else reader(pos)
+        return default if pos is None else self._read(fmt, pos)
 
-    def vector(self, table: int, index: int, element_size: int) -> tuple[int, int] | None:
-        """(start of elements, length) of a vector field, bounds-checked; None if absent."""
+    def vector(self, table: int, index: int, element_size: int) -> tuple[int, int]:
+        """(position of the first element, length) of a vector field; (0, 0) when the field is absent."""
+        pos = self.field_pos(table, index)
+        if pos is None:
+            return 0, 0
+        vector = self.uoffset(pos)
+        length = self._read(_U32, vector)
+        start = vector + 4
+        if start + length * element_size > self.size:
+            raise self.fail(f"vector at offset {vector} claims {length} elements, running past the end of the file")
+        return start, length
+
+    def string(self, table: int, index: int) -> str | None:
         pos = self.field_pos(table, index)
         if pos is None:
             return None
-        vec = self.indirect(pos)
-        length = self.u32(vec)
-        start = vec + 4
-        if start + length * element_size > self.size:
-            raise self.fail(f"vector at offset {vec} with {length} elements runs past the end of the file")
-        return start, length
-
-    def table_at(self, element_pos: int) -> int:
-        return self.indirect(element_pos)
-
-    def string(self, table: int, index: int) -> str | None:
-        located = self.vector(table, index, 1)
-        if located is None:
-            return None
-        start, length = located
+        start, length = self.vector(table, index, 1)
         try:
             return bytes(self.data[start:start + length]).decode("utf-8")
         except UnicodeDecodeError:
-            raise self.fail(f"string at offset {start} is not UTF-8") from None
+            raise self.fail(f"string at offset {start} is not valid UTF-8") from None
 
 
-def _read_operator_codes(fb: _FlatBuffer, model: int) -> list[OperatorCode]:
-    located = fb.vector(model, MODEL_OPERATOR_CODES, 4)
-    if located is None:
-        return []
-    start, length = located
-    codes = []
+def _operator_codes(reader: _Reader, model: int) -> list[OperatorCodeEntry]:
+    start, length = reader.vector(model, MODEL_OPERATOR_CODES, 4)
+    entries = []
     for i in range(length):
-        entry = fb.table_at(start + 4 * i)
-        custom = fb.string(entry, OPCODE_CUSTOM)
-        deprecated = fb.scalar(entry, OPCODE_DEPRECATED_BUILTIN, fb.i8, 0)
-        builtin = fb.scalar(entry, OPCODE_BUILTIN, fb.i32, 0)
-        version = fb.scalar(entry, OPCODE_VERSION, fb.i32, 1)
-        code = max(deprecated, builtin)
-        if custom is not None and code in (0, CUSTOM_BUILTIN_CODE):
-            codes.append(OperatorCode(None, custom, version))
-        elif code == CUSTOM_BUILTIN_CODE:
-            raise fb.fail(f"operator code {i} is CUSTOM but has no custom_code name")
-        else:
-            codes.append(OperatorCode(code, None, version))
-    return codes
+        entry = reader.uoffset(start + 4 * i)
+        entries.append(OperatorCodeEntry(
+            deprecated_builtin_code=reader.scalar(entry, OPCODE_DEPRECATED_BUILTIN, _I8, 0),
+            builtin_code=reader.scalar(entry, OPCODE_BUILTIN, _I32, 0),
+            custom_code=reader.string(entry, OPCODE_CUSTOM),
+            version=reader.scalar(entry, OPCODE_VERSION, _I32, 1),
+        ))
+    return entries
 
 
-def _count_uses(fb: _FlatBuffer, model: int, code_count: int) -> tuple[int, dict[int, dict[int, int]]]:
-    """(subgraph count, {opcode index: {subgraph index: uses}})."""
-    located = fb.vector(model, MODEL_SUBGRAPHS, 4)
-    if located is None:
-        return 0, {}
-    start, length = located
-    uses: dict[int, dict[int, int]] = {}
-    for sub in range(length):
-        subgraph = fb.table_at(start + 4 * sub)
-        ops = fb.vector(subgraph, SUBGRAPH_OPERATORS, 4)
-        if ops is None:
-            continue
-        op_start, op_count = ops
+def _operator_uses(reader: _Reader, model: int, code_count: int) -> tuple[int, dict[tuple[int, int], int]]:
+    start, subgraph_count = reader.vector(model, MODEL_SUBGRAPHS, 4)
+    uses: dict[tuple[int, int], int] = {}
+    for sub in range(subgraph_count):
+        subgraph = reader.uoffset(start + 4 * sub)
+        op_start, op_count = reader.vector(subgraph, SUBGRAPH_OPERATORS, 4)
         for j in range(op_count):
-            operator = fb.table_at(op_start + 4 * j)
-            index = fb.scalar(operator, OPERATOR_OPCODE_INDEX, fb.u32, 0)
+            operator = reader.uoffset(op_start + 4 * j)
+            index = reader.scalar(operator, OPERATOR_OPCODE_INDEX, _U32, 0)
             if index >= code_count:
-                raise fb.fail(
-                    f"subgraph {sub} operator {j} uses opcode index {index}, "
-                    f"past the operator_codes table ({code_count} entries)"
-                )
-            per_sub = uses.setdefault(index, {})
-            per_sub[sub] = per_sub.get(sub, 0) + 1
-    return length, uses
+                raise reader.fail(f"subgraph {sub} operator {j} uses opcode index {index}, "
+                                  f"past the end of operator_codes ({code_count} entries)")
+            key = (sub, index)
+            uses[key] = uses.get(key, 0) + 1
+    return subgraph_count, uses
 
 
-def read_model(path: str | os.PathLike, builtin_name=None) -> ModelOps:
-    """Read the operator uses of one .tflite file. builtin_name(code) -> enum name (raises for unknown codes)."""
-    import hashlib
-
-    path = Path(path)
+def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
     label = str(path)
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:
-                raise ResolverGenError(f"{label}: empty file")
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                raise ResolverGenError(f"{label}: empty file, not a .tflite model")
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), size
     except IsADirectoryError:
         raise ResolverGenError(f"{label}: is a directory, not a .tflite model") from None
     except FileNotFoundError:
         raise ResolverGenError(f"{label}: no such file") from None
-    except OSError as error:
-        raise ResolverGenError(f"{label}: cannot read ({error.strerror or error})") from None
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ResolverGenError(f"{label}: cannot read ({reason})") from None
+
+
+def read_operator_table(path: str | os.PathLike) -> OperatorTable:
+    """Read operator_codes and per-subgraph operator uses of one .tflite file; ResolverGenError on bad input."""
+    path = Path(path)
+    data, size = _open_mmap(path)
     try:
-        fb = _FlatBuffer(data, label)
+        reader = _Reader(data, str(path))
         if size < 8:
-            raise fb.fail(f"too short for a FlatBuffer ({size} bytes)")
-        if bytes(data[4:8]) != FILE_IDENTIFIER:
-            raise fb.fail(f"not a TFLite model (file identifier {bytes(data[4:8])!r}, expected b'TFL3')")
-        model = fb.indirect(0)
-        version = fb.scalar(model, MODEL_VERSION, fb.u32, 0)
+            raise reader.fail(f"too short for a FlatBuffer ({size} bytes)")
+        identifier = bytes(data[4:8])
+        if identifier != FILE_IDENTIFIER:
+            raise reader.fail(f"not a TFLite model (file identifier {identifier!r}, expected {FILE_IDENTIFIER!r})")
+        model = reader.uoffset(0)
+        version = reader.scalar(model, MODEL_VERSION, _U32, 0)
         if version != SCHEMA_VERSION:
-            raise fb.fail(f"unsupported TFLite schema version {version} (expected {SCHEMA_VERSION})")
-        codes = _read_operator_codes(fb, model)
-        subgraph_count, uses = _count_uses(fb, model, len(codes))
-        digest = hashlib.sha256(data).hexdigest()
+            raise reader.fail(f"TFLite schema version {version}, expected {SCHEMA_VERSION}")
+        codes = _operator_codes(reader, model)
+        subgraph_count, uses = _operator_uses(reader, model, len(codes))
     finally:
         data.close()
-
-    merged: dict[tuple, OperatorUse] = {}
-    for index in sorted(uses):
-        code = codes[index]
-        if code.custom_name is not None:
-            name = code.custom_name
-        else:
-            name = builtin_name(code.builtin_code) if builtin_name else str(code.builtin_code)
-            if name is None:
-                raise ResolverGenError(f"{label}: builtin operator code {code.builtin_code} is newer than gen-resolver knows")
-        op = OperatorUse(name, code.builtin_code, code.custom_name)
-        op = merged.setdefault(op.key, op)
-        if code.version not in op.versions:
-            op.versions.append(code.version)
-            op.versions.sort()
-        for sub, count in uses[index].items():
-            op.uses_per_subgraph[sub] = op.uses_per_subgraph.get(sub, 0) + count
-    ops = sorted(merged.values(), key=lambda o: (o.name, o.custom_name is not None))
-    return ModelOps(path=path, sha256=digest, subgraph_count=subgraph_count, ops=ops)
+    return OperatorTable(path, size, codes, subgraph_count, uses)

@@ -1,8 +1,10 @@
 """TFLM registration table (data): TFLite builtin ops and TFLM-known custom ops -> MicroMutableOpResolver method.
 
-BUILTIN_OPS maps each BuiltinOperator enum name to (enum value, TFLM method or None when TFLM has no kernel).
+BUILTIN_OPS maps every BuiltinOperator enum name to (enum value, TFLM method or None when TFLM has no kernel).
 TFLM_CUSTOM_OPS maps the custom op names that TFLM registers by name to their method.
-Facts checked against tensorflow/lite/schema/schema.fbs and tensorflow/lite/micro/micro_mutable_op_resolver.h.
+Facts checked against the BuiltinOperator enum of the TFLite schema (schema.fbs, values 0..209) and
+tensorflow/lite/micro/micro_mutable_op_resolver.h of tflite-micro (August 2026): every Add* method there that
+registers a builtin or a named custom op appears here, and nothing else does.
 """
 
 from __future__ import annotations
@@ -249,11 +251,20 @@ CUSTOM_OP_NOTES: dict[str, str] = {
     "ethos-u": "TFLM's Ethos-U stub registers nothing unless TFLM is built for Ethos-U",
 }
 
+# Custom ops that TensorFlow Lite (not Micro) registers itself, in namespace tflite::ops::custom; used by --format lite.
+TFLITE_CUSTOM_REGISTRATIONS: dict[str, str] = {
+    "AudioSpectrogram": "Register_AUDIO_SPECTROGRAM",
+    "Mfcc": "Register_MFCC",
+    "TFLite_Detection_PostProcess": "Register_DETECTION_POSTPROCESS",
+}
+
+CUSTOM_BUILTIN_CODE = BUILTIN_OPS["CUSTOM"][0]
+
 _NAME_BY_CODE = {code: name for name, (code, _method) in BUILTIN_OPS.items()}
 
 
 def builtin_name(code: int) -> str | None:
-    """Enum name of a builtin operator code, or None when the code is newer than this table."""
+    """Enum name of a builtin operator code, or None when the code is not in the table (newer, or corrupt)."""
     return _NAME_BY_CODE.get(code)
 
 
@@ -262,26 +273,55 @@ class Registration:
     """How one op gets into a MicroMutableOpResolver."""
 
     method: str | None  # e.g. "AddConv2D"; None for an unsupported op and for user custom ops
-    custom_registration: str | None = None  # e.g. "Register_SINH" for a user custom op
+    custom_registration: str | None = None  # e.g. "Register_SINH" for a user custom op: AddCustom(name, fn())
     unsupported_reason: str | None = None
     note: str | None = None
 
-
-def custom_registration_function(name: str) -> str:
-    """TFLM convention: Register_<NAME upper-cased>, made a valid C++ identifier."""
-    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch == "_") else "_" for ch in name.upper())
-    return "Register_" + cleaned
+    @property
+    def supported(self) -> bool:
+        return self.unsupported_reason is None
 
 
-def registration_for(builtin_code: int | None, name: str) -> Registration:
-    """The registration of a builtin (by enum name) or custom op (by custom name)."""
-    if builtin_code is not None:
+def registration_function_name(op_name: str) -> str:
+    """TFLite/TFLM convention for a custom op's registration function: Register_ + the name in upper snake case.
+
+    Words of a CamelCase name are split as TFLite's gen_op_registration does ("FilterBankLog" -> FILTER_BANK_LOG,
+    "Sinh" -> SINH); anything that is not an ASCII letter or digit becomes one underscore, so the result is always a
+    valid C++ identifier without the reserved double underscore ("tftext:WhitespaceTokenizer" ->
+    Register_TFTEXT_WHITESPACE_TOKENIZER).
+    """
+    words: list[str] = []
+    current = ""
+    previous = ""
+    for ch in op_name:
+        if ch.isascii() and ch.isalnum():
+            if ch.isupper() and previous.islower():
+                words.append(current)
+                current = ""
+            current += ch
+        else:
+            words.append(current)
+            current = ""
+        previous = ch if ch.isascii() else ""
+    words.append(current)
+    cleaned = "_".join(word.upper() for word in words if word)
+    return "Register_" + (cleaned or "OP")
+
+
+def registration_for(key_kind: str, name: str, custom_overrides: dict[str, str] | None = None) -> Registration:
+    """The TFLM registration of a builtin (kind "builtin", enum name) or custom op (kind "custom", custom_code).
+
+    custom_overrides maps a custom op name to the registration function the user provides (--custom NAME=FN).
+    """
+    if key_kind == "builtin":
         _code, method = BUILTIN_OPS[name]
         if method is None:
-            return Registration(None, unsupported_reason=f"TFLM has no kernel for builtin {name}")
+            return Registration(None, unsupported_reason=f"TFLM has no kernel for builtin op {name}")
         return Registration(method)
+    if custom_overrides and name in custom_overrides:
+        return Registration(None, custom_registration=custom_overrides[name])
     if name in TFLM_CUSTOM_OPS:
         return Registration(TFLM_CUSTOM_OPS[name], note=CUSTOM_OP_NOTES.get(name))
     if name.startswith("Flex"):
-        return Registration(None, unsupported_reason=f"{name} is a Select-TF (Flex) op, which TFLM cannot run")
-    return Registration(None, custom_registration=custom_registration_function(name))
+        return Registration(None, unsupported_reason=f"{name} is a Select TensorFlow (Flex) op, which TFLM cannot run")
+    return Registration(None, custom_registration=registration_function_name(name))

@@ -1,12 +1,15 @@
-"""gen-resolver end to end: real models' exact method lists, exit codes, one-line errors, --check, g++ compile."""
+"""gen-resolver end to end: real models' exact method lists, exit codes, one-line errors, -o, --check, --list."""
 
 import re
-import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from resolver_gen.cli import main
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def methods_in(header: str) -> list[str]:
@@ -17,6 +20,11 @@ def run(capsys, *argv):
     status = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return status, out, err
+
+
+@pytest.fixture
+def models(fixtures_dir):
+    return fixtures_dir / "models"
 
 
 @pytest.mark.parametrize("model, methods", [
@@ -38,12 +46,13 @@ def test_real_models_exact_methods(shared_models, capsys, model, methods):
     status, out, err = run(capsys, shared_models / model)
     assert (status, err) == (0, "")
     assert methods_in(out) == methods
-    assert f"constexpr int kNumOps = {len(methods)};" in out
+    assert f"constexpr unsigned int kNumOps = {len(methods)};" in out
 
 
-def test_custom_sinh_gets_addcustom_with_declaration(shared_models, capsys):
+def test_real_custom_sinh_gets_addcustom_with_declaration(shared_models, capsys):
     status, out, _ = run(capsys, shared_models / "custom_sinh.tflite")
     assert status == 0
+    assert methods_in(out) == ["AddCustom"]
     assert 'resolver.AddCustom("Sinh", tflite::Register_SINH());' in out
     assert "TFLMRegistration* Register_SINH();" in out
 
@@ -53,44 +62,100 @@ def test_real_unsupported_ops_exit_1(shared_models, capsys, model, op):
     status, out, err = run(capsys, shared_models / model)
     assert status == 1 and out == ""
     assert f"unsupported op {op} in {model}" in err
-    assert "AddAdd" not in err  # the Flex entry is not read as a phantom ADD
+    assert "ADD" not in err.replace("FlexAddV2", "")  # the Flex entry is not read as a phantom ADD
 
 
-def test_union_of_models_names_each_model(fixtures_dir, capsys):
-    models = fixtures_dir / "models"
+def test_real_union_of_all_supported_models(shared_models, capsys):
+    names = ["person_detect.tflite", "micro_speech_quantized.tflite", "audio_preprocessor_int8.tflite"]
+    status, out, _ = run(capsys, *[shared_models / n for n in names], "--name", "App")
+    assert status == 0
+    assert "constexpr unsigned int App_kNumOps = 23;" in out
+    assert "// RESHAPE: audio_preprocessor_int8.tflite v1 (" in out
+    line = next(l for l in out.splitlines() if l.startswith("  // DEPTHWISE_CONV_2D:"))
+    assert "micro_speech_quantized.tflite" in line and "person_detect.tflite" in line
+
+
+def test_union_names_each_model_and_prefixes_names(models, capsys):
     status, out, _ = run(capsys, models / "deprecated_codes.tflite", models / "unused_opcodes.tflite", "--name", "Kws")
     assert status == 0
     assert methods_in(out) == ["AddConv2D", "AddFullyConnected", "AddSoftmax"]
-    assert "constexpr int Kws_kNumOps = 3;" in out
+    assert "constexpr unsigned int Kws_kNumOps = 3;" in out
     assert "using Kws_OpResolver = tflite::MicroMutableOpResolver<Kws_kNumOps>;" in out
-    assert "deprecated_codes.tflite (sha256 " in out and "unused_opcodes.tflite (sha256 " in out
+    assert "inline TfLiteStatus Kws_RegisterOps(Kws_OpResolver& resolver) {" in out
+    assert re.search(r"//   deprecated_codes.tflite \(sha256 [0-9a-f]{16}\)", out)
+    assert re.search(r"//   unused_opcodes.tflite \(sha256 [0-9a-f]{16}\)", out)
+    assert "// CONV_2D: deprecated_codes.tflite v2 (2 uses)" in out
 
 
-def test_unsupported_fixture_and_allow_unsupported(fixtures_dir, capsys):
-    model = fixtures_dir / "models" / "unsupported_ops.tflite"
-    status, _, err = run(capsys, model)
-    assert status == 1 and "LSTM" in err and "FlexAddV2" in err
+def test_unsupported_ops_exit_1_naming_each_and_allow_unsupported(models, capsys):
+    model = models / "unsupported_ops.tflite"
+    status, out, err = run(capsys, model)
+    assert status == 1 and out == ""
+    assert "unsupported op LSTM in unsupported_ops.tflite" in err
+    assert "unsupported op FlexAddV2 in unsupported_ops.tflite" in err
     status, out, _ = run(capsys, model, "--allow-unsupported")
     assert status == 0
     assert methods_in(out) == ["AddFullyConnected"]
-    assert "NOT REGISTERED" in out and "LSTM" in out
+    assert "// NOT REGISTERED" in out and "//   LSTM (unsupported_ops.tflite)" in out
 
 
-def test_model_without_operators_exits_1(fixtures_dir, capsys):
-    status, out, err = run(capsys, fixtures_dir / "models" / "no_operators.tflite")
-    assert status == 1 and out == "" and "no operators" in err
+def test_only_unsupported_ops_is_exit_1_even_when_allowed(models, capsys):
+    status, out, err = run(capsys, models / "only_unsupported.tflite", "--allow-unsupported")
+    assert status == 1 and out == "" and "nothing to write" in err
 
 
-@pytest.mark.parametrize("name", ["truncated.tflite", "wrong_identifier.tflite", "opcode_index_out_of_range.tflite",
-                                  "unknown_builtin_code.tflite", "missing.tflite", ""])
-def test_bad_input_is_one_line_exit_2_and_nothing_written(fixtures_dir, tmp_path, capsys, name):
-    model = fixtures_dir / "models" / name if name else tmp_path  # "" -> a directory
+def test_model_without_operators_exits_1(models, capsys):
+    status, out, err = run(capsys, models / "no_operators.tflite")
+    assert status == 1 and out == "" and "has no operators" in err
+
+
+def test_custom_override(models, capsys):
+    status, out, _ = run(capsys, models / "custom_ops.tflite", "--custom", "Atan=MyAtanKernel")
+    assert status == 0
+    assert 'resolver.AddCustom("Atan", tflite::MyAtanKernel());' in out
+    assert "TFLMRegistration* MyAtanKernel();" in out and "Register_ATAN" not in out
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--custom", "Atan"], "expected NAME=FUNCTION"),
+    (["--custom", "Atan=not-an-identifier"], "expected NAME=FUNCTION"),
+    (["--custom", "Nope=Fn"], "no model uses a custom op named 'Nope'"),
+    (["--name", "1bad"], "not a valid C++ identifier"),
+    (["--namespace", "a::"], "not a valid C++ namespace name"),
+    (["--format", "yaml"], "invalid choice"),
+])
+def test_usage_errors_are_one_line_exit_2(models, capsys, argv, problem):
+    status, out, err = run(capsys, models / "custom_ops.tflite", *argv)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and problem in err
+
+
+def test_same_file_name_twice_is_exit_2(models, capsys):
+    status, _, err = run(capsys, models / "custom_ops.tflite", models / "custom_ops.tflite")
+    assert status == 2 and "given more than once" in err
+
+
+BAD_MODELS = ["truncated.tflite", "wrong_identifier.tflite", "not_a_flatbuffer.tflite", "too_short.tflite",
+              "schema_version_2.tflite", "root_offset_out_of_range.tflite", "vtable_out_of_range.tflite",
+              "vector_past_end.tflite", "opcode_index_out_of_range.tflite", "unknown_builtin_code.tflite",
+              "custom_without_name.tflite", "missing.tflite", ""]
+
+
+@pytest.mark.parametrize("name", BAD_MODELS)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(models, tmp_path, capsys, name):
+    model = models / name if name else tmp_path  # "" -> a directory
     output = tmp_path / "ops.h"
-    status, out, err = run(capsys, model, "-o", output)
+    status, out, err = run(capsys, models / "deprecated_codes.tflite", model, "-o", output)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"gen-resolver: error: {model}: ")
-    assert "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_input_leaves_an_existing_output_untouched(models, tmp_path, capsys):
+    output = tmp_path / "ops.h"
+    output.write_text("previous\n")
+    assert run(capsys, models / "truncated.tflite", "-o", output)[0] == 2
+    assert output.read_text() == "previous\n" and [p.name for p in tmp_path.iterdir()] == ["ops.h"]
 
 
 def test_empty_file_is_exit_2(tmp_path, capsys):
@@ -100,72 +165,75 @@ def test_empty_file_is_exit_2(tmp_path, capsys):
     assert status == 2 and "empty file" in err
 
 
-def test_output_file_and_check(fixtures_dir, tmp_path, capsys):
-    model = fixtures_dir / "models" / "deprecated_codes.tflite"
+def test_output_file_then_check(models, tmp_path, capsys):
+    model = models / "deprecated_codes.tflite"
     header = tmp_path / "ops.h"
-    assert run(capsys, model, "-o", header)[0] == 0
+    assert run(capsys, model, "-o", header) == (0, "", "")
     assert [p.name for p in tmp_path.iterdir()] == ["ops.h"]
-    assert run(capsys, model, "--check", header)[0] == 0
-    status, _, err = run(capsys, fixtures_dir / "models" / "new_codes.tflite", "--check", header)
-    assert status == 1 and "stale" in err and "+  status = resolver.AddCumSum();" in err
+    assert run(capsys, model, "--check", header) == (0, "", "")
+    status, out, err = run(capsys, models / "new_codes.tflite", "--check", header)
+    assert status == 1 and out == ""
+    assert f"{header} is stale" in err and "+  status = resolver.AddCumSum();" in err
+    assert "-  status = resolver.AddConv2D();" in err
 
 
-def test_json_format(fixtures_dir, capsys):
-    import json
-
-    status, out, _ = run(capsys, fixtures_dir / "models" / "two_subgraphs.tflite", "--format", "json")
-    assert status == 0
-    ops = {op["name"]: op for op in json.loads(out)["models"][0]["ops"]}
-    assert ops["ADD"]["uses_per_subgraph"] == {"2": 2} and ops["WHILE"]["tflm_method"] == "AddWhile"
+def test_check_of_a_missing_header_is_exit_2(models, tmp_path, capsys):
+    status, _, err = run(capsys, models / "deprecated_codes.tflite", "--check", tmp_path / "nope.h")
+    assert status == 2 and "nope.h: no such file" in err
 
 
-def test_output_is_deterministic(fixtures_dir, capsys):
-    model = fixtures_dir / "models" / "custom_ops.tflite"
-    assert run(capsys, model)[1] == run(capsys, model)[1]
-
-
-STAND_IN_RESOLVER = """
-#pragma once
-typedef enum { kTfLiteOk = 0, kTfLiteError = 1 } TfLiteStatus;
-struct TFLMRegistration { int unused; };
-namespace tflite {
-template <unsigned int tOpCount>
-class MicroMutableOpResolver {
- public:
-  TfLiteStatus AddCustom(const char* name, const TFLMRegistration* registration) { return kTfLiteOk; }
-%s
-};
-}  // namespace tflite
-"""
-
-
-@pytest.mark.skipif(shutil.which("g++") is None, reason="no system g++")
-def test_generated_header_compiles(fixtures_dir, tmp_path, capsys):
-    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
-
-    methods = sorted({m for _c, m in BUILTIN_OPS.values() if m} | set(TFLM_CUSTOM_OPS.values()))
-    api = tmp_path / "tensorflow" / "lite" / "micro" / "micro_mutable_op_resolver.h"
-    api.parent.mkdir(parents=True)
-    api.write_text(STAND_IN_RESOLVER % "\n".join(f"  TfLiteStatus {m}() {{ return kTfLiteOk; }}" for m in methods))
-    models = fixtures_dir / "models"
-    for name, model in [("Vision", "custom_ops.tflite"), ("Kws", "new_codes.tflite")]:
-        status, out, _ = run(capsys, models / model, "--name", name)
-        assert status == 0
-        (tmp_path / f"{name}.h").write_text(out)
-    main_cc = tmp_path / "main.cc"
-    main_cc.write_text('#include "Vision.h"\n#include "Kws.h"\n'
-                       "namespace tflite {\nTFLMRegistration* Register_ATAN() { return nullptr; }\n"
-                       "TFLMRegistration* Register_TFTEXT_WHITESPACETOKENIZER() { return nullptr; }\n}\n"
-                       "int main() { Vision_OpResolver a; Kws_OpResolver b;\n"
-                       "  return Vision_RegisterOps(a) + Kws_RegisterOps(b) + Vision_kNumOps + Kws_kNumOps; }\n")
-    result = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-I", str(tmp_path), str(main_cc)],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-
-
-def test_output_to_a_directory_is_exit_2_and_leaves_no_temp_file(fixtures_dir, tmp_path, capsys):
+def test_output_to_a_directory_is_exit_2_and_leaves_no_temp_file(models, tmp_path, capsys):
     target = tmp_path / "ops.h"
     target.mkdir()
-    status, _, err = run(capsys, fixtures_dir / "models" / "deprecated_codes.tflite", "-o", target)
+    status, _, err = run(capsys, models / "deprecated_codes.tflite", "-o", target)
     assert status == 2 and err.startswith(f"gen-resolver: error: {target}: cannot write")
     assert [p.name for p in tmp_path.iterdir()] == ["ops.h"]
+
+
+def test_json_format(models, capsys):
+    import json
+
+    status, out, _ = run(capsys, models / "control_flow.tflite", models / "custom_ops.tflite", "--format", "json")
+    assert status == 0
+    data = json.loads(out)
+    assert [m["file"] for m in data["models"]] == ["control_flow.tflite", "custom_ops.tflite"]
+    ops = {op["name"]: op for op in data["models"][0]["ops"]}
+    assert ops["FULLY_CONNECTED"]["versions_per_subgraph"] == {"0": [1], "1": [3]}
+    assert ops["VAR_HANDLE"]["uses_per_subgraph"] == {"3": 1} and ops["IF"]["tflm_method"] == "AddIf"
+    atan = {op["name"]: op for op in data["models"][1]["ops"]}["Atan"]
+    assert atan["kind"] == "custom" and atan["custom_registration"] == "Register_ATAN"
+    assert data["resolver"]["op_count"] == 10
+
+
+def test_json_reports_unsupported_ops_without_failing(models, capsys):
+    import json
+
+    status, out, _ = run(capsys, models / "unsupported_ops.tflite", "--format", "json")
+    assert status == 0
+    assert json.loads(out)["resolver"]["unsupported"] == ["FlexAddV2", "LSTM"]
+
+
+def test_list_prints_a_table_per_model(models, capsys):
+    status, out, _ = run(capsys, models / "control_flow.tflite", models / "unsupported_ops.tflite", "--list")
+    assert status == 0
+    assert "control_flow.tflite (4 subgraphs)" in out and "unsupported_ops.tflite (1 subgraph)" in out
+    row = next(line for line in out.splitlines() if " FULLY_CONNECTED " in line and "1,3" in line)
+    assert "0: 1, 1: 1" in row and "AddFullyConnected" in row
+    assert any(" LSTM " in line and "unsupported" in line for line in out.splitlines())
+
+
+def test_output_is_deterministic(models, capsys):
+    argv = [models / "custom_ops.tflite", models / "control_flow.tflite", models / "tflm_custom_ops.tflite"]
+    first = run(capsys, *argv)[1]
+    assert run(capsys, *argv)[1] == first
+
+
+def test_console_entry_point_runs_as_a_process(models, tmp_path):
+    """The real command: no traceback on bad input, exit statuses from a separate interpreter."""
+    command = [sys.executable, "-m", "resolver_gen.cli"]
+    env = {"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"}
+    good = subprocess.run(command + [str(models / "two_subgraphs.tflite")], capture_output=True, text=True, env=env)
+    assert good.returncode == 0 and "resolver.AddWhile();" in good.stdout
+    bad = subprocess.run(command + [str(models / "vector_past_end.tflite")], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+    assert bad.stderr.count("\n") == 1

@@ -1,66 +1,88 @@
-"""The reader's rules, on committed fixtures built by fixtures/models/make_models.py."""
+"""The FlatBuffer reader: raw operator tables of the committed fixtures, and one clear error for every corrupt file."""
 
 import pytest
 
 from resolver_gen.errors import ResolverGenError
-from resolver_gen.tflite_reader import read_model
-from resolver_gen.tflm_registry import builtin_name
+from resolver_gen.tflite_reader import OperatorCodeEntry, read_operator_table
 
 
-def ops_of(fixtures_dir, name):
-    model = read_model(fixtures_dir / "models" / name, builtin_name)
-    return {op.name: (op.versions, op.uses_per_subgraph) for op in model.ops}
+def test_reads_operator_codes_as_stored(fixtures_dir):
+    table = read_operator_table(fixtures_dir / "models" / "new_codes.tflite")
+    assert table.operator_codes == [
+        OperatorCodeEntry(deprecated_builtin_code=127, builtin_code=128, custom_code=None, version=1),
+        OperatorCodeEntry(deprecated_builtin_code=9, builtin_code=9, custom_code=None, version=4),
+        OperatorCodeEntry(deprecated_builtin_code=127, builtin_code=145, custom_code=None, version=1),
+    ]
+    assert table.subgraph_count == 1
+    assert table.uses == {(0, 0): 1, (0, 1): 2, (0, 2): 1}
 
 
-def test_deprecated_builtin_code_is_read(fixtures_dir):
-    assert ops_of(fixtures_dir, "deprecated_codes.tflite") == {"CONV_2D": ([2], {0: 2}), "SOFTMAX": ([1], {0: 1})}
+def test_counts_uses_per_subgraph_and_skips_unused_entries(fixtures_dir):
+    table = read_operator_table(fixtures_dir / "models" / "two_subgraphs.tflite")
+    assert table.subgraph_count == 3
+    assert table.uses == {(0, 0): 1, (1, 1): 1, (2, 2): 2}
+    unused = read_operator_table(fixtures_dir / "models" / "unused_opcodes.tflite")
+    assert len(unused.operator_codes) == 3 and unused.uses == {(0, 1): 1}
 
 
-def test_codes_from_127_come_from_builtin_code(fixtures_dir):
-    ops = ops_of(fixtures_dir, "new_codes.tflite")
-    assert sorted(ops) == ["BROADCAST_ARGS", "CUMSUM", "FULLY_CONNECTED"]
-    assert ops["FULLY_CONNECTED"] == ([4], {0: 2})
-
-
-def test_ops_used_only_in_other_subgraphs_count(fixtures_dir):
-    assert ops_of(fixtures_dir, "two_subgraphs.tflite") == {
-        "WHILE": ([1], {0: 1}), "LESS": ([1], {1: 1}), "ADD": ([1], {2: 2})}
-
-
-def test_unused_operator_codes_are_ignored(fixtures_dir):
-    assert ops_of(fixtures_dir, "unused_opcodes.tflite") == {"FULLY_CONNECTED": ([2], {0: 1})}
-
-
-def test_custom_entries_are_custom_never_a_phantom_add(fixtures_dir):
-    model = read_model(fixtures_dir / "models" / "custom_ops.tflite", builtin_name)
-    customs = sorted(op.custom_name for op in model.ops if op.custom_name is not None)
-    assert customs == ["Atan", "TFLite_Detection_PostProcess", "tftext:WhitespaceTokenizer"]
-    assert [op.name for op in model.ops if op.builtin_code is not None] == ["CONV_2D"]
+def test_custom_code_strings(fixtures_dir):
+    table = read_operator_table(fixtures_dir / "models" / "custom_ops.tflite")
+    assert [entry.custom_code for entry in table.operator_codes] == [
+        "Atan", "tftext:WhitespaceTokenizer", "TFLite_Detection_PostProcess", None]
 
 
 @pytest.mark.parametrize("name, problem", [
-    ("truncated.tflite", "out of range"),
-    ("wrong_identifier.tflite", "file identifier"),
-    ("opcode_index_out_of_range.tflite", "opcode index 5"),
-    ("unknown_builtin_code.tflite", "newer than gen-resolver knows"),
+    ("truncated.tflite", "lies outside the file (80 bytes)"),
+    ("wrong_identifier.tflite", "not a TFLite model (file identifier b'XXXX'"),
+    ("not_a_flatbuffer.tflite", "not a TFLite model"),
+    ("too_short.tflite", "too short for a FlatBuffer (4 bytes)"),
+    ("schema_version_2.tflite", "schema version 2, expected 3"),
+    ("root_offset_out_of_range.tflite", "offset 2147483632 lies outside the file"),
+    ("vtable_out_of_range.tflite", "lies outside the file"),
+    ("vector_past_end.tflite", "claims 2147483647 elements, running past the end of the file"),
+    ("opcode_index_out_of_range.tflite", "operator 1 uses opcode index 5, past the end of operator_codes (1 entries)"),
 ])
-def test_bad_models_raise_one_error_naming_the_file(fixtures_dir, name, problem):
+def test_corrupt_files_raise_one_error_naming_the_file(fixtures_dir, name, problem):
+    path = fixtures_dir / "models" / name
     with pytest.raises(ResolverGenError) as error:
-        read_model(fixtures_dir / "models" / name, builtin_name)
-    assert str(error.value).startswith(str(fixtures_dir / "models" / name) + ": ")
-    assert problem in str(error.value)
+        read_operator_table(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: ") and problem in message and "\n" not in message
 
 
-def test_hostile_vector_length_is_rejected(fixtures_dir, tmp_path):
-    data = bytearray((fixtures_dir / "models" / "deprecated_codes.tflite").read_bytes())
-    # Corrupt every uint32 that reads as a small vector length into a huge one; at least one must be caught.
-    path = tmp_path / "hostile.tflite"
-    import struct
-    root = struct.unpack_from("<I", data, 0)[0]
-    vtable = root - struct.unpack_from("<i", data, root)[0]
-    codes_field = root + struct.unpack_from("<H", data, vtable + 4 + 2)[0]
-    codes_vec = codes_field + struct.unpack_from("<I", data, codes_field)[0]
-    struct.pack_into("<I", data, codes_vec, 0x7FFFFFFF)
-    path.write_bytes(bytes(data))
-    with pytest.raises(ResolverGenError, match="runs past the end of the file"):
-        read_model(path, builtin_name)
+def test_every_truncation_of_a_model_is_an_error_not_a_crash(fixtures_dir, tmp_path):
+    data = (fixtures_dir / "models" / "control_flow.tflite").read_bytes()
+    path = tmp_path / "cut.tflite"
+    for length in range(1, len(data)):
+        path.write_bytes(data[:length])
+        with pytest.raises(ResolverGenError):
+            read_operator_table(path)
+
+
+def test_random_byte_flips_never_escape_as_other_exceptions(fixtures_dir, tmp_path):
+    import random
+
+    data = (fixtures_dir / "models" / "control_flow.tflite").read_bytes()
+    rng = random.Random(1234)
+    path = tmp_path / "flipped.tflite"
+    for _ in range(400):
+        corrupt = bytearray(data)
+        for _ in range(3):
+            corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+        path.write_bytes(bytes(corrupt))
+        try:
+            read_operator_table(path)
+        except ResolverGenError:
+            pass
+
+
+@pytest.mark.parametrize("kind, problem", [("missing", "no such file"), ("directory", "is a directory"),
+                                           ("empty", "empty file")])
+def test_unreadable_paths(tmp_path, kind, problem):
+    path = tmp_path / "model.tflite"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "empty":
+        path.write_bytes(b"")
+    with pytest.raises(ResolverGenError, match=problem):
+        read_operator_table(path)

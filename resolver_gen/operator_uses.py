@@ -1,0 +1,124 @@
+"""Which ops a model uses: typed records built from the raw operator table of tflite_reader.
+
+Rules (the TFLite schema's and TFLM's):
+- builtin code = max(builtin_code, deprecated_builtin_code); codes from 127 live only in builtin_code, old converters
+  wrote only deprecated_builtin_code.
+- code CUSTOM (32) is a custom op named by custom_code. An entry that carries a custom_code while both code fields are
+  0 is also read as custom: a zero there is an unwritten field, not an ADD.
+- an op counts only if some operator of some subgraph uses it (WHILE/IF/CALL_ONCE bodies are subgraphs too);
+  operator_codes entries that no operator uses are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from resolver_gen.digest import BackgroundDigest
+from resolver_gen.errors import ResolverGenError
+from resolver_gen.tflite_reader import OperatorCodeEntry, OperatorTable, read_operator_table
+from resolver_gen.tflm_registry import CUSTOM_BUILTIN_CODE, builtin_name
+
+
+@dataclass(frozen=True, order=True)
+class OpKey:
+    """Identity of an op across models: a builtin by enum name, or a custom op by its custom_code."""
+
+    kind: str  # "builtin" or "custom"
+    name: str
+
+
+@dataclass
+class OperatorUse:
+    """One op a model uses, with the versions and use counts of each subgraph that uses it."""
+
+    key: OpKey
+    builtin_code: int | None  # None for a custom op
+    uses: dict[tuple[int, int], int] = field(default_factory=dict)  # (subgraph, version) -> operator count
+
+    @property
+    def name(self) -> str:
+        return self.key.name
+
+    @property
+    def is_custom(self) -> bool:
+        return self.key.kind == "custom"
+
+    @property
+    def versions(self) -> list[int]:
+        return sorted({version for _sub, version in self.uses})
+
+    @property
+    def uses_per_subgraph(self) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for (sub, _version), count in sorted(self.uses.items()):
+            counts[sub] = counts.get(sub, 0) + count
+        return counts
+
+    @property
+    def versions_per_subgraph(self) -> dict[int, list[int]]:
+        versions: dict[int, list[int]] = {}
+        for sub, version in sorted(self.uses):
+            versions.setdefault(sub, []).append(version)
+        return versions
+
+    @property
+    def total_uses(self) -> int:
+        return sum(self.uses.values())
+
+
+@dataclass
+class ModelUses:
+    """Everything gen-resolver learns from one model file; ops sorted by (kind, name)."""
+
+    path: Path
+    subgraph_count: int
+    ops: list[OperatorUse]
+    digest: BackgroundDigest | None = None
+    _sha256: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def sha256(self) -> str:
+        if self._sha256 is None:
+            self._sha256 = self.digest.hexdigest() if self.digest else BackgroundDigest(self.path).hexdigest()
+        return self._sha256
+
+
+def op_key(entry: OperatorCodeEntry, label: str, index: int) -> tuple[OpKey, int | None]:
+    """The op an operator_codes entry names, and its builtin code (None for custom)."""
+    code = max(entry.builtin_code, entry.deprecated_builtin_code)
+    if code == CUSTOM_BUILTIN_CODE or (code == 0 and entry.custom_code is not None):
+        if not entry.custom_code:
+            raise ResolverGenError(f"{label}: operator code {index} is CUSTOM but has no custom_code name")
+        return OpKey("custom", entry.custom_code), None
+    name = builtin_name(code)
+    if name is None:
+        raise ResolverGenError(f"{label}: builtin operator code {code} (operator code {index}) is unknown: "
+                               "newer than gen-resolver's table or corrupt")
+    return OpKey("builtin", name), code
+
+
+def operator_uses(table: OperatorTable) -> list[OperatorUse]:
+    """Merge the used operator_codes entries of one model into one OperatorUse per op."""
+    label = str(table.path)
+    merged: dict[OpKey, OperatorUse] = {}
+    for (sub, index), count in sorted(table.uses.items()):
+        entry = table.operator_codes[index]
+        key, code = op_key(entry, label, index)
+        use = merged.setdefault(key, OperatorUse(key, code))
+        slot = (sub, entry.version)
+        use.uses[slot] = use.uses.get(slot, 0) + count
+    return [merged[key] for key in sorted(merged)]
+
+
+def read_model_uses(path: str | os.PathLike, hash_in_background: bool = True) -> ModelUses:
+    """Scan one model; its SHA-256 starts computing in the background once the file has proved to be a model."""
+    table = read_operator_table(path)
+    ops = operator_uses(table)
+    digest = BackgroundDigest(table.path) if hash_in_background else None
+    return ModelUses(table.path, table.subgraph_count, ops, digest)
