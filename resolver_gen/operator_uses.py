@@ -117,8 +117,9 @@ def operator_uses(table: OperatorTable) -> list[OperatorUse]:
 
 
 def read_model_uses(path: str | os.PathLike, hash_in_background: bool = True) -> ModelUses:
-    """Scan one model; its SHA-256 starts computing in the background once the file has proved to be a model."""
+    """Scan one model; its SHA-256 is computed on a background thread and awaited when first read."""
+    path = Path(path)
+    # Hashing is the long pole: start it before the scan (a file that fails the scan ends the run anyway).
+    digest = BackgroundDigest(path) if hash_in_background and path.is_file() else None
     table = read_operator_table(path)
-    ops = operator_uses(table)
-    digest = BackgroundDigest(table.path) if hash_in_background else None
-    return ModelUses(table.path, table.subgraph_count, ops, digest)
+    return ModelUses(table.path, table.subgraph_count, operator_uses(table), digest)

@@ -8,7 +8,6 @@ time is part of its budget.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
@@ -187,6 +186,8 @@ def plan_as_data(plan: ResolverPlan) -> dict:
 
 
 def render_json(plan: ResolverPlan) -> str:
+    import json
+
     return json.dumps(plan_as_data(plan), indent=2, sort_keys=True) + "\n"
 
 

@@ -154,6 +154,8 @@ def _operator_uses(reader: _Reader, model: int, code_count: int) -> tuple[int, d
 def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
     label = str(path)
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():
+            raise ResolverGenError(f"{label}: not a regular file, not a .tflite model")
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size == 0:

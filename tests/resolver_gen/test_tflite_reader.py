@@ -86,3 +86,12 @@ def test_unreadable_paths(tmp_path, kind, problem):
         path.write_bytes(b"")
     with pytest.raises(ResolverGenError, match=problem):
         read_operator_table(path)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "model.tflite"
+    os.mkfifo(fifo)
+    with pytest.raises(ResolverGenError, match="not a regular file"):
+        read_operator_table(fifo)
