@@ -1,12 +1,13 @@
 """Benchmark: the whole gen-resolver command on a large model, wall time and peak memory.
 
-    python benchmarks/bench_gen_resolver.py [--size-mb 256] [--operators 20000] [--runs 7]
+    python benchmarks/bench_gen_resolver.py [--size-mib 100 256] [--operators 20000] [--runs 7]
 
-Writes a model of --size-mb megabytes (one big weights buffer, as in a real model, plus --operators operators over
-three subgraphs) into a temporary directory with the flatbuffers Builder of fixtures/models/make_models.py, then runs
+For each size, writes a model of that many MiB (one big weights buffer, as in a real model, plus --operators operators
+over three subgraphs) into a temporary directory with the flatbuffers Builder of fixtures/models/make_models.py (in a
+child process, so this process stays small: a child inherits its parent's peak RSS at fork), then runs
 `python -m resolver_gen.cli MODEL -o ops.h` as a child process --runs times and prints the median and worst wall time
 and the child's peak RSS (getrusage via os.wait4). Also printed, for scale: a bare interpreter start (`python -c pass`)
-and the in-process operator scan alone. The model is deleted afterwards; nothing is committed.
+and the in-process operator scan alone. The models are deleted afterwards; nothing is committed.
 Target (issue 2): at most a third of TFLM's generator, which takes 0.6-0.8 s on a 100 MB model, i.e. about 0.2 s.
 """
 
@@ -67,34 +68,35 @@ def measure(argv: list[str], env: dict, runs: int) -> tuple[list[float], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mb", type=int, default=256)
+    parser.add_argument("--size-mib", type=int, nargs="+", default=[100, 256])
     parser.add_argument("--operators", type=int, default=20000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--write-model", nargs=2, metavar=("PATH", "MIB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_model:
+        write_large_model(Path(args.write_model[0]), int(args.write_model[1]), args.operators)
+        return
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    with tempfile.TemporaryDirectory(prefix="bench-gen-resolver-") as temp:
-        model = Path(temp) / "large.tflite"
-        started = time.perf_counter()
-        write_large_model(model, args.size_mb, args.operators)
-        size = model.stat().st_size
-        print(f"model: {size / 1e6:.1f} MB, {args.operators} operators in 3 subgraphs "
-              f"(written in {time.perf_counter() - started:.1f} s)")
+    baseline, baseline_rss = measure([sys.executable, "-c", "pass"], env, args.runs)
+    print(f"bare interpreter start (python -c pass): median {statistics.median(baseline):.3f} s, "
+          f"peak RSS {baseline_rss / 1024:.1f} MiB")
+    from resolver_gen.tflite_reader import read_operator_table
 
-        from resolver_gen.tflite_reader import read_operator_table
-
-        started = time.perf_counter()
-        read_operator_table(model)
-        print(f"in-process operator scan (no hashing):      {time.perf_counter() - started:.3f} s")
-
-        baseline, baseline_rss = measure([sys.executable, "-c", "pass"], env, args.runs)
-        print(f"bare interpreter start (python -c pass):    median {statistics.median(baseline):.3f} s, "
-              f"peak RSS {baseline_rss / 1024:.1f} MiB")
-        for label, extra in (("header", []), ("json", ["--format", "json"])):
-            argv = [sys.executable, "-m", "resolver_gen.cli", str(model), "-o", str(Path(temp) / "out"), *extra]
-            walls, rss = measure(argv, env, args.runs)
-            print(f"gen-resolver --format {label:6} (whole command): median {statistics.median(walls):.3f} s, "
-                  f"worst {max(walls):.3f} s, peak RSS {rss / 1024:.1f} MiB  ({args.runs} runs, warm page cache)")
+    for size_mib in args.size_mib:
+        with tempfile.TemporaryDirectory(prefix="bench-gen-resolver-") as temp:
+            model = Path(temp) / "large.tflite"
+            subprocess.run([sys.executable, __file__, "--operators", str(args.operators),
+                            "--write-model", str(model), str(size_mib)], check=True, env=env)
+            print(f"model: {model.stat().st_size / 1e6:.1f} MB, {args.operators} operators in 3 subgraphs")
+            started = time.perf_counter()
+            read_operator_table(model)
+            print(f"  operator scan alone (in process, no hashing): {time.perf_counter() - started:.3f} s")
+            for label, extra in (("header", []), ("json", ["--format", "json"]), ("--list", ["--list"])):
+                argv = [sys.executable, "-m", "resolver_gen.cli", str(model), "-o", str(Path(temp) / "out"), *extra]
+                walls, rss = measure(argv, env, args.runs)
+                print(f"  gen-resolver {label:8} whole command: median {statistics.median(walls):.3f} s, "
+                      f"worst {max(walls):.3f} s, peak RSS {rss / 1024:.1f} MiB ({args.runs} runs, warm page cache)")
 
 
 if __name__ == "__main__":
