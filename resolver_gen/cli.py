@@ -133,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     from resolver_gen.plan import build_plan
     from resolver_gen import render
 
+    if args.list and (args.output or args.check):
+        raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Model hashes run on background threads while this thread works; a short switch interval makes this thread

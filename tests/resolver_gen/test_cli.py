@@ -123,6 +123,7 @@ def test_custom_override(models, capsys):
     (["--name", "1bad"], "not a valid C++ identifier"),
     (["--namespace", "a::"], "not a valid C++ namespace name"),
     (["--format", "yaml"], "invalid choice"),
+    (["--list", "-o", "ops.h"], "does not combine with -o or --check"),
 ])
 def test_usage_errors_are_one_line_exit_2(models, capsys, argv, problem):
     status, out, err = run(capsys, models / "custom_ops.tflite", *argv)
