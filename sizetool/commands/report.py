@@ -1,7 +1,12 @@
-"""`size-report ELF`: the flash/RAM tree by source path and symbol, in the chosen format."""
+"""`size-report ELF`: the flash/RAM tree by source path and symbol, in the chosen format.
+
+Steps: parse options -> build_report (sizetool/report_builder.py) -> render (sizetool/render/<format>) -> write.
+Options that add to the report (e.g. --ops, --model) add their work between build and render.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Optional
 
@@ -11,13 +16,13 @@ from sizetool.errors import SizeToolError
 
 app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
 
-FORMATS = ("tree", "json", "csv", "markdown")
+FORMATS = ("tree", "json", "csv", "markdown", "html")
 
 
 @app.command()
 def report(
     elf: str = typer.Argument(..., help="The firmware ELF (zephyr.elf, firmware.elf, ...)."),
-    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv or markdown."),
+    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv, markdown or html."),
     ram: bool = typer.Option(False, "--ram", help="Report RAM instead of ROM."),
     all_memories: bool = typer.Option(False, "--all", help="Report both ROM and RAM."),
     depth: int = typer.Option(0, "--depth", min=0, help="Fold the tree below this many levels (0: no folding)."),
@@ -27,21 +32,19 @@ def report(
     map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file: memory regions, object attribution."),
     flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size (e.g. 192K) when there is no map."),
     ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size (e.g. 64K) when there is no map."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use or fill the report cache."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1)."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
 ) -> int:
-    from sizetool.render.text_formats import render_csv, render_json, render_markdown
     from sizetool.report_builder import build_report
     from sizetool.report_model import save_report, write_text_atomically
+    from sizetool.sizes import parse_size
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
     if group_by not in ("file", "cu"):
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
-
-    from sizetool.sizes import parse_size
 
     size_report = build_report(
         elf,
@@ -53,16 +56,7 @@ def report(
         ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
         use_cache=not no_cache,
     )
-    if output_format == "json":
-        text = render_json(size_report, memories)
-    elif output_format == "csv":
-        text = render_csv(size_report, memories)
-    elif output_format == "markdown":
-        text = render_markdown(size_report, memories, depth)
-    else:
-        from sizetool.render.tree import render_tree
-
-        text = render_tree(size_report, memories, depth, color=output is None and sys.stdout.isatty())
+    text = render(size_report, output_format, memories, depth, color=output is None and sys.stdout.isatty())
     if save:
         save_report(size_report, save)
     if output:
@@ -73,3 +67,36 @@ def report(
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
     return 0
+
+
+def render(size_report, output_format: str, memories: list[str], depth: int, color: bool = False) -> str:
+    """The report as text in one of FORMATS."""
+    if output_format == "json":
+        from sizetool.render.json_output import render_json
+
+        return render_json(size_report, memories)
+    if output_format == "csv":
+        from sizetool.render.csv_output import render_csv
+
+        return render_csv(size_report, memories)
+    if output_format == "markdown":
+        from sizetool.render.markdown import render_markdown
+
+        return render_markdown(size_report, memories, depth)
+    if output_format == "html":
+        return _render_html(size_report)
+    from sizetool.render.tree import render_tree
+
+    return render_tree(size_report, memories, depth, color=color)
+
+
+def _render_html(size_report) -> str:
+    import os
+
+    try:
+        html = importlib.import_module("sizetool.render.html")
+    except ModuleNotFoundError as error:
+        if error.name in ("sizetool.render.html", "jinja2"):
+            raise SizeToolError("html output is not available in this installation") from None
+        raise
+    return html.render_html(size_report, f"Size report: {os.path.basename(size_report.source)}")

@@ -1,44 +1,77 @@
-"""The terminal report: a rich tree of paths, files and symbols with size, share, address and section."""
+"""The terminal report: a tree of paths, files and symbols with size, share of the total, address and section.
+
+The tree lines are laid out here (rich's Tree widget takes seconds for the tens of thousands of symbols of a large
+C++ ELF); colour, when the output is a terminal, comes from rich styles rendered to ANSI.
+"""
 
 from __future__ import annotations
 
-import io
 import os
 
-from rich.console import Console
-from rich.markup import escape
-from rich.tree import Tree
+from rich.color import ColorSystem
+from rich.style import Style
 
+from sizetool.render.regions import regions_table
 from sizetool.report_model import SizeNode, SizeReport, build_tree
-from sizetool.render.text_formats import regions_table
+
+BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
+STYLES = {
+    "guide": Style(dim=True),
+    "title": Style(bold=True),
+    "size": Style(bold=True),
+    "directory": Style(color="blue", bold=True),
+    "file": Style(color="green"),
+    "symbol": Style(color="cyan"),
+    "catch_all": Style(color="yellow"),
+    "detail": Style(dim=True),
+    "warning": Style(color="yellow", bold=True),
+}
 
 
 def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool = False, width: int = 120) -> str:
-    out = io.StringIO()
-    console = Console(file=out, width=width, color_system="auto" if color else None, force_terminal=color,
-                      highlight=False, soft_wrap=True)
+    """The tree of each memory, then the memory-region table and warnings. `width` is kept for callers; lines are
+    never wrapped (long C++ names stay on one line, as in a log)."""
+    paint = _painter(color)
+    lines: list[str] = []
     for memory in memories:
         total = report.total(memory)
         root = build_tree(report.entries, memory)
-        tree = Tree(f"[bold]{memory.upper()}[/bold] {os.path.basename(report.source)}: {total} bytes")
-        _add_children(tree, root, total, depth, 1)
-        console.print(tree)
+        lines.append(paint("title", f"{memory.upper()} {os.path.basename(report.source)}: {total} bytes"))
+        _add_lines(lines, root, total, depth, 1, "", paint)
     if report.regions:
-        console.print(regions_table(report), markup=False)
+        lines.append(regions_table(report).rstrip("\n"))
     for warning in report.warnings:
-        console.print(f"warning: {warning}", markup=False)
-    return out.getvalue()
+        lines.append(paint("warning", f"warning: {warning}"))
+    return "\n".join(lines) + "\n"
 
 
-def _add_children(branch: Tree, node: SizeNode, total: int, depth: int, level: int) -> None:
-    for child in node.children:
+def _painter(color: bool):
+    if not color:
+        return lambda _kind, text: text
+    rendered = {kind: style for kind, style in STYLES.items()}
+    return lambda kind, text: rendered[kind].render(text, color_system=ColorSystem.STANDARD)
+
+
+def _kind(node: SizeNode) -> str:
+    if node.entry is not None:
+        return "catch_all" if node.name.startswith("(") else "symbol"
+    if node.name.startswith("("):
+        return "catch_all"
+    return "file" if "." in node.name and not node.children[0].children else "directory"
+
+
+def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: int, prefix: str, paint) -> None:
+    count = len(node.children)
+    for position, child in enumerate(node.children):
+        last = position == count - 1
         share = 100.0 * child.size / total if total else 0.0
-        label = f"{child.size:>8} {share:6.2f}%  {child.name}"
+        text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
+        text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
         if child.entry is not None:
-            label += f"  @0x{child.entry.address:08x} {child.entry.section}"
+            detail = f"  @0x{child.entry.address:08x} {child.entry.section}"
             if child.entry.aliases:
-                label += f" (aliases: {', '.join(child.entry.aliases)})"
-        sub = branch.add(escape(label))
-        if depth == 0 or level < depth:
-            _add_children(sub, child, total, depth, level + 1)
-
+                detail += f" (aliases: {', '.join(child.entry.aliases)})"
+            text += paint("detail", detail)
+        lines.append(text)
+        if child.children and (depth == 0 or level < depth):
+            _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)

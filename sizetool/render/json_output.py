@@ -1,0 +1,28 @@
+"""`--format json`: one memory in Zephyr size_report's rom.json/ram.json shape, or both as the saved-report form.
+
+One memory: {"symbols": ROOT, "total_size": N, ...additive fields}, where every node has name, identifier and size,
+inner nodes have children, and symbol leaves have address and section (plus mangled and aliases when useful).
+"""
+
+from __future__ import annotations
+
+import os
+
+from sizetool import __version__
+from sizetool.report_model import SizeReport, dump_report_json, memory_to_dict, report_to_dict
+
+
+def render_json(report: SizeReport, memories: list[str]) -> str:
+    if len(memories) == 1:
+        data = memory_to_dict(report, memories[0])
+        data.update(
+            {
+                "memory": memories[0],
+                "source": os.path.basename(report.source),
+                "arch": report.arch,
+                "tool": f"size-report {__version__}",
+                "warnings": list(report.warnings),
+            }
+        )
+        return dump_report_json(data)
+    return dump_report_json(report_to_dict(report))
