@@ -93,7 +93,8 @@ def main() -> None:
             read_operator_table(model)
             print(f"  operator scan alone (in process, no hashing): {time.perf_counter() - started:.3f} s")
             for label, extra in (("header", []), ("json", ["--format", "json"]), ("--list", ["--list"])):
-                argv = [sys.executable, "-m", "resolver_gen.cli", str(model), "-o", str(Path(temp) / "out"), *extra]
+                output = [] if label == "--list" else ["-o", str(Path(temp) / "out")]
+                argv = [sys.executable, "-m", "resolver_gen.cli", str(model), *output, *extra]
                 walls, rss = measure(argv, env, args.runs)
                 print(f"  gen-resolver {label:8} whole command: median {statistics.median(walls):.3f} s, "
                       f"worst {max(walls):.3f} s, peak RSS {rss / 1024:.1f} MiB ({args.runs} runs, warm page cache)")

@@ -109,6 +109,11 @@ class _Reader:
             raise self.fail(f"vector at offset {vector} claims {length} elements, running past the end of the file")
         return start, length
 
+    def table_offsets(self, start: int, length: int) -> list[int]:
+        """Positions of the tables a vector of `length` uoffsets at `start` points to (vector already checked)."""
+        relatives = struct.unpack_from(f"<{length}I", self.data, start)
+        return [start + 4 * i + relative for i, relative in enumerate(relatives)]
+
     def string(self, table: int, index: int) -> str | None:
         pos = self.field_pos(table, index)
         if pos is None:
@@ -123,8 +128,7 @@ class _Reader:
 def _operator_codes(reader: _Reader, model: int) -> list[OperatorCodeEntry]:
     start, length = reader.vector(model, MODEL_OPERATOR_CODES, 4)
     entries = []
-    for i in range(length):
-        entry = reader.uoffset(start + 4 * i)
+    for entry in reader.table_offsets(start, length):
         entries.append(OperatorCodeEntry(
             deprecated_builtin_code=reader.scalar(entry, OPCODE_DEPRECATED_BUILTIN, _I8, 0),
             builtin_code=reader.scalar(entry, OPCODE_BUILTIN, _I32, 0),
@@ -137,11 +141,10 @@ def _operator_codes(reader: _Reader, model: int) -> list[OperatorCodeEntry]:
 def _operator_uses(reader: _Reader, model: int, code_count: int) -> tuple[int, dict[tuple[int, int], int]]:
     start, subgraph_count = reader.vector(model, MODEL_SUBGRAPHS, 4)
     uses: dict[tuple[int, int], int] = {}
-    for sub in range(subgraph_count):
-        subgraph = reader.uoffset(start + 4 * sub)
+    for sub, subgraph in enumerate(reader.table_offsets(start, subgraph_count)):
         op_start, op_count = reader.vector(subgraph, SUBGRAPH_OPERATORS, 4)
-        for j in range(op_count):
-            operator = reader.uoffset(op_start + 4 * j)
+        # The hot loop of a big model: operators' uoffsets are unpacked in one call; field_pos caches vtables.
+        for j, operator in enumerate(reader.table_offsets(op_start, op_count)):
             index = reader.scalar(operator, OPERATOR_OPCODE_INDEX, _U32, 0)
             if index >= code_count:
                 raise reader.fail(f"subgraph {sub} operator {j} uses opcode index {index}, "
