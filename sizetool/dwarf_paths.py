@@ -530,7 +530,7 @@ class _DwarfScanner:
         return self._int(table, unit.addr_base + index * unit.address_size, unit.address_size)
 
     def _ranges(self, unit: _Unit, values: dict) -> list[tuple[int, int]]:
-        if AT_LOW_PC in values:
+        if AT_LOW_PC in values and (AT_HIGH_PC in values or AT_RANGES not in values):
             low = self._address(unit, values[AT_LOW_PC])
             if AT_HIGH_PC not in values:
                 return [(low, low + 1)]
