@@ -93,3 +93,61 @@ def test_output_file_is_not_written_on_error(capsys, tmp_path):
     status, _, _ = run(capsys, ELF, "-o", str(target), "--format", "csv")
     assert status == 0 and target.read_text().startswith("memory,path")
     assert [p for p in os.listdir(tmp_path) if p.startswith(".tmp-")] == []
+
+
+def test_html_is_rendered_by_render_html_or_is_a_clear_error(capsys):
+    import importlib.util
+
+    status, out, err = run(capsys, ELF, "--format", "html")
+    if importlib.util.find_spec("sizetool.render.html") is None:
+        assert status == 2 and err.strip() == "size-report: error: html output is not available in this installation"
+    else:
+        assert status == 0 and "<html" in out.lower()
+
+
+def test_unknown_format_and_group_by_are_usage_errors(capsys):
+    for option, value in (("--format", "yaml"), ("--group-by", "dir")):
+        status, _, err = run(capsys, ELF, option, value)
+        assert status == 2 and value in err and err.count("\n") == 1
+
+
+def test_corrupt_dwarf_still_reports_symbols_with_a_warning(capsys, tmp_path):
+    from sizetool.elf_reader import read_elf
+
+    info = read_elf(ELF).section_by_name(".debug_info")
+    data = bytearray(open(ELF, "rb").read())
+    data[info.offset + 11 : info.offset + info.size] = b"\xee" * (info.size - 11)
+    broken = tmp_path / "broken.elf"
+    broken.write_bytes(bytes(data))
+    status, out, err = run(capsys, str(broken), "--format", "csv")
+    assert status == 0 and "tflite::Register_SOFTMAX()" in out
+    assert "warning" in err and "DWARF" in err and "Traceback" not in err
+
+
+def test_toolchain_code_has_its_own_top_level_node(capsys):
+    _, out, _ = run(capsys, ELF, "--format", "csv")
+    paths = {row.split(",")[1] for row in out.splitlines()[1:]}
+    assert any(p.startswith("(toolchain)/libgcc/") for p in paths)
+    assert not any(p.startswith("(outside workspace)") for p in paths)
+
+
+def test_mangled_and_group_by_cu(capsys):
+    _, out, _ = run(capsys, ELF, "--format", "csv", "--mangled", "--group-by", "cu")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    resolver = [r for r in rows if "MicroMutableOpResolverILj13EE10AddBuiltin" in r["symbol"]]
+    assert resolver and {r["path"] for r in resolver} == {"app/main.cc"}
+
+
+def test_map_coverage_through_the_command(capsys):
+    status, out, _ = run(capsys, ELF, "--format", "csv", "--map", ELF.replace(".elf", ".map"))
+    rows = list(csv.DictReader(io.StringIO(out)))
+    total = sum(int(r["size"]) for r in rows)
+    anonymous = sum(int(r["size"]) for r in rows if r["path"].startswith(("(no symbol)", "(no debug info)")))
+    assert status == 0 and anonymous / total < 0.005
+
+
+def test_cached_and_uncached_runs_print_the_same_bytes(capsys):
+    cold = run(capsys, ELF, "--format", "json", "--all", "--no-cache")[1]
+    run(capsys, ELF, "--format", "json", "--all")
+    warm = run(capsys, ELF, "--format", "json", "--all")[1]
+    assert cold == warm
