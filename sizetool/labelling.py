@@ -43,7 +43,7 @@ def label_bytes(
     for section in image.sections:
         if not (section.in_rom or section.in_ram):
             continue
-        runs = _symbol_runs(section, by_section.get(section.index, []))
+        runs = symbol_runs(section, by_section.get(section.index, []))
         for memory in ("rom", "ram"):
             if not (section.in_rom if memory == "rom" else section.in_ram):
                 continue
@@ -121,7 +121,7 @@ def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[
     ]
 
 
-def _symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:
+def symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:
     """(representative symbol, its aliases, bytes counted) in address order, clipped to the section."""
     groups: dict[tuple[int, int], list[Symbol]] = defaultdict(list)
     for symbol in symbols:

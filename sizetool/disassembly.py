@@ -1,0 +1,198 @@
+"""Find the addresses that machine code refers to: call and branch targets, literal-pool loads, address pairs.
+
+The operator-cost graph (reference_graph.py) needs, for each function, the functions and data it can reach. Capstone
+decodes the instructions; this module turns them into (instruction address, referenced address) pairs, per
+architecture:
+
+- ARM Thumb and ARM: BL/BLX/B/B.W immediates; `LDR rX, [pc, #imm]` reads its literal word (a Thumb function address
+  there has its low bit set); `ADR`; MOVW/MOVT pairs building a 32-bit address.
+- RISC-V (RV32/RV64, compressed included): JAL/branch offsets; `auipc`/`lui` followed by `addi`, `jalr`, a load or
+  a store on the same register; gp-relative accesses when `__global_pointer$` is known.
+- x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements.
+
+Anything else (architectures capstone is not asked about here) returns None from `code_decoder`, and the caller
+falls back to symbol-level attribution.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import capstone
+from capstone import arm, riscv, x86
+
+# (instruction address, referenced address); the referenced address may carry the Thumb bit.
+Reference = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """A run of instructions in one instruction set (ARM mapping symbols split code from literal data)."""
+
+    section_start: int  # address of section_data[0]
+    section_data: bytes  # the whole section, so literal pools outside the run can be read
+    start: int
+    end: int
+    mode: str  # "thumb", "arm", "riscv", "x86_64"
+
+    def instructions(self, engine: capstone.Cs):
+        offset = self.start - self.section_start
+        return engine.disasm(self.section_data[offset : offset + self.end - self.start], self.start)
+
+    def word(self, address: int, layout: struct.Struct) -> int | None:
+        offset = address - self.section_start
+        if 0 <= offset and offset + layout.size <= len(self.section_data):
+            return layout.unpack_from(self.section_data, offset)[0]
+        return None
+
+
+Decoder = Callable[[CodeRun], Iterator[Reference]]
+
+
+def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer: int | None = None) -> Decoder | None:
+    """A function decoding CodeRuns of this architecture, or None when the architecture is not supported."""
+    if arch == "arm" and little_endian:
+        thumb = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB | capstone.CS_MODE_MCLASS)
+        arm_mode = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM)
+        return lambda run: _arm_references(thumb if run.mode == "thumb" else arm_mode, run, little_endian)
+    if arch == "riscv":
+        mode = capstone.CS_MODE_RISCV64 if elf_class == 64 else capstone.CS_MODE_RISCV32
+        engine = _capstone(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
+        return lambda run: _riscv_references(engine, run, elf_class, global_pointer)
+    if arch == "x86_64":
+        engine = _capstone(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        return lambda run: _x86_references(engine, run)
+    return None
+
+
+def _capstone(architecture: int, mode: int) -> capstone.Cs:
+    engine = capstone.Cs(architecture, mode)
+    engine.detail = True
+    engine.skipdata = True  # keep going past bytes that are not instructions (inline data, padding)
+    return engine
+
+
+def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> Iterator[Reference]:
+    word = struct.Struct("<I" if little_endian else ">I")
+    low_half: dict[int, int] = {}  # register -> value from MOVW, waiting for its MOVT
+    for insn in run.instructions(engine):
+        if insn.id == 0:  # skipped data
+            continue
+        ident = insn.id
+        operands = insn.operands
+        if ident in _ARM_BRANCHES:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_IMM:
+                    yield insn.address, operand.imm & 0xFFFFFFFF
+        elif ident == arm.ARM_INS_LDR or ident == arm.ARM_INS_VLDR or ident == arm.ARM_INS_LDRD:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_MEM and operand.mem.base == arm.ARM_REG_PC:
+                    pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
+                    literal = pc + operand.mem.disp
+                    yield insn.address, literal
+                    value = run.word(literal, word) if ident == arm.ARM_INS_LDR else None
+                    if value is not None:
+                        yield insn.address, value
+        elif ident == arm.ARM_INS_ADR:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_IMM:
+                    pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
+                    yield insn.address, pc + operand.imm
+        elif ident == arm.ARM_INS_MOVW and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+            low_half[operands[0].reg] = operands[1].imm & 0xFFFF
+        elif ident == arm.ARM_INS_MOVT and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+            low = low_half.pop(operands[0].reg, None)
+            if low is not None:
+                yield insn.address, ((operands[1].imm & 0xFFFF) << 16) | low
+
+
+_ARM_BRANCHES = frozenset({arm.ARM_INS_BL, arm.ARM_INS_BLX, arm.ARM_INS_B, arm.ARM_INS_CBZ, arm.ARM_INS_CBNZ})
+
+
+def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None) -> Iterator[Reference]:
+    mask = (1 << elf_class) - 1
+    known: dict[int, int] = {}  # register -> address built by auipc/lui (+addi)
+    if global_pointer is not None:
+        known[riscv.RISCV_REG_GP] = global_pointer
+    for insn in run.instructions(engine):
+        if insn.id == 0:
+            continue
+        ident = insn.id
+        operands = insn.operands
+        if ident in _RISCV_UPPER:
+            destination, immediate = operands[0].reg, operands[1].imm & 0xFFFFF
+            upper = immediate << 12
+            if upper & (1 << 31):  # sign-extend the 32-bit result on RV64
+                upper -= 1 << 32
+            known[destination] = ((insn.address if ident == riscv.RISCV_INS_AUIPC else 0) + upper) & mask
+            continue
+        if ident in _RISCV_JUMPS:
+            for operand in operands:
+                if operand.type == riscv.RISCV_OP_IMM:
+                    yield insn.address, (insn.address + operand.imm) & mask
+            continue
+        if ident in _RISCV_ADD_IMMEDIATE:
+            # addi rd, rs, imm; its alias mv rd, rs (imm 0); c.mv rd, rs; jalr rd, imm(rs)
+            registers = [o.reg for o in operands if o.type == riscv.RISCV_OP_REG]
+            immediates = [o.imm for o in operands if o.type == riscv.RISCV_OP_IMM]
+            source = registers[1] if len(registers) > 1 else (registers[0] if registers else None)
+            base = known.get(source) if source is not None else None
+            if base is not None and len(immediates) <= 1:
+                target = (base + (immediates[0] if immediates else 0)) & mask
+                if ident != _RISCV_C_MV:  # a register copy passes the address on; the use of the copy counts
+                    yield insn.address, target
+                if ident != riscv.RISCV_INS_JALR and registers[0] != riscv.RISCV_REG_GP:
+                    known[registers[0]] = target
+                    continue
+        for operand in operands:
+            if operand.type == riscv.RISCV_OP_MEM and operand.mem.base in known:
+                yield insn.address, (known[operand.mem.base] + operand.mem.disp) & mask
+            elif (operand.type == riscv.RISCV_OP_IMM and ident == riscv.RISCV_INS_JALR and len(operands) == 2
+                  and operands[0].type == riscv.RISCV_OP_REG and operands[0].reg in known):
+                yield insn.address, (known[operands[0].reg] + operand.imm) & mask
+        # A register written by anything else no longer holds the address we tracked.
+        if operands and operands[0].type == riscv.RISCV_OP_REG and ident not in _RISCV_STORES:
+            known.pop(operands[0].reg, None)
+            if global_pointer is not None:
+                known[riscv.RISCV_REG_GP] = global_pointer
+
+
+_RISCV_ADD_IMMEDIATE = frozenset(
+    # c.addi is left out: compilers build addresses with a full addi, and lui+c.addi is how constants such as
+    # INT_MIN + 1 are made, which would otherwise point into RAM at 0x80000000 on many RISC-V parts.
+    getattr(riscv, name) for name in ("RISCV_INS_ADDI", "RISCV_INS_C_MV", "RISCV_INS_JALR")
+    if hasattr(riscv, name)
+)
+_RISCV_C_MV = getattr(riscv, "RISCV_INS_C_MV", -1)
+_RISCV_UPPER = frozenset({riscv.RISCV_INS_AUIPC, riscv.RISCV_INS_LUI, riscv.RISCV_INS_C_LUI})
+_RISCV_JUMPS = frozenset(
+    getattr(riscv, name)
+    for name in (
+        "RISCV_INS_JAL", "RISCV_INS_C_JAL", "RISCV_INS_C_J", "RISCV_INS_BEQ", "RISCV_INS_BNE", "RISCV_INS_BLT",
+        "RISCV_INS_BGE", "RISCV_INS_BLTU", "RISCV_INS_BGEU", "RISCV_INS_C_BEQZ", "RISCV_INS_C_BNEZ",
+    )
+    if hasattr(riscv, name)
+)
+_RISCV_STORES = frozenset(
+    getattr(riscv, name)
+    for name in ("RISCV_INS_SB", "RISCV_INS_SH", "RISCV_INS_SW", "RISCV_INS_SD", "RISCV_INS_C_SW", "RISCV_INS_C_SD",
+                 "RISCV_INS_C_SWSP", "RISCV_INS_C_SDSP", "RISCV_INS_FSW", "RISCV_INS_FSD", "RISCV_INS_C_FSW",
+                 "RISCV_INS_C_FSD", "RISCV_INS_C_FSWSP", "RISCV_INS_C_FSDSP")
+    if hasattr(riscv, name)
+)
+
+
+def _x86_references(engine: capstone.Cs, run: CodeRun) -> Iterator[Reference]:
+    for insn in run.instructions(engine):
+        if insn.id == 0:
+            continue
+        for operand in insn.operands:
+            if operand.type == x86.X86_OP_IMM:
+                yield insn.address, operand.imm & 0xFFFFFFFFFFFFFFFF
+            elif operand.type == x86.X86_OP_MEM:
+                if operand.mem.base == x86.X86_REG_RIP:
+                    yield insn.address, (insn.address + insn.size + operand.mem.disp) & 0xFFFFFFFFFFFFFFFF
+                elif operand.mem.base == 0 and operand.mem.index == 0:
+                    yield insn.address, operand.mem.disp & 0xFFFFFFFFFFFFFFFF

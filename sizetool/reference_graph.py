@@ -1,0 +1,309 @@
+"""The reference graph of a firmware: which functions and data objects each function or object refers to.
+
+Nodes are the ELF's sized symbols (aliases merged, overlaps clipped, as in labelling.py) plus the bytes no symbol
+covers, cut into chunks at every address something refers to (so each string literal in `.rodata.str1.1` becomes its
+own node). Each node carries the flash bytes it occupies. Edges come from:
+
+- code, decoded with capstone (disassembly.py): calls, branches, literal-pool loads, address-building pairs;
+- data: every aligned pointer-sized word of an initialised section that holds the address of a node (function
+  pointers in registration structs and vtables, pointers to strings and tables). A data word may point into the
+  middle of a data object, but it must point at the first byte of a function (Thumb bit allowed);
+- relocations, when the ELF was linked with `--emit-relocs`: then only the relocated words of data count as
+  pointers (no guessing), and each relocation's target adds an exact edge;
+- ARM unwind tables: an `.ARM.exidx` entry belongs to the function it describes (edge function -> entry).
+
+`reachable` walks the graph from a set of roots, optionally treating some nodes as removed; operator_cost.py uses
+it to compute what each operator's registration keeps alive.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.relocation import RelocationSection
+
+from sizetool.disassembly import CodeRun, code_decoder
+from sizetool.elf_reader import ElfImage, Section, Symbol
+from sizetool.labelling import NO_SYMBOL, symbol_runs
+
+# Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
+SHF_ALLOC = SH_FLAGS.SHF_ALLOC
+_POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY", "SHT_ARM_EXIDX"}
+_NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
+_ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
+_RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
+_X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A function, a data object, or a run of symbol-less bytes."""
+
+    address: int
+    end: int
+    rom_bytes: int  # flash bytes it occupies (0 for .bss/noinit)
+    section: str
+    name: str  # demangled symbol name, or "(no symbol) .rodata+0x1c"
+    mangled: str
+    kind: str  # "func", "object", "notype", or "chunk" for symbol-less bytes
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class ReferenceGraph:
+    nodes: list[GraphNode]  # sorted by address
+    edges: list[list[int]]  # node index -> indices of the nodes it refers to (sorted, no self edges)
+    exact: bool = False  # edges came from relocations (--emit-relocs) rather than guessed data words
+    decoded: bool = True  # code was disassembled; False for architectures the decoder does not know
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._starts = [node.address for node in self.nodes]
+
+    def node_at(self, address: int) -> int | None:
+        """Index of the node whose bytes contain address, if any."""
+        position = bisect.bisect_right(self._starts, address) - 1
+        if position >= 0 and address < self.nodes[position].end:
+            return position
+        return None
+
+    def reachable(self, roots: Iterable[int], removed: frozenset[int] | set[int] = frozenset()) -> set[int]:
+        """Nodes reachable from roots without passing through (or starting at) a removed node."""
+        seen: set[int] = set()
+        stack = [root for root in roots if root not in removed]
+        edges = self.edges
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend(target for target in edges[node] if target not in seen and target not in removed)
+        return seen
+
+    def rom_bytes(self, nodes: Iterable[int]) -> int:
+        return sum(self.nodes[index].rom_bytes for index in nodes)
+
+
+def build_reference_graph(image: ElfImage) -> ReferenceGraph:
+    """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges."""
+    sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    contents = {s.index: image.section_data(s) for s in sections}
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    function_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func"}
+
+    dynamic_words: list[tuple[int, int]] = []
+    relocations = _relocations(image, sections, contents, dynamic_words)
+    references: list[tuple[int, int]] = []  # (from address, to address), decoded from code or exact
+    data_words: list[tuple[int, int]] = []  # (word address, value): a pointer only if it hits a node sensibly
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, _global_pointer(image))
+    for section in sections:
+        if section.is_code and decoder is not None:
+            for run in _code_runs(image, section, contents[section.index], runs[section.index]):
+                references.extend(decoder(run))
+    pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    exidx_edges: list[tuple[int, int]] = []  # (function address, entry address)
+    for section in sections:
+        if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
+            continue
+        if section.type == "SHT_ARM_EXIDX":
+            exidx_edges.extend(_exidx_entries(section, contents[section.index], image.little_endian))
+            continue
+        if relocations is not None:
+            continue  # exact: the relocations below say which words are pointers
+        for address in _data_word_addresses(image, section, pointer.size):
+            offset = address - section.address
+            data_words.append((address, pointer.unpack_from(contents[section.index], offset)[0]))
+    if relocations is not None:
+        references.extend(relocations)
+    data_words.extend(dynamic_words)
+
+    code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    data_words = [(a, v) for a, v in data_words if not _inside(v, code_ranges) or (v & ~1) in function_starts]
+    references.extend(data_words)
+    nodes = _nodes(sections, runs, references, exidx_edges)
+    graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
+    edge_sets: list[set[int]] = [set() for _ in nodes]
+    section_walks = _section_walks(graph, references, sections)
+    for source, target in references:
+        source_node = graph.node_at(source)
+        target_node = graph.node_at(target)
+        if source_node is None or target_node is None or source_node == target_node:
+            continue
+        if (source_node, target) in section_walks:
+            continue
+        edge_sets[source_node].add(target_node)
+    for function, entry in exidx_edges:
+        function_node, entry_node = graph.node_at(function), graph.node_at(entry)
+        if function_node is not None and entry_node is not None and function_node != entry_node:
+            edge_sets[function_node].add(entry_node)
+    graph.edges = [sorted(targets) for targets in edge_sets]
+    return graph
+
+
+def _section_walks(graph: ReferenceGraph, references, sections: list[Section]) -> set[tuple[int, int]]:
+    """(node, section start) pairs where a node refers to both the start and the end of a section: it walks the
+    section as a whole (start-up code copying .data or zeroing .bss), which keeps no single object alive."""
+    targets_of: dict[int, set[int]] = defaultdict(set)
+    for source, target in references:
+        node = graph.node_at(source)
+        if node is not None:
+            targets_of[node].add(target)
+    walks = set()
+    for node, targets in targets_of.items():
+        for section in sections:
+            if section.address in targets and section.address + section.size in targets:
+                walks.add((node, section.address))
+    return walks
+
+
+def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(start <= address < end for start, end in ranges)
+
+
+def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
+    """The instruction runs of a code section: per function (register tracking restarts at each function), split at
+    ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    start, end = section.address, section.address + section.size
+    boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
+                                   | {min(symbol.address + size, end) for symbol, _, size in runs})
+    if image.arch == "arm":
+        thumb_default = any(symbol.thumb for symbol, _, _ in runs)
+        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
+        modes = []
+        marker_position = 0
+        current = "$t" if thumb_default else "$a"
+        for begin in boundaries[:-1]:
+            while marker_position < len(markers) and markers[marker_position][0] <= begin:
+                current = markers[marker_position][1]
+                marker_position += 1
+            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+    else:
+        mode = image.arch
+        modes = [mode] * (len(boundaries) - 1)
+    code_runs = []
+    for begin, finish, mode in zip(boundaries, boundaries[1:], modes):
+        if finish > begin and mode != "data":
+            code_runs.append(CodeRun(start, data, begin, finish, mode))
+    return code_runs
+
+
+def _data_word_addresses(image: ElfImage, section: Section, size: int) -> Iterable[int]:
+    """Aligned word addresses that may hold pointers: all of a data section, or the $d runs of ARM code."""
+    start, end = section.address, section.address + section.size
+    if not section.is_code:
+        return range((start + size - 1) // size * size, end - size + 1, size)
+    if image.arch != "arm":
+        return ()
+    addresses: list[int] = []
+    markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+    for (address, kind), following in zip(markers, markers[1:] + [(end, "")]):
+        if kind == "$d":
+            addresses.extend(range((address + 3) // 4 * 4, following[0] - 3, 4))
+    return addresses
+
+
+def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int]]:
+    word = struct.Struct("<I" if little_endian else ">I")
+    pairs = []
+    for offset in range(0, len(data) - 7, 8):
+        prel31 = word.unpack_from(data, offset)[0] & 0x7FFFFFFF
+        if prel31 & 0x40000000:
+            prel31 -= 0x80000000
+        pairs.append(((section.address + offset + prel31) & 0xFFFFFFFF, section.address + offset))
+    return pairs
+
+
+def _nodes(sections: list[Section], runs, references, exidx_edges) -> list[GraphNode]:
+    cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
+    cut_points |= {entry for _, entry in exidx_edges} | {entry + 8 for _, entry in exidx_edges}
+    nodes: list[GraphNode] = []
+    for section in sections:
+        stored = not section.is_nobits
+        cursor = section.address
+        section_end = section.address + section.size
+        pieces: list[tuple[int, int, Symbol | None, list[Symbol]]] = []
+        for symbol, aliases, size in runs[section.index]:
+            begin = max(symbol.address, cursor)
+            if begin > cursor:
+                pieces.append((cursor, begin, None, []))
+            pieces.append((begin, begin + size, symbol, aliases))
+            cursor = begin + size
+        if cursor < section_end:
+            pieces.append((cursor, section_end, None, []))
+        for begin, finish, symbol, aliases in pieces:
+            if symbol is not None:
+                nodes.append(GraphNode(begin, finish, finish - begin if stored else 0, section.name, symbol.name,
+                                       symbol.mangled, symbol.kind, tuple(sorted(a.name for a in aliases))))
+                continue
+            cuts = sorted({begin, finish} | {c for c in cut_points if begin < c < finish})
+            for chunk_start, chunk_end in zip(cuts, cuts[1:]):
+                label = f"{NO_SYMBOL} {section.name}+{chunk_start - section.address:#x}"
+                nodes.append(GraphNode(chunk_start, chunk_end, chunk_end - chunk_start if stored else 0,
+                                       section.name, label, "", "chunk"))
+    nodes.sort(key=lambda node: node.address)
+    return nodes
+
+
+def _global_pointer(image: ElfImage) -> int | None:
+    return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)
+
+
+def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: list[tuple[int, int]]):
+    """(place, target) pairs from relocation sections kept by --emit-relocs; None when the ELF has none.
+
+    Dynamic R_*_RELATIVE relocations of a position-independent ELF (whose pointer words are 0 in the file) are
+    appended to `dynamic` as (place, value) data words.
+    """
+    applies_to = {s.index for s in sections}
+    pairs: list[tuple[int, int]] = []
+    found = False
+    try:
+        with open(image.path, "rb") as stream:
+            elf = ELFFile(stream)
+            symtab = elf.get_section_by_name(".symtab")
+            for raw in elf.iter_sections():
+                if not isinstance(raw, RelocationSection):
+                    continue
+                if raw.header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
+                    if raw.is_RELA():
+                        dynamic.extend((r["r_offset"], r["r_addend"]) for r in raw.iter_relocations()
+                                       if r["r_info_type"] in _RELATIVE_TYPES.get(image.arch, ()))
+                    continue
+                if raw.header["sh_info"] not in applies_to:
+                    continue
+                found = True
+                target_section = image.sections[raw.header["sh_info"]]
+                data = contents[target_section.index]
+                is_rela = raw.is_RELA()
+                for relocation in raw.iter_relocations():
+                    place = relocation["r_offset"]
+                    kind = relocation["r_info_type"]
+                    if image.arch == "arm" and kind in _ARM_DATA_RELOCATIONS:
+                        offset = place - target_section.address
+                        if 0 <= offset <= len(data) - 4:
+                            word = "<I" if image.little_endian else ">I"
+                            pairs.append((place, struct.unpack_from(word, data, offset)[0]))
+                        continue
+                    if symtab is None or relocation["r_info_sym"] == 0:
+                        continue
+                    symbol = symtab.get_symbol(relocation["r_info_sym"])
+                    if symbol["st_info"]["type"] == "STT_SECTION" and not is_rela:
+                        continue  # the addend sits in the instruction; the decoder already found this one
+                    target = symbol["st_value"] + (relocation["r_addend"] if is_rela else 0)
+                    if image.arch == "x86_64" and kind in _X86_PC_RELATIVE:
+                        target += 4
+                    pairs.append((place, target))
+    except Exception:  # corrupt relocation sections: fall back to decoding and data words, which need none
+        return None
+    return pairs if found else None
