@@ -100,7 +100,8 @@ def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> I
                 if operand.type == arm.ARM_OP_IMM:
                     pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
                     yield insn.address, pc + operand.imm
-        elif ident == arm.ARM_INS_MOVW and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+        elif insn.mnemonic == "movw" and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+            # (capstone 5 gives MOVW the id of MOV, so the mnemonic tells them apart)
             low_half[operands[0].reg] = operands[1].imm & 0xFFFF
         elif ident == arm.ARM_INS_MOVT and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
             low = low_half.pop(operands[0].reg, None)

@@ -1,0 +1,94 @@
+"""reference_graph.py: nodes that partition the image, and the edges a TFLM firmware's registrations rely on."""
+
+import pytest
+
+from sizetool.elf_reader import read_elf
+from sizetool.reference_graph import build_reference_graph
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    built = {}
+    for name in ("cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"):
+        image = read_elf(FIXTURES / "firmware" / "out" / name / "firmware.elf")
+        built[name] = (image, build_reference_graph(image))
+    return built
+
+
+def node_named(graph, name):
+    matches = [i for i, node in enumerate(graph.nodes) if node.name == name or name in node.aliases]
+    assert matches, f"no node named {name}"
+    return matches[0]
+
+
+def targets_of(graph, name):
+    return {graph.nodes[j].name for j in graph.edges[node_named(graph, name)]}
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_nodes_cover_every_flash_byte_once(graphs, build):
+    image, graph = graphs[build]
+    assert sum(node.rom_bytes for node in graph.nodes) == image.rom_total
+    for before, after in zip(graph.nodes, graph.nodes[1:]):
+        assert before.end <= after.address  # no overlaps
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_a_registration_refers_to_its_init_prepare_and_eval(graphs, build):
+    _, graph = graphs[build]
+    targets = targets_of(graph, "tflite::Register_SOFTMAX()")
+    short_names = [name.replace("(anonymous namespace)", "anon").split("(")[0].rsplit("::", 1)[-1] for name in targets]
+    for step in ("Init", "Prepare", "Eval"):
+        assert any(short.endswith(step) for short in short_names), (step, short_names)
+    assert any(name.startswith("tflite::micro::RegisterOp(") for name in targets)
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "riscv32", "host-x86_64"])
+def test_registration_kept_in_data_reaches_its_functions_through_the_object(graphs, build):
+    _, graph = graphs[build]
+    assert "tflite::Register_SINH()::registration" in targets_of(graph, "tflite::Register_SINH()")
+    through_data = targets_of(graph, "tflite::Register_SINH()::registration")
+    assert any(name.replace("(anonymous namespace)", "anon").split("(")[0].endswith("Eval") for name in through_data)
+
+
+def test_relocations_give_the_same_function_edges_as_decoding(graphs):
+    def named_edges(graph):
+        return {
+            (graph.nodes[i].name, graph.nodes[j].name)
+            for i, targets in enumerate(graph.edges)
+            for j in targets
+            if graph.nodes[i].kind != "chunk" and graph.nodes[j].kind != "chunk"
+        }
+
+    decoded, exact = graphs["cortex-m4"][1], graphs["cortex-m4-relocs"][1]
+    assert not decoded.exact and exact.exact
+    assert named_edges(decoded) == named_edges(exact)
+
+
+def test_startup_code_walking_data_does_not_keep_the_first_object_alive(graphs):
+    # rv32 reset_handler refers to the start and end of .data to copy it; the object at .data's first byte is
+    # Register_DETECTION_POSTPROCESS()'s registration, which only that registration may keep.
+    image, graph = graphs["riscv32"]
+    data = image.section_by_name(".data")
+    first = graph.node_at(data.address)
+    assert graph.nodes[first].name == "tflite::Register_DETECTION_POSTPROCESS()::registration"
+    holders = {graph.nodes[i].name for i, targets in enumerate(graph.edges) if first in targets}
+    assert holders == {"tflite::Register_DETECTION_POSTPROCESS()"}
+
+
+def test_string_literals_become_their_own_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    chunks = [node for node in graph.nodes if node.kind == "chunk" and node.section == ".rodata"]
+    assert len(chunks) > 5  # cut at each referenced address, not one anonymous blob
+
+
+def test_reachable_stops_at_removed_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    main = node_named(graph, "main")
+    registration = node_named(graph, "tflite::Register_SINH()")
+    everything = graph.reachable([main])
+    assert registration in everything
+    without = graph.reachable([main], removed={registration})
+    assert registration not in without
+    assert node_named(graph, "tflite::Register_SINH()::registration") not in without
