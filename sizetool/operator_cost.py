@@ -142,17 +142,18 @@ def find_operators(graph: ReferenceGraph) -> list[OperatorRoots]:
             if plain.startswith("tflite::Parse") and "(tflite::Operator const*" in plain:
                 parsers[plain[len("tflite::Parse") : plain.index("(")]] = index
 
+    # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
+    # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
     method_of = _method_names()
+    wanted_method = {op: method_of.get(op) for op in registrations}
     wanted_parser = {op: _parser_name(method_of.get(op)) for op in registrations}
-    parser_users: dict[str, int] = defaultdict(int)
-    for parser in wanted_parser.values():
-        if parser:
-            parser_users[parser] += 1
+    method_users = defaultdict(int, _count(wanted_method.values()))
+    parser_users = defaultdict(int, _count(wanted_parser.values()))
     operators = []
     for op, (registration, index) in sorted(registrations.items()):
         nodes = {index}
-        method = method_of.get(op)
-        if method:
+        method = wanted_method[op]
+        if method and method_users[method] == 1:
             nodes.update(methods.get(method, ()))
         parser = wanted_parser[op]
         if parser and parser_users[parser] == 1 and parser in parsers:
@@ -310,6 +311,14 @@ def _symbol_level_costs(graph: ReferenceGraph, operators: list[OperatorRoots], f
         costs.append(OperatorCost(operator.op, operator.registration, exclusive, 0, files))
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op))
     return costs
+
+
+def _count(names) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for name in names:
+        if name:
+            counts[name] += 1
+    return counts
 
 
 def _integer_argument(arguments: str) -> str:

@@ -227,6 +227,7 @@ def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[t
 def _nodes(sections: list[Section], runs, references, exidx_edges) -> list[GraphNode]:
     cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
     cut_points |= {entry for _, entry in exidx_edges} | {entry + 8 for _, entry in exidx_edges}
+    sorted_cuts = sorted(cut_points)
     nodes: list[GraphNode] = []
     for section in sections:
         stored = not section.is_nobits
@@ -246,7 +247,8 @@ def _nodes(sections: list[Section], runs, references, exidx_edges) -> list[Graph
                 nodes.append(GraphNode(begin, finish, finish - begin if stored else 0, section.name, symbol.name,
                                        symbol.mangled, symbol.kind, tuple(sorted(a.name for a in aliases))))
                 continue
-            cuts = sorted({begin, finish} | {c for c in cut_points if begin < c < finish})
+            inside = sorted_cuts[bisect.bisect_right(sorted_cuts, begin) : bisect.bisect_left(sorted_cuts, finish)]
+            cuts = [begin, *inside, finish]
             for chunk_start, chunk_end in zip(cuts, cuts[1:]):
                 label = f"{NO_SYMBOL} {section.name}+{chunk_start - section.address:#x}"
                 nodes.append(GraphNode(chunk_start, chunk_end, chunk_end - chunk_start if stored else 0,
