@@ -26,7 +26,7 @@ from sizetool.reference_graph import GraphNode, ReferenceGraph, build_reference_
 from sizetool.report_model import OperatorCost, OperatorTable, SizeReport, TemplateCost
 
 RESOLVER_TEMPLATE = "tflite::MicroMutableOpResolver"
-_REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Za-z0-9_]+)(?:\(\))?$")
+_REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Z][A-Z0-9_]*)(?:\(\))?$")  # TFLM spells ops in capitals
 _CLONE_SUFFIX = re.compile(r"( \[clone [^\]]*\])+$")
 _ADD_METHOD = re.compile(r"MicroMutableOpResolver<[^>]*>::(Add\w+)\(")
 # Sections a linker script gathers from many inputs and garbage-collects; anything else allocated is kept on purpose.
