@@ -1,0 +1,163 @@
+"""`--format html`: one self-contained page with an interactive treemap of ROM and RAM (and of operator cost).
+
+The page needs no network: its CSS and JavaScript are inline in templates/treemap.html.j2, and the report travels as
+JSON in a <script type="application/json"> block. This module prepares that JSON (compact trees, sorted, with
+every `<`, `>` and `&` escaped so that no symbol name can close the block) and the header figures; the template holds
+layout only. The same report always gives a byte-identical page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from sizetool import __version__
+from sizetool.report_model import OperatorTable, SizeNode, SizeReport, build_tree
+
+TEMPLATE = "treemap.html.j2"
+MEMORY_LABELS = {"rom": "ROM", "ram": "RAM"}
+RUNTIME_NODE = "(runtime)"
+SHARED_NODE = "(shared or not attributed)"
+
+
+def render_html(size_report: SizeReport, title: str) -> str:
+    import markupsafe
+
+    data = page_data(size_report, title)
+    template = _environment().get_template(TEMPLATE)
+    return template.render(
+        title=title,
+        source=data["source"],
+        arch=size_report.arch,
+        tool=data["tool"],
+        totals=[(MEMORY_LABELS[m], size_report.total(m), kib(size_report.total(m))) for m in MEMORY_LABELS],
+        regions=[
+            (r.name, r.used, r.length, f"{r.percent_used:.2f}", f"{min(r.percent_used, 100.0):.2f}")
+            for r in size_report.regions
+        ],
+        warnings=list(size_report.warnings),
+        data_json=markupsafe.Markup(script_json(data)),
+    )
+
+
+def page_data(size_report: SizeReport, title: str) -> dict:
+    """Everything the page's script draws: one view per memory, plus the operator view when the report has one."""
+    views = [
+        {
+            "id": memory,
+            "label": label,
+            "total": size_report.total(memory),
+            "tree": compact_tree(build_tree(size_report.entries, memory)),
+        }
+        for memory, label in MEMORY_LABELS.items()
+    ]
+    if size_report.operators is not None:
+        views.append(operator_view(size_report.operators))
+    return {
+        "title": title,
+        "source": os.path.basename(size_report.source),
+        "arch": size_report.arch,
+        "tool": f"size-report {__version__}",
+        "totals": {memory: size_report.total(memory) for memory in MEMORY_LABELS},
+        "regions": [
+            {"name": r.name, "origin": r.origin, "length": r.length, "used": r.used, "attributes": r.attributes}
+            for r in size_report.regions
+        ],
+        "warnings": list(size_report.warnings),
+        "views": views,
+    }
+
+
+def compact_tree(node: SizeNode) -> dict:
+    """A size-tree node for the page: name and size, children on inner nodes, section and address on symbols.
+
+    The path (identifier) is left out: the page rebuilds it from the names, which halves the page for a large ELF.
+    """
+    out: dict = {"name": node.name, "size": node.size}
+    if node.entry is None:
+        out["children"] = [compact_tree(child) for child in node.children]
+        return out
+    out["section"] = node.entry.section
+    out["address"] = node.entry.address
+    if node.entry.mangled:
+        out["mangled"] = node.entry.mangled
+    if node.entry.aliases:
+        out["aliases"] = list(node.entry.aliases)
+    return out
+
+
+def operator_view(table: OperatorTable) -> dict:
+    """The ROM split by operator: each operator's exclusive bytes, the runtime, and the rest.
+
+    An operator's shared bytes are also reachable from other operators or the runtime, so they overlap and cannot
+    be areas; they are shown in the hover text and the table. The rest (total ROM minus the runtime and every
+    exclusive share) is what several operators share, plus anything not reached from a registration or the runtime.
+    """
+    operators = sorted(table.operators, key=lambda o: (-o.exclusive_bytes, o.op))
+    children = [
+        {
+            "name": o.op,
+            "size": o.exclusive_bytes,
+            "kind": "operator",
+            "registration": o.registration,
+            "shared_bytes": o.shared_bytes,
+            "files": sorted(o.files),
+        }
+        for o in operators
+    ]
+    if table.runtime_bytes:
+        children.append({"name": RUNTIME_NODE, "size": table.runtime_bytes, "kind": "runtime"})
+    rest = table.total_rom - table.runtime_bytes - sum(o.exclusive_bytes for o in operators)
+    if rest > 0:
+        children.append({"name": SHARED_NODE, "size": rest, "kind": "shared"})
+    children.sort(key=lambda child: (-child["size"], child["name"]))
+    root = {"name": "Root", "size": sum(child["size"] for child in children), "children": children}
+    return {
+        "id": "ops",
+        "label": "By operator",
+        "total": root["size"],
+        "tree": root,
+        "operators": [
+            {
+                "op": o.op,
+                "registration": o.registration,
+                "exclusive_bytes": o.exclusive_bytes,
+                "shared_bytes": o.shared_bytes,
+                "files": sorted(o.files),
+            }
+            for o in operators
+        ],
+        "resolvers": [
+            {"template": f"{t.template}<{t.arguments}>", "bytes": t.bytes}
+            for t in sorted(table.resolvers, key=lambda t: (-t.bytes, t.template, t.arguments))
+        ],
+        "templates": [
+            {"template": f"{t.template}<{t.arguments}>", "bytes": t.bytes}
+            for t in sorted(table.templates, key=lambda t: (-t.bytes, t.template, t.arguments))
+        ],
+        "runtime_bytes": table.runtime_bytes,
+        "total_rom": table.total_rom,
+        "notes": list(table.notes),
+    }
+
+
+def script_json(data: dict) -> str:
+    """JSON that is safe inside a <script> element: `<`, `>` and `&` only occur inside JSON strings, where their
+    \\u escapes mean the same, so no `</script>` or `<!--` can appear in the page's text."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def kib(size: int) -> str:
+    return f"{size / 1024:.1f} KiB"
+
+
+def _environment():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("sizetool", "templates"),
+        autoescape=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
