@@ -17,7 +17,7 @@ from sizetool.report_model import OperatorTable, SizeNode, SizeReport, build_tre
 TEMPLATE = "treemap.html.j2"
 MEMORY_LABELS = {"rom": "ROM", "ram": "RAM"}
 RUNTIME_NODE = "(runtime)"
-SHARED_NODE = "(shared or not attributed)"
+SHARED_NODE = "(shared by operators)"
 
 
 def render_html(size_report: SizeReport, title: str) -> str:
@@ -87,11 +87,12 @@ def compact_tree(node: SizeNode) -> dict:
 
 
 def operator_view(table: OperatorTable) -> dict:
-    """The ROM split by operator: each operator's exclusive bytes, the runtime, and the rest.
+    """The ROM split by operator: each operator's exclusive bytes, the runtime, and what operators share.
 
-    An operator's shared bytes are also reachable from other operators or the runtime, so they overlap and cannot
-    be areas; they are shown in the hover text and the table. The rest (total ROM minus the runtime and every
-    exclusive share) is what several operators share, plus anything not reached from a registration or the runtime.
+    Runtime bytes are what stays when every operator is removed, so the rest of the ROM (total minus runtime minus
+    every exclusive share) is code and data that only operators use, but more than one of them. An operator's own
+    shared bytes overlap with other operators' and with the runtime, so they are not areas: the hover text and the
+    table show them.
     """
     operators = sorted(table.operators, key=lambda o: (-o.exclusive_bytes, o.op))
     children = [

@@ -150,6 +150,17 @@ def test_operator_view_splits_the_rom_total(report):
     assert "ops" not in [v["id"] for v in embedded(render_html(report, "t"))["views"]]
 
 
+def test_operator_view_of_the_real_operator_table_adds_up_to_the_rom_total(report):
+    from sizetool.operator_cost import operator_table
+
+    table = operator_table(str(ELF), report)
+    ops = view(embedded(render_html(replace(report, operators=table), "t")), "ops")
+    sizes = {child["name"]: child["size"] for child in ops["tree"]["children"]}
+    assert ops["tree"]["size"] == sum(sizes.values()) == size_tool_totals()[0]
+    assert all(sizes.get(o.op, 0) == o.exclusive_bytes for o in table.operators)
+    assert sizes[RUNTIME_NODE] == table.runtime_bytes
+
+
 def test_cli_writes_the_page(tmp_path, capsys):
     target = tmp_path / "report.html"
     status = cli.main([str(ELF), "--format", "html", "-o", str(target)])
@@ -309,6 +320,7 @@ def test_browser_shows_the_operator_view_and_the_hostile_name_as_text(chromium, 
     assert "CONV_2D_INT8" not in drawn  # no exclusive bytes: no area, but a table row
     panel = dom.by_id("operator-panel")
     assert "hidden" not in panel["attrs"] and "tflite::Register_CONV_2D_INT8()" in panel["text"]
+    assert len([e for e in dom.elements if e["tag"] == "tr" and "Register_" in e["text"]]) == 4
     dom = load(chromium, page_file, "#search=pwned")
     listed = [item["attrs"]["data-path"] for item in dom.by_class("match-item")]
     assert listed == [f"kernels/softmax.cc/{HOSTILE}"]
