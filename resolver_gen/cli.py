@@ -75,6 +75,7 @@ def write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(temp, _new_file_mode(path))  # mkstemp makes 0600; a header belongs to the build like any source
         os.replace(temp, path)
     except BaseException as error:
         try:
@@ -84,6 +85,16 @@ def write_atomically(path: Path, text: str) -> None:
         if isinstance(error, OSError):
             raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
         raise
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode the file would get from a plain open(): the old file's mode, else 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _check(path: Path, expected: str) -> int:

@@ -395,6 +395,7 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        os.chmod(temp_path, _new_file_mode(path))  # mkstemp makes 0600; a report or page is for sharing
         os.replace(temp_path, path)
     except OSError as error:
         try:
@@ -402,6 +403,16 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
+
+
+def _new_file_mode(path: str) -> int:
+    """The mode the file would get from a plain open(): the old file's mode, else 0666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def save_report(report: SizeReport, path: str | os.PathLike) -> None:

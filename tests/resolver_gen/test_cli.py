@@ -238,3 +238,15 @@ def test_console_entry_point_runs_as_a_process(models, tmp_path):
     bad = subprocess.run(command + [str(models / "vector_past_end.tflite")], capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
     assert bad.stderr.count("\n") == 1
+
+
+def test_output_file_is_readable_like_any_source_file(models, tmp_path, capsys):
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        header = tmp_path / "ops.h"
+        assert run(capsys, models / "deprecated_codes.tflite", "-o", header)[0] == 0
+        assert header.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+    finally:
+        os.umask(previous)

@@ -75,3 +75,19 @@ def test_a_failed_write_leaves_no_file(tmp_path):
     with pytest.raises(SizeToolError):
         save_report(REPORT, tmp_path / "missing-dir" / "report.json")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_saved_report_gets_the_mode_a_plain_write_would_give(tmp_path):
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        save_report(REPORT, tmp_path / "new.json")
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
+        existing = tmp_path / "kept.json"
+        existing.write_text("{}")
+        existing.chmod(0o640)
+        save_report(REPORT, existing)
+        assert existing.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(previous)
