@@ -63,7 +63,11 @@ def operator_table_for_image(image: ElfImage, report: SizeReport) -> OperatorTab
         table.notes.append(f"{image.path}: no symbol table (stripped ELF): operators cannot be found")
         table.runtime_bytes = image.rom_total
         return table
-    graph = build_reference_graph(image)
+    # Disassembly is the expensive part: an ELF without registrations only needs the nodes for its templates.
+    has_registrations = any(
+        symbol.kind == "func" and _REGISTRATION.match(_CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
+    )
+    graph = build_reference_graph(image, with_edges=has_registrations)
     files_of = _file_finder(report)
     table.resolvers, table.templates = template_costs(graph)
     if len({r.arguments for r in table.resolvers}) > 1:

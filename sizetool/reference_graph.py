@@ -90,8 +90,9 @@ class ReferenceGraph:
         return sum(self.nodes[index].rom_bytes for index in nodes)
 
 
-def build_reference_graph(image: ElfImage) -> ReferenceGraph:
-    """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges."""
+def build_reference_graph(image: ElfImage, with_edges: bool = True) -> ReferenceGraph:
+    """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
+    Without edges only the nodes are built (cheap: nothing is disassembled)."""
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     contents = {s.index: image.section_data(s) for s in sections}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
@@ -102,17 +103,17 @@ def build_reference_graph(image: ElfImage) -> ReferenceGraph:
     function_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func"}
 
     dynamic_words: list[tuple[int, int]] = []
-    relocations = _relocations(image, sections, contents, dynamic_words)
+    relocations = _relocations(image, sections, contents, dynamic_words) if with_edges else None
     references: list[tuple[int, int]] = []  # (from address, to address), decoded from code or exact
     data_words: list[tuple[int, int]] = []  # (word address, value): a pointer only if it hits a node sensibly
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, _global_pointer(image))
-    for section in sections:
+    for section in sections if with_edges else ():
         if section.is_code and decoder is not None:
             for run in _code_runs(image, section, contents[section.index], runs[section.index]):
                 references.extend(decoder(run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     exidx_edges: list[tuple[int, int]] = []  # (function address, entry address)
-    for section in sections:
+    for section in sections if with_edges else ():
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
         if section.type == "SHT_ARM_EXIDX":
