@@ -14,7 +14,7 @@ def test_a_cached_report_equals_a_fresh_one(tmp_path):
     fresh = build_report(elf)
     first = build_report(elf, use_cache=True)
     second = build_report(elf, use_cache=True)
-    assert len(list((tmp_path / "sizetool-cache").glob("*.json"))) == 1
+    assert len(list((tmp_path / "sizetool-cache").glob("*.report"))) == 1
     assert report_to_dict(first) == report_to_dict(second) == report_to_dict(fresh)
 
 
