@@ -2,13 +2,19 @@
 
 Steps: parse options -> build_report (sizetool/report_builder.py) -> render (sizetool/render/<format>) -> write.
 Options that add to the report (e.g. --ops, --model) add their work between build and render.
+
+--ops prints the per-operator flash table (sizetool/operator_cost.py, sizetool/render/operators.py) instead of the
+size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
+report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
+adds the cross-check against the models (sizetool/model_crosscheck.py): exit 1 when a model needs an op the firmware
+does not register.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -21,7 +27,9 @@ FORMATS = ("tree", "json", "csv", "markdown", "html")
 
 @app.command()
 def report(
-    elf: str = typer.Argument(..., help="The firmware ELF (zephyr.elf, firmware.elf, ...)."),
+    paths: List[str] = typer.Argument(
+        ..., metavar="ELF [MODEL.tflite]...",
+        help="The firmware ELF (zephyr.elf, firmware.elf, ...); with --model, further .tflite models may follow."),
     output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv, markdown or html."),
     ram: bool = typer.Option(False, "--ram", help="Report RAM instead of ROM."),
     all_memories: bool = typer.Option(False, "--all", help="Report both ROM and RAM."),
@@ -35,6 +43,11 @@ def report(
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1)."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
+    ops: bool = typer.Option(False, "--ops", help="Print the per-operator flash cost table instead of the size tree."),
+    models: Optional[List[str]] = typer.Option(
+        None, "--model", metavar="FILE.tflite",
+        help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 when it needs an "
+             "op the firmware does not register."),
 ) -> int:
     from sizetool.report_builder import build_report
     from sizetool.report_model import save_report, write_text_atomically
@@ -45,6 +58,13 @@ def report(
     if group_by not in ("file", "cu"):
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
+    elf, extra = paths[0], paths[1:]
+    if extra and not models:
+        raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
+    model_paths = list(models or []) + extra
+    ops = ops or bool(model_paths)
+    if ops and (ram or all_memories) and output_format != "html":
+        raise SizeToolError("--ops and --model report flash (ROM) only: leave out --ram and --all")
 
     size_report = build_report(
         elf,
@@ -56,17 +76,41 @@ def report(
         ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
         use_cache=not no_cache,
     )
-    text = render(size_report, output_format, memories, depth, color=output is None and sys.stdout.isatty())
+    color = output is None and sys.stdout.isatty()
+    crosscheck = None
+    if ops:
+        from sizetool.operator_cost import operator_table
+
+        size_report.operators = operator_table(elf, size_report, map_path=map_file)
+        if model_paths:
+            from sizetool.model_crosscheck import crosscheck_models
+
+            crosscheck = crosscheck_models(size_report.operators, model_paths, firmware=elf)
+    if ops and output_format != "html":
+        text = render_operator_output(size_report, output_format, crosscheck, color)
+    else:
+        text = render(size_report, output_format, memories, depth, color=color)
     if save:
         save_report(size_report, save)
     if output:
         write_text_atomically(output, text)
     else:
         sys.stdout.write(text)
-    if output_format != "tree":
+    if output_format != "tree" or ops:
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
-    return 0
+    return 1 if crosscheck is not None and not crosscheck.passed else 0
+
+
+def render_operator_output(size_report, output_format: str, crosscheck, color: bool = False) -> str:
+    """The operator table (and model cross-check) in one of FORMATS other than html."""
+    import shutil
+
+    from sizetool.render.operators import render_operators
+
+    width = shutil.get_terminal_size((160, 24)).columns if color else None
+    return render_operators(size_report.operators, output_format, size_report.source, size_report.arch, crosscheck,
+                            color=color, width=width)
 
 
 def render(size_report, output_format: str, memories: list[str], depth: int, color: bool = False) -> str:

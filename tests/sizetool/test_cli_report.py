@@ -151,3 +151,121 @@ def test_cached_and_uncached_runs_print_the_same_bytes(capsys):
     run(capsys, ELF, "--format", "json", "--all")
     warm = run(capsys, ELF, "--format", "json", "--all")[1]
     assert cold == warm
+
+
+# --ops and --model. The fake-table test checks the wiring whatever sizetool/operator_cost.py computes; the others
+# run the real operator-cost analysis on the fixture firmware, whose registrations are listed in manifest.json.
+
+MODELS = Path(__file__).resolve().parents[2] / "fixtures/models"
+VISION = str(MODELS / "vision_subset.tflite")
+MANIFEST = json.loads((Path(ELF).parents[1] / "manifest.json").read_text())
+FIRMWARE_OPS = set(MANIFEST["builds"]["cortex-m4/firmware.elf"]["ops"])
+# What vision_subset.tflite uses (fixtures/models/make_models.py), as the firmware's registrations: CONV_2D also
+# through the INT8 kernel, Sinh through Register_SINH, SignalWindow and TFLite_Detection_PostProcess through theirs.
+VISION_REGISTRATIONS = {"CONV_2D", "CONV_2D_INT8", "DEPTHWISE_CONV_2D", "ADD", "RESHAPE", "SOFTMAX", "SINH", "WINDOW",
+                        "DETECTION_POSTPROCESS"}
+
+
+@pytest.fixture
+def fake_operator_cost(monkeypatch):
+    """A stand-in sizetool.operator_cost returning a hand-built table (and recording its arguments)."""
+    import sys
+    import types
+
+    from sizetool.report_model import OperatorCost, OperatorTable
+
+    calls = []
+
+    def operator_table(elf_path, report, map_path=None):
+        calls.append((elf_path, report.source, map_path))
+        return OperatorTable(operators=[OperatorCost("SOFTMAX", "tflite::Register_SOFTMAX()", 2939, 10, ()),
+                                        OperatorCost("MUL", "tflite::Register_MUL()", 998, 10, ())],
+                             runtime_bytes=100, total_rom=5000)
+
+    module = types.ModuleType("sizetool.operator_cost")
+    module.operator_table = operator_table
+    monkeypatch.setitem(sys.modules, "sizetool.operator_cost", module)
+    return calls
+
+
+def test_ops_prints_the_operator_table_from_operator_cost(capsys, fake_operator_cost, tmp_path):
+    status, out, _ = run(capsys, ELF, "--ops", "--format", "json", "--map", ELF.replace(".elf", ".map"))
+    data = json.loads(out)
+    assert status == 0 and [o["op"] for o in data["operators"]] == ["SOFTMAX", "MUL"]
+    assert fake_operator_cost == [(ELF, ELF, ELF.replace(".elf", ".map"))]
+    saved = tmp_path / "saved.json"
+    status, out, _ = run(capsys, ELF, "--ops", "--save", str(saved))
+    assert status == 0 and out.startswith("Operators of firmware.elf") and "symbols" not in out
+    assert [o.op for o in load_report(saved).operators.operators] == ["SOFTMAX", "MUL"]
+
+
+def test_model_gate_with_a_fake_table(capsys, fake_operator_cost):
+    status, out, _ = run(capsys, ELF, "--model", str(MODELS / "deprecated_codes.tflite"), "--format", "json")
+    data = json.loads(out)  # the model uses CONV_2D and SOFTMAX; the fake firmware has SOFTMAX and MUL
+    assert status == 1 and [m["op"] for m in data["missing"]] == ["CONV_2D"]
+    assert [u["op"] for u in data["unused"]] == ["MUL"] and data["unused_exclusive_bytes"] == 998
+
+
+def test_ops_json_lists_the_fixture_registrations(capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    status, out, _ = run(capsys, ELF, "--ops", "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and {o["op"] for o in data["operators"]} == FIRMWARE_OPS
+    assert {"operators", "resolvers", "runtime_bytes", "total_rom"} <= set(data)
+    resolver_sizes = {int(name.split("<")[1].rstrip(">")) for name in
+                      MANIFEST["builds"]["cortex-m4/firmware.elf"]["resolvers"]}
+    assert {r["n"] for r in data["resolvers"]} == resolver_sizes and data["several_resolver_sizes"] is True
+    window = next(o for o in data["operators"] if o["op"] == "WINDOW")
+    assert window["registration"] == "tflite::tflm_signal::Register_WINDOW()"
+
+
+@pytest.mark.parametrize("fmt", ["tree", "json", "csv", "markdown"])
+def test_ops_output_is_deterministic(capsys, fmt):
+    pytest.importorskip("sizetool.operator_cost")
+    first = run(capsys, ELF, "--ops", "--format", fmt)
+    assert first[0] == 0 and first[1] and first == run(capsys, ELF, "--ops", "--format", fmt, "--no-cache")
+
+
+def test_model_crosscheck_on_the_fixture_firmware(capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    status, out, _ = run(capsys, ELF, "--model", VISION, "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["missing"] == []
+    assert {u["op"] for u in data["unused"]} == FIRMWARE_OPS - VISION_REGISTRATIONS
+    exclusive = {o["op"]: o["exclusive_bytes"] for o in data["operators"]}
+    assert data["unused_exclusive_bytes"] == sum(exclusive[u["op"]] for u in data["unused"])
+    # Repeated --model and models after the ELF are the same thing.
+    custom = str(MODELS / "custom_ops.tflite")
+    repeated = run(capsys, ELF, "--model", VISION, "--model", custom)
+    shorthand = run(capsys, ELF, "--model", VISION, custom)
+    assert repeated == shorthand and repeated[0] == 1
+    assert "Atan" in repeated[1] and "tftext:WhitespaceTokenizer" in repeated[1]
+
+
+@pytest.mark.parametrize("argv,message", [
+    ([ELF, str(MODELS / "vision_subset.tflite")], "unexpected extra argument"),
+    ([ELF, "--model", str(MODELS / "truncated.tflite")], "truncated.tflite"),
+    ([ELF, "--model", str(MODELS / "missing.tflite")], "missing.tflite: no such file"),
+    ([ELF, "--ops", "--ram"], "ROM"),
+    ([ELF.replace("firmware.elf", "firmware-stripped.elf"), "--model", VISION], "no TFLM operator registrations"),
+])
+def test_ops_and_model_input_errors_are_one_line_and_status_2(capsys, argv, message):
+    pytest.importorskip("sizetool.operator_cost")
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_an_elf_without_tflm_has_an_empty_table_that_says_so(capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    stripped = ELF.replace("firmware.elf", "firmware-stripped.elf")
+    status, out, _ = run(capsys, stripped, "--ops", "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["operators"] == [] and data["runtime_bytes"] == data["total_rom"]
+    assert "no TFLM operator registrations found" in data["notes"][0]
+
+
+def test_ops_with_html_adds_the_operator_view(capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.render.html")
+    status, out, _ = run(capsys, ELF, "--ops", "--format", "html")
+    assert status == 0 and '"id":"ops"' in out and '"id":"ops"' not in run(capsys, ELF, "--format", "html")[1]
