@@ -1,7 +1,9 @@
-"""Compare two size reports: total, per-path and per-symbol deltas, added and removed symbols.
+"""Compare two size reports: total, per-path, per-symbol and per-operator deltas, added and removed symbols.
 
 Both sides are SizeReports (built from an ELF or loaded from a saved JSON report). The total delta is exactly
 new_total - old_total; per-path rows cover every directory and file of the tree; rows are sorted by absolute delta.
+Per-operator rows (exclusive and shared bytes of each registration) come with a ROM diff when both sides carry an
+operator table (saved with --ops, or computed by `diff --ops`); otherwise SizeDiff.operators is None.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sizetool.report_model import SizeReport
+from sizetool.report_model import OperatorTable, SizeReport
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,27 @@ class DeltaRow:
         return "changed"
 
 
+@dataclass(frozen=True)
+class OperatorDelta:
+    """One operator's exclusive and shared bytes on both sides; a side without the registration counts 0."""
+
+    op: str
+    registration: str
+    old: int  # exclusive bytes
+    new: int
+    old_shared: int = 0
+    new_shared: int = 0
+    status: str = "changed"  # "added", "removed" or "changed": whether the registration is on each side
+
+    @property
+    def delta(self) -> int:
+        return self.new - self.old
+
+    @property
+    def shared_delta(self) -> int:
+        return self.new_shared - self.old_shared
+
+
 @dataclass
 class SizeDiff:
     memory: str
@@ -42,6 +65,9 @@ class SizeDiff:
     new_total: int
     paths: list[DeltaRow]
     symbols: list[DeltaRow]
+    operators: list[OperatorDelta] | None = None  # None: not both sides have an operator table (or a RAM diff)
+    old_runtime: int = 0
+    new_runtime: int = 0
 
     @property
     def delta(self) -> int:
@@ -49,7 +75,7 @@ class SizeDiff:
 
 
 def diff_reports(old: SizeReport, new: SizeReport, memory: str = "rom") -> SizeDiff:
-    return SizeDiff(
+    result = SizeDiff(
         memory=memory,
         old_source=old.source,
         new_source=new.source,
@@ -58,6 +84,34 @@ def diff_reports(old: SizeReport, new: SizeReport, memory: str = "rom") -> SizeD
         paths=_rows(_path_sizes(old, memory), _path_sizes(new, memory), symbols=False),
         symbols=_rows(_symbol_sizes(old, memory), _symbol_sizes(new, memory), symbols=True),
     )
+    if memory == "rom" and old.operators is not None and new.operators is not None:
+        result.operators = diff_operators(old.operators, new.operators)
+        result.old_runtime, result.new_runtime = old.operators.runtime_bytes, new.operators.runtime_bytes
+    return result
+
+
+def diff_operators(old: OperatorTable, new: OperatorTable) -> list[OperatorDelta]:
+    """Operators whose exclusive or shared bytes differ, or that one side does not register; largest change first."""
+    before = {o.op: o for o in old.operators}
+    after = {o.op: o for o in new.operators}
+    rows = []
+    for op in before.keys() | after.keys():
+        a, b = before.get(op), after.get(op)
+        same = a is not None and b is not None and (a.exclusive_bytes, a.shared_bytes) == (b.exclusive_bytes,
+                                                                                           b.shared_bytes)
+        if same:
+            continue
+        rows.append(OperatorDelta(
+            op=op,
+            registration=(b or a).registration,
+            old=a.exclusive_bytes if a else 0,
+            new=b.exclusive_bytes if b else 0,
+            old_shared=a.shared_bytes if a else 0,
+            new_shared=b.shared_bytes if b else 0,
+            status="added" if a is None else "removed" if b is None else "changed",
+        ))
+    rows.sort(key=lambda r: (-abs(r.delta), -abs(r.shared_delta), r.op))
+    return rows
 
 
 def _path_sizes(report: SizeReport, memory: str) -> dict[tuple, int]:

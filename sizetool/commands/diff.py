@@ -1,4 +1,8 @@
-"""`size-report diff OLD NEW`: what changed between two builds; each side an ELF or a saved JSON report."""
+"""`size-report diff OLD NEW`: what changed between two builds; each side an ELF or a saved JSON report.
+
+Per-operator rows appear when both sides carry an operator table: saved reports written with `--ops --save`, or ELF
+sides when `--ops` is given (then a saved report without a table is an input error).
+"""
 
 from __future__ import annotations
 
@@ -14,15 +18,26 @@ app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
 FORMATS = ("tree", "json", "csv", "markdown")
 
 
-def load_side(path: str, map_path: Optional[str]):
-    """An ELF is analysed; anything else must be a saved report (or Zephyr's rom.json/ram.json)."""
+def load_side(path: str, map_path: Optional[str], ops: bool = False):
+    """An ELF is analysed; anything else must be a saved report (or Zephyr's rom.json/ram.json).
+
+    With ops, the side must come with its operator table: computed for an ELF, stored in a saved report."""
     from sizetool.input_files import is_elf_file
     from sizetool.report_builder import build_report
     from sizetool.report_model import load_report
 
     if is_elf_file(path):
-        return build_report(path, map_path=map_path, use_cache=True)
-    return load_report(path)
+        report = build_report(path, map_path=map_path, use_cache=True)
+        if ops:
+            from sizetool.operator_cost import operator_table
+
+            report.operators = operator_table(path, report, map_path=map_path)
+        return report
+    report = load_report(path)
+    if ops and report.operators is None:
+        raise SizeToolError(f"{path}: this saved report has no operator table (save it with "
+                            "'size-report ELF --ops --save REPORT.json', or diff the ELF)")
+    return report
 
 
 @app.command()
@@ -35,6 +50,7 @@ def diff(
     old_map: Optional[str] = typer.Option(None, "--old-map", help="Map file of the old ELF."),
     new_map: Optional[str] = typer.Option(None, "--new-map", help="Map file of the new ELF."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
+    ops: bool = typer.Option(False, "--ops", help="Also compare per-operator flash cost (computed for ELF sides)."),
 ) -> int:
     from sizetool.diff import diff_reports
     from sizetool.render.diff_output import (
@@ -47,7 +63,9 @@ def diff(
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
-    result = diff_reports(load_side(old, old_map), load_side(new, new_map), "ram" if ram else "rom")
+    if ops and ram:
+        raise SizeToolError("--ops compares flash (ROM) only: leave out --ram")
+    result = diff_reports(load_side(old, old_map, ops), load_side(new, new_map, ops), "ram" if ram else "rom")
     if output_format == "json":
         text = render_diff_json(result)
     elif output_format == "csv":

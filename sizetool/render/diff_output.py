@@ -6,7 +6,7 @@ import csv
 import io
 import os
 
-from sizetool.diff import DeltaRow, SizeDiff
+from sizetool.diff import DeltaRow, OperatorDelta, SizeDiff
 from sizetool.report_model import dump_json
 
 
@@ -31,6 +31,15 @@ def render_diff_text(diff: SizeDiff, limit: int) -> str:
         if limit and len(rows) > limit:
             lines.append(f"  ... {len(rows) - limit} more (use --limit 0 for all)")
         lines.append("")
+    if diff.operators is not None:
+        lines.append(f"operators, exclusive bytes ({len(diff.operators)} changed; runtime {diff.old_runtime} -> "
+                     f"{diff.new_runtime}):")
+        for op in diff.operators[: limit or None]:
+            lines.append(f"  {_signed(op.delta):>9} {op.old:>9} -> {op.new:<9} {op.status:<8} {op.op}"
+                         f"  (shared {op.old_shared} -> {op.new_shared})")
+        if limit and len(diff.operators) > limit:
+            lines.append(f"  ... {len(diff.operators) - limit} more (use --limit 0 for all)")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -41,19 +50,27 @@ def _row_dict(row: DeltaRow) -> dict:
     return out
 
 
+def _operator_dict(row: OperatorDelta) -> dict:
+    return {"op": row.op, "registration": row.registration, "old": row.old, "new": row.new, "delta": row.delta,
+            "status": row.status, "old_shared": row.old_shared, "new_shared": row.new_shared,
+            "shared_delta": row.shared_delta}
+
+
 def render_diff_json(diff: SizeDiff) -> str:
-    return dump_json(
-        {
-            "old_total": diff.old_total,
-            "new_total": diff.new_total,
-            "delta": diff.delta,
-            "memory": diff.memory,
-            "old": os.path.basename(diff.old_source),
-            "new": os.path.basename(diff.new_source),
-            "paths": [_row_dict(r) for r in diff.paths],
-            "symbols": [_row_dict(r) for r in diff.symbols],
-        }
-    )
+    data = {
+        "old_total": diff.old_total,
+        "new_total": diff.new_total,
+        "delta": diff.delta,
+        "memory": diff.memory,
+        "old": os.path.basename(diff.old_source),
+        "new": os.path.basename(diff.new_source),
+        "paths": [_row_dict(r) for r in diff.paths],
+        "symbols": [_row_dict(r) for r in diff.symbols],
+    }
+    if diff.operators is not None:
+        data["operators"] = [_operator_dict(r) for r in diff.operators]
+        data["old_runtime_bytes"], data["new_runtime_bytes"] = diff.old_runtime, diff.new_runtime
+    return dump_json(data)
 
 
 def render_diff_csv(diff: SizeDiff) -> str:
@@ -64,6 +81,8 @@ def render_diff_csv(diff: SizeDiff) -> str:
     for kind, rows in (("path", diff.paths), ("symbol", diff.symbols)):
         for row in rows:
             writer.writerow((kind, row.path, row.symbol, row.old, row.new, row.delta, row.status))
+    for op in diff.operators or ():  # the operator in the path column, its registration in the symbol column
+        writer.writerow(("operator", op.op, op.registration, op.old, op.new, op.delta, op.status))
     return out.getvalue()
 
 
@@ -79,5 +98,12 @@ def render_diff_markdown(diff: SizeDiff, limit: int) -> str:
         for row in rows[: limit or None]:
             name = row.name.replace("|", "\\|")
             lines.append(f"| {_signed(row.delta)} | {row.old} | {row.new} | `{name}` |")
+        lines += ["", "</details>", ""]
+    if diff.operators is not None:
+        lines += [f"<details><summary>{len(diff.operators)} operators changed (exclusive bytes)</summary>", "",
+                  "| delta | old | new | op | status | shared |", "|---:|---:|---:|---|---|---:|"]
+        for op in diff.operators[: limit or None]:
+            lines.append(f"| {_signed(op.delta)} | {op.old} | {op.new} | {op.op} | {op.status} | "
+                         f"{op.old_shared} → {op.new_shared} |")
         lines += ["", "</details>", ""]
     return "\n".join(lines)
