@@ -7,12 +7,16 @@
     "kernels/**" = "40K"      # bytes under the matching paths of the tree
     [rom.path_growth]
     "kernels/**" = "512"      # growth of those paths against --baseline
+    [rom.operators]
+    CONV_2D = "8K"            # the operator's exclusive bytes (what removing its AddXxx() saves)
     [ram]
     total = "64K"
     [regions]                 # with --map: a region's use, in bytes or % of its length
     FLASH = "95%"
 
 Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
+An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
+(a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sizetool.report_model import SizeReport
 from sizetool.sizes import parse_size
 
 MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,7 @@ class Limit:
 class Rule:
     name: str  # e.g. "rom.total", "rom.paths[kernels/**]", "regions.FLASH"
     memory: str
-    kind: str  # "total", "growth", "path", "path_growth", "region"
+    kind: str  # "total", "growth", "path", "path_growth", "region", "operator"
     limit: Limit
     pattern: str = ""
     line: int = 0
@@ -56,6 +61,7 @@ class RuleResult:
     rule: Rule
     limit: int
     actual: int
+    note: str = ""  # e.g. why an operator rule passes with 0 bytes
 
     @property
     def headroom(self) -> int:
@@ -74,6 +80,10 @@ class Budget:
     @property
     def needs_baseline(self) -> bool:
         return any(rule.kind in ("growth", "path_growth") for rule in self.rules)
+
+    @property
+    def needs_operators(self) -> bool:
+        return any(rule.kind == "operator" for rule in self.rules)
 
 
 def read_budget(path: str) -> Budget:
@@ -137,8 +147,8 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                 _fail(path, _line_of(text, key), f"unknown key '{key}' in [{memory}] (expected one of: "
                       f"{', '.join(sorted(MEMORY_KEYS))})")
             if key == "operators":
-                _fail(path, _line_of(text, memory + ".operators", memory + ".operators"),
-                      "per-operator budgets need the operator-cost table, which this version does not compute yet")
+                rules.extend(_operator_rules(memory, value, text, path))
+                continue
             line = _line_of(text, key)
             if key in ("total", "max_growth"):
                 if isinstance(value, dict):
@@ -162,6 +172,24 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
         rules.append(Rule(f"regions.{region}", "", "region",
                           _limit(limit, path, line, f"[regions] {region}", percent_allowed=True), pattern=region,
                           line=line))
+    return rules
+
+
+def _operator_rules(memory: str, table, text: str, path: str) -> list[Rule]:
+    """[rom.operators]: OP = size, a limit on that operator's exclusive bytes (OP as in the --ops table)."""
+    header_line = _line_of(text, memory + ".operators", memory + ".operators")
+    if memory != "rom":
+        _fail(path, header_line, RAM_OPERATORS)
+    if not isinstance(table, dict):
+        _fail(path, _line_of(text, "operators"), '[rom.operators] must be a table of OP = size, e.g. CONV_2D = "8K"')
+    rules = []
+    for op, limit in table.items():
+        line = _line_of(text, op)
+        if isinstance(limit, dict):
+            _fail(path, line, f"[rom.operators] {op}: must be a size, not a table")
+        rules.append(Rule(f"rom.operators[{op}]", "rom", "operator",
+                          _limit(limit, path, line, f"[rom.operators] {op}", percent_allowed=False),
+                          pattern=op, line=line))
     return rules
 
 
@@ -196,6 +224,9 @@ def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
 def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None) -> list[RuleResult]:
     if budget.needs_baseline and baseline is None:
         raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
+    if budget.needs_operators and report.operators is None:
+        raise SizeToolError(f"{report.source}: has no operator table for the [rom.operators] rules of {budget.path} "
+                            "(give the ELF, or a report saved with 'size-report ELF --ops --save REPORT.json')")
     results = []
     for rule in budget.rules:
         if rule.kind == "total":
@@ -209,6 +240,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             old = bytes_under(baseline, rule.memory, rule.pattern)
             results.append(RuleResult(rule, rule.limit.resolve(old),
                                       bytes_under(report, rule.memory, rule.pattern) - old))
+        elif rule.kind == "operator":
+            results.append(operator_result(rule, report))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:
@@ -216,3 +249,16 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
                 raise _error(budget.path, rule.line, f"[regions] {rule.pattern}: no such memory region ({known})")
             results.append(RuleResult(rule, rule.limit.resolve(region.length), region.used))
     return results
+
+
+def operator_result(rule: Rule, report: SizeReport) -> RuleResult:
+    """An operator's exclusive bytes against its limit; an op the firmware does not register costs nothing."""
+    costs = [o for o in report.operators.operators if o.op == rule.pattern]
+    if not report.operators.operators:
+        reason = "; ".join(report.operators.notes) or f"{report.source}: no TFLM operator registrations found"
+        return RuleResult(rule, rule.limit.resolve(0), 0, note=f"no operator is registered ({reason})")
+    if not costs:
+        return RuleResult(rule, rule.limit.resolve(0), 0,
+                          note=f"{rule.pattern} is not registered in {report.source} (check the spelling against "
+                               "size-report --ops)")
+    return RuleResult(rule, rule.limit.resolve(0), sum(o.exclusive_bytes for o in costs))

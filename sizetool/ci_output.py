@@ -19,6 +19,7 @@ def render_results_text(results: list[RuleResult]) -> str:
         lines.append(f"{name:<40} {text:>10} {limit:>10} {actual:>10} {headroom:>10}  {verdict}")
     failed = sum(not r.passed for r in results)
     lines.append(f"{len(results) - failed} passed, {failed} failed")
+    lines += [f"note: {r.rule.name}: {r.note}" for r in results if r.note]
     return "\n".join(lines) + "\n"
 
 
@@ -30,6 +31,8 @@ def render_results_markdown(results: list[RuleResult]) -> str:
              "|---|---:|---:|---:|---|"]
     for name, text, limit, actual, headroom, verdict in map(_row, results):
         lines.append(f"| `{name}` | {text} ({limit}) | {actual} | {headroom} | {verdict} |")
+    notes = [f"> note: `{r.rule.name}`: {r.note}" for r in results if r.note]
+    lines += [""] + notes if notes else []
     return "\n".join(lines + ["", "</details>", ""])
 
 
@@ -38,7 +41,7 @@ def render_results_json(results: list[RuleResult]) -> str:
         "passed": all(r.passed for r in results),
         "rules": [
             {"rule": r.rule.name, "limit_text": r.rule.limit.text, "limit": r.limit, "actual": r.actual,
-             "headroom": r.headroom, "passed": r.passed}
+             "headroom": r.headroom, "passed": r.passed, **({"note": r.note} if r.note else {})}
             for r in results
         ],
     })

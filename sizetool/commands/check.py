@@ -1,4 +1,8 @@
-"""`size-report check ELF --budget size-budget.toml`: the CI gate. Exit 1 when any rule fails."""
+"""`size-report check ELF --budget size-budget.toml`: the CI gate. Exit 1 when any rule fails.
+
+A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
+with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2).
+"""
 
 from __future__ import annotations
 
@@ -51,6 +55,10 @@ def check(
             ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
             use_cache=True,
         )
+        if budget.needs_operators:
+            from sizetool.operator_cost import operator_table
+
+            report.operators = operator_table(build, report, map_path=map_file)
     else:
         report = load_report(build)
     base = None

@@ -10,6 +10,7 @@ from sizetool import cli
 from sizetool.budget import check_budget, glob_to_regex, read_budget
 from sizetool.errors import SizeToolError
 from sizetool.report_builder import build_report
+from sizetool.report_model import OperatorCost, OperatorTable, load_report
 
 OUT = Path(__file__).resolve().parents[2] / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4/firmware.elf"
@@ -88,7 +89,10 @@ def test_regions_use_the_map(tmp_path):
     ('[rom]\ntotal = "5%"\n', 2, "percentage is not allowed"),
     ('\n[romm]\ntotal = 1\n', 2, "unknown table [romm]"),
     ('[rom]\ntotal = \n', 2, ""),
-    ('[rom.operators]\nCONV_2D = "8K"\n', 1, "operator-cost table"),
+    ('[ram.operators]\nCONV_2D = "8K"\n', 1, "put them in [rom.operators]"),
+    ('[rom.operators]\nCONV_2D = "5%"\n', 2, "percentage is not allowed"),
+    ('[rom.operators]\nCONV_2D = "8Q"\n', 2, "8Q"),
+    ('[rom]\noperators = "8K"\n', 2, "must be a table of OP = size"),
 ])
 def test_a_malformed_budget_names_file_line_and_reason(tmp_path, text, line, reason):
     path = budget_file(tmp_path, text)
@@ -123,3 +127,66 @@ def test_markdown_summary_comes_first(tmp_path, capsys):
     _, out, _ = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n"),
                     "--format", "markdown")
     assert out.splitlines()[0] == "**Size budget: all 1 rules pass**" and "<details>" in out
+
+
+def with_operators(report, *costs):
+    report.operators = OperatorTable(operators=[OperatorCost(op, f"tflite::Register_{op}()", size, 0)
+                                                for op, size in costs])
+    return report
+
+
+def test_operator_rules_limit_exclusive_bytes(tmp_path):
+    report = with_operators(build_report(str(ELF)), ("CONV_2D", 1427), ("CONV_2D_INT8", 130))
+    budget = read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = 1427\nCONV_2D_INT8 = 129\n'))
+    results = check_budget(budget, report)
+    # CONV_2D is its own registration: the INT8 kernel's bytes do not count towards it.
+    assert [(r.rule.name, r.actual, r.limit, r.passed) for r in results] == [
+        ("rom.operators[CONV_2D]", 1427, 1427, True), ("rom.operators[CONV_2D_INT8]", 130, 129, False)]
+    assert [r.rule.line for r in results] == [2, 3]
+
+
+def test_an_operator_the_firmware_does_not_register_passes_with_a_note(tmp_path):
+    report = with_operators(build_report(str(ELF)), ("CONV_2D", 1427))
+    (result,) = check_budget(read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_3D = 0\n')), report)
+    assert (result.actual, result.passed) == (0, True)
+    assert "CONV_3D is not registered" in result.note
+    empty = with_operators(build_report(str(ELF)))
+    (result,) = check_budget(read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = 0\n')), empty)
+    assert result.passed and "no operator is registered" in result.note
+
+
+def test_operator_rules_without_an_operator_table_are_a_user_error(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = "8K"\n'))
+    with pytest.raises(SizeToolError, match="no operator table .* --ops --save"):
+        check_budget(budget, build_report(str(ELF)))
+
+
+def test_check_computes_operators_for_an_elf_and_reads_them_from_a_saved_report(tmp_path, capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    budget = budget_file(tmp_path, '[rom.operators]\nCONV_2D = "1M"\nSOFTMAX = 0\nNOT_AN_OP = 0\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
+    rules = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert status == 1  # SOFTMAX costs more than nothing
+    assert rules["rom.operators[CONV_2D]"]["passed"] and not rules["rom.operators[SOFTMAX]"]["passed"]
+    assert rules["rom.operators[SOFTMAX]"]["actual"] > 0
+    unknown = rules["rom.operators[NOT_AN_OP]"]
+    assert unknown["actual"] == 0 and unknown["passed"] and "not registered" in unknown["note"]
+
+    plain = tmp_path / "plain.json"
+    with_ops = tmp_path / "ops.json"
+    assert run(capsys, ELF, "--save", plain)[0] == 0
+    assert run(capsys, ELF, "--ops", "--save", with_ops)[0] == 0
+    status, _, err = run(capsys, "check", plain, "--budget", budget)
+    assert status == 2 and "no operator table" in err and err.count("\n") == 1
+    status, out, _ = run(capsys, "check", with_ops, "--budget", budget, "--format", "json")
+    assert status == 1 and {r["rule"]: r["actual"] for r in json.loads(out)["rules"]} == {
+        name: rule["actual"] for name, rule in rules.items()}
+    assert load_report(with_ops).operators is not None
+
+
+def test_check_save_keeps_the_operator_table(tmp_path, capsys):
+    pytest.importorskip("sizetool.operator_cost")
+    saved = tmp_path / "saved.json"
+    budget = budget_file(tmp_path, '[rom.operators]\nCONV_2D = "1M"\n')
+    assert run(capsys, "check", ELF, "--budget", budget, "--save", saved)[0] == 0
+    assert "CONV_2D" in {o.op for o in load_report(saved).operators.operators}
