@@ -261,16 +261,16 @@ def class_template_of(name: str) -> tuple[str, str] | None:
 
 
 def _method_names() -> dict[str, str]:
-    """Op name as spelled in Register_<OP> -> the MicroMutableOpResolver method that registers it."""
-    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLITE_CUSTOM_REGISTRATIONS, TFLM_CUSTOM_OPS, \
-        registration_function_name
+    """Op name as spelled in Register_<OP> -> the MicroMutableOpResolver method that registers it. Custom ops are
+    named as model_crosscheck names them (from resolver_gen's table), so --ops and --model agree."""
+    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
+
+    from sizetool.model_crosscheck import REGISTER_PREFIX, model_op
 
     methods = {name: method for name, (_code, method) in BUILTIN_OPS.items() if method}
     for custom_name, method in TFLM_CUSTOM_OPS.items():
-        if not method:
-            continue
-        function = TFLITE_CUSTOM_REGISTRATIONS.get(custom_name) or registration_function_name(method[len("Add") :])
-        methods.setdefault(function[len("Register_") :], method)
+        if method:
+            methods.setdefault(model_op("custom", custom_name).registration[len(REGISTER_PREFIX) :], method)
     for name, method in list(methods.items()):
         for suffix in _VARIANT_SUFFIXES:
             methods.setdefault(name + suffix, method)
