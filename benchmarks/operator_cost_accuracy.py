@@ -1,6 +1,6 @@
 """Accuracy and speed of `size-report --ops`: each operator's exclusive bytes against real leave-one-out builds.
 
-Without arguments: the committed fixture firmware (Cortex-M4, Cortex-M4 with --emit-relocs, RV32), whose
+Without arguments: the committed fixture firmware (Cortex-M4, Cortex-M4 with --emit-relocs, RV32, host x86-64), whose
 leave-one-out variants and sizes are in fixtures/firmware/out. With --elf and --truth: any firmware you built
 yourself with and without each AddXxx() (e.g. real TFLM, outside this repository), described by a JSON file
 
@@ -34,7 +34,8 @@ def fixture_cases() -> list[tuple[str, dict[str, int]]]:
     cases = []
     for base, variants in (("cortex-m4/firmware.elf", "variants/cortex-m4"),
                            ("cortex-m4-relocs/firmware.elf", "variants/cortex-m4"),
-                           ("riscv32/firmware.elf", "variants/riscv32")):
+                           ("riscv32/firmware.elf", "variants/riscv32"),
+                           ("host-x86_64/firmware.elf", "variants/host-x86_64")):
         savings = {
             build["omitted"]: build["flash_saving_bytes"]
             for name, build in manifest["builds"].items()

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.constants import SH_FLAGS
+from elftools.dwarf.callframe import FDE
 from elftools.elf.relocation import RelocationSection
 
 from sizetool.disassembly import CodeRun, code_decoder
@@ -112,12 +113,12 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
             for run in _code_runs(image, section, contents[section.index], runs[section.index]):
                 references.extend(decoder(run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
-    exidx_edges: list[tuple[int, int]] = []  # (function address, entry address)
+    owned: list[tuple[int, int, int]] = []  # (function address, start, end): unwind entries a function owns
     for section in sections if with_edges else ():
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
         if section.type == "SHT_ARM_EXIDX":
-            exidx_edges.extend(_exidx_entries(section, contents[section.index], image.little_endian))
+            owned.extend(_exidx_entries(section, contents[section.index], image.little_endian))
             continue
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
@@ -127,11 +128,13 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
     if relocations is not None:
         references.extend(relocations)
     data_words.extend(dynamic_words)
+    if with_edges:
+        owned.extend(_eh_frame_entries(image, sections, contents))
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
     data_words = [(a, v) for a, v in data_words if not _inside(v, code_ranges) or (v & ~1) in function_starts]
     references.extend(data_words)
-    nodes = _nodes(sections, runs, references, exidx_edges)
+    nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     section_walks = _section_walks(graph, references, sections)
@@ -143,10 +146,12 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
         if (source_node, target) in section_walks:
             continue
         edge_sets[source_node].add(target_node)
-    for function, entry in exidx_edges:
+    for function, entry, _end in owned:
         function_node, entry_node = graph.node_at(function), graph.node_at(entry)
         if function_node is not None and entry_node is not None and function_node != entry_node:
             edge_sets[function_node].add(entry_node)
+    if with_edges:
+        _give_padding_to_functions(graph, edge_sets, {target for _, target in references})
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
 
@@ -214,20 +219,60 @@ def _data_word_addresses(image: ElfImage, section: Section, size: int) -> Iterab
     return addresses
 
 
-def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int]]:
+def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int, int]]:
     word = struct.Struct("<I" if little_endian else ">I")
-    pairs = []
+    pieces = []
     for offset in range(0, len(data) - 7, 8):
         prel31 = word.unpack_from(data, offset)[0] & 0x7FFFFFFF
         if prel31 & 0x40000000:
             prel31 -= 0x80000000
-        pairs.append(((section.address + offset + prel31) & 0xFFFFFFFF, section.address + offset))
-    return pairs
+        entry = section.address + offset
+        pieces.append(((entry + prel31) & 0xFFFFFFFF, entry, entry + 8))
+    return pieces
 
 
-def _nodes(sections: list[Section], runs, references, exidx_edges) -> list[GraphNode]:
+def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> list[tuple[int, int, int]]:
+    """Each function's FDE in .eh_frame and its row in .eh_frame_hdr's search table: they go when it goes."""
+    frame = next((s for s in sections if s.name == ".eh_frame"), None)
+    if frame is None:
+        return []
+    pieces: list[tuple[int, int, int]] = []
+    try:
+        with open(image.path, "rb") as stream:
+            entries = ELFFile(stream).get_dwarf_info(follow_links=False).EH_CFI_entries()
+        for entry in entries:
+            if isinstance(entry, FDE):
+                start = frame.address + entry.offset
+                size = entry.header["length"] + entry.structs.initial_length_field_size()
+                pieces.append((entry.header["initial_location"], start, start + size))
+    except Exception:  # unreadable call-frame information only costs precision: the bytes stay runtime
+        return []
+    header = next((s for s in sections if s.name == ".eh_frame_hdr"), None)
+    data = contents.get(header.index, b"") if header is not None else b""
+    if len(data) >= 12 and data[0] == 1 and data[3] == 0x3B:  # version 1, table of datarel sdata4 pairs
+        layout = struct.Struct("<ii" if image.little_endian else ">ii")
+        count = struct.unpack_from("<I" if image.little_endian else ">I", data, 8)[0] if data[2] == 0x03 else 0
+        for row in range(min(count, (len(data) - 12) // 8)):
+            location, _fde = layout.unpack_from(data, 12 + 8 * row)
+            start = header.address + 12 + 8 * row
+            pieces.append((header.address + location, start, start + 8))
+    return pieces
+
+
+def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]], targets: set[int]) -> None:
+    """Alignment fill right after a function (under 16 bytes, referred to by nothing) goes with that function:
+    the linker drops it with the function."""
+    nodes = graph.nodes
+    for index in range(1, len(nodes)):
+        node, before = nodes[index], nodes[index - 1]
+        if (node.kind == "chunk" and before.kind == "func" and before.end == node.address
+                and node.section == before.section and node.end - node.address < 16 and node.address not in targets):
+            edge_sets[index - 1].add(index)
+
+
+def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
     cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
-    cut_points |= {entry for _, entry in exidx_edges} | {entry + 8 for _, entry in exidx_edges}
+    cut_points |= {start for _, start, _ in owned} | {end for _, _, end in owned}
     sorted_cuts = sorted(cut_points)
     nodes: list[GraphNode] = []
     for section in sections:

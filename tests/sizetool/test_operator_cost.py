@@ -53,6 +53,20 @@ def test_exclusive_bytes_match_the_leave_one_out_build(tables, base, variants, o
     assert abs(cost.exclusive_bytes - saving) <= max(64, 0.10 * saving), (op, cost.exclusive_bytes, saving)
 
 
+def test_host_build_estimates_never_overshoot_and_stay_close_in_total(tables):
+    # x86-64 -O2 inlines each AddXxx() into its caller more deeply than the MCU builds, and those call-site bytes
+    # belong to the caller (a documented limit), so single ops may miss by more; the estimate must still never
+    # exceed the real saving by more than the tolerance, and the total error must stay under 10%.
+    table = tables["host-x86_64/firmware.elf"]
+    errors, truths = [], []
+    for cost in table.operators:
+        saving = flash("host-x86_64/firmware.elf") - flash(f"variants/host-x86_64/without_{cost.op}.elf")
+        assert cost.exclusive_bytes <= saving + 64, (cost.op, cost.exclusive_bytes, saving)
+        errors.append(abs(cost.exclusive_bytes - saving))
+        truths.append(saving)
+    assert sum(errors) < 0.10 * sum(truths)
+
+
 @pytest.mark.parametrize("elf", ["cortex-m4/firmware.elf", "riscv32/firmware.elf", "host-x86_64/firmware.elf",
                                  "cortex-m4/firmware-nodebug.elf"])
 def test_every_registered_op_is_found_with_its_registration_symbol(tables, elf):
