@@ -51,6 +51,8 @@ def diff(
     new_map: Optional[str] = typer.Option(None, "--new-map", help="Map file of the new ELF."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
     ops: bool = typer.Option(False, "--ops", help="Also compare per-operator flash cost (computed for ELF sides)."),
+    save: Optional[str] = typer.Option(None, "--save", help="Also save the NEW side's full report as JSON "
+                                       "(the next baseline)."),
 ) -> int:
     from sizetool.diff import diff_reports
     from sizetool.render.diff_output import (
@@ -59,13 +61,14 @@ def diff(
         render_diff_markdown,
         render_diff_text,
     )
-    from sizetool.report_model import write_text_atomically
+    from sizetool.report_model import save_report, write_text_atomically
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
     if ops and ram:
         raise SizeToolError("--ops compares flash (ROM) only: leave out --ram")
-    result = diff_reports(load_side(old, old_map, ops), load_side(new, new_map, ops), "ram" if ram else "rom")
+    new_report = load_side(new, new_map, ops)
+    result = diff_reports(load_side(old, old_map, ops), new_report, "ram" if ram else "rom")
     if output_format == "json":
         text = render_diff_json(result)
     elif output_format == "csv":
@@ -74,6 +77,8 @@ def diff(
         text = render_diff_markdown(result, limit)
     else:
         text = render_diff_text(result, limit)
+    if save:
+        save_report(new_report, save)
     if output:
         write_text_atomically(output, text)
     else:

@@ -146,3 +146,16 @@ def test_operator_rows_in_text_and_csv(full_report):
     result = diff_reports(old, new)
     assert "-2939      2939 -> 0         removed  SOFTMAX" in render_diff_text(result, 0)
     assert "operator,SOFTMAX,tflite::Register_SOFTMAX(),2939,0,-2939,removed" in render_diff_csv(result)
+
+
+def test_diff_save_keeps_the_new_side_as_the_next_baseline(tmp_path, capsys):
+    variant = OUT / "variants/cortex-m4/without_MUL.elf"
+    saved = tmp_path / "next-baseline.json"
+    assert cli.main(["diff", str(variant), str(OUT / FULL), "--ops", "--save", str(saved)]) == 0
+    capsys.readouterr()
+    data = json.loads(saved.read_text())
+    assert data["rom"]["total_size"] == flash(FULL)  # the new side, not the old one
+    assert any(o["op"] == "MUL" for o in data["operators"]["operators"])
+    # and it is a baseline the next diff reads back
+    assert cli.main(["diff", str(saved), str(OUT / FULL), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["delta"] == 0
