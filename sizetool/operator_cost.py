@@ -93,9 +93,13 @@ def operator_table_for_image(image: ElfImage, report: SizeReport) -> OperatorTab
 
     operator_nodes = frozenset().union(*(o.nodes for o in operators))
     runtime_roots = find_runtime_roots(image, graph)
+    reached_bytes = graph.rom_bytes(graph.reachable(runtime_roots | operator_nodes))
+    # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
+    # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
+    # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
+    runtime_roots |= unreached_symbols(graph, runtime_roots | operator_nodes)
     all_roots = runtime_roots | operator_nodes
     everything = graph.reachable(all_roots)
-    reached_bytes = graph.rom_bytes(everything)
     costs = []
     for operator in operators:
         remaining = graph.reachable(all_roots, removed=operator.nodes)
@@ -164,6 +168,14 @@ def find_operators(graph: ReferenceGraph) -> list[OperatorRoots]:
             nodes.add(parsers[parser])
         operators.append(OperatorRoots(op, registration, frozenset(nodes)))
     return operators
+
+
+def unreached_symbols(graph: ReferenceGraph, roots: set[int]) -> set[int]:
+    reached = graph.reachable(roots)
+    return {
+        index for index, node in enumerate(graph.nodes)
+        if index not in reached and node.kind in ("func", "object") and node.rom_bytes
+    }
 
 
 def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:

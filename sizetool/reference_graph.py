@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from elftools.elf.elffile import ELFFile
 from elftools.elf.constants import SH_FLAGS
 from elftools.dwarf.callframe import FDE
-from elftools.elf.relocation import RelocationSection
 
 from sizetool.disassembly import CodeRun, code_decoder
 from sizetool.elf_reader import ElfImage, Section, Symbol
@@ -138,11 +137,14 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     section_walks = _section_walks(graph, references, sections)
+    code_starts = {node.address for node in nodes if node.kind in ("func", "chunk")}
     for source, target in references:
         source_node = graph.node_at(source)
         target_node = graph.node_at(target)
         if source_node is None or target_node is None or source_node == target_node:
             continue
+        if _inside(target, code_ranges) and (target & ~1) not in code_starts:
+            continue  # into the middle of another function: a constant that looks like an address (0x10009)
         if (source_node, target) in section_walks:
             continue
         edge_sets[source_node].add(target_node)
@@ -239,7 +241,9 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
     pieces: list[tuple[int, int, int]] = []
     try:
         with open(image.path, "rb") as stream:
-            entries = ELFFile(stream).get_dwarf_info(follow_links=False).EH_CFI_entries()
+            # Linked values are final: applying (--emit-relocs) relocations again would be wrong, and slow.
+            dwarf = ELFFile(stream).get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
+            entries = dwarf.EH_CFI_entries()
         for entry in entries:
             if isinstance(entry, FDE):
                 start = frame.address + entry.offset
@@ -311,47 +315,69 @@ def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: li
     """(place, target) pairs from relocation sections kept by --emit-relocs; None when the ELF has none.
 
     Dynamic R_*_RELATIVE relocations of a position-independent ELF (whose pointer words are 0 in the file) are
-    appended to `dynamic` as (place, value) data words.
+    appended to `dynamic` as (place, value) data words. Entries are unpacked with struct in one pass: pyelftools'
+    per-entry containers take seconds on a firmware with 100k relocations.
     """
     applies_to = {s.index for s in sections}
+    endian = "<" if image.little_endian else ">"
+    wide = image.elf_class == 64
+    word = struct.Struct(endian + "I")
     pairs: list[tuple[int, int]] = []
     found = False
     try:
         with open(image.path, "rb") as stream:
             elf = ELFFile(stream)
-            symtab = elf.get_section_by_name(".symtab")
+            symbol_values, section_symbols = _symbol_table(elf, endian, wide)
             for raw in elf.iter_sections():
-                if not isinstance(raw, RelocationSection):
+                if raw.header["sh_type"] not in ("SHT_REL", "SHT_RELA"):
                     continue
+                is_rela = raw.header["sh_type"] == "SHT_RELA"
+                layout = struct.Struct(endian + ("QQ" if wide else "II") + (("q" if wide else "i") if is_rela else ""))
+                table = raw.data()
+                entries = layout.iter_unpack(table[: len(table) - len(table) % layout.size])
+                split = (lambda info: (info >> 32, info & 0xFFFFFFFF)) if wide else (lambda info: (info >> 8, info & 0xFF))
                 if raw.header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
-                    if raw.is_RELA():
-                        dynamic.extend((r["r_offset"], r["r_addend"]) for r in raw.iter_relocations()
-                                       if r["r_info_type"] in _RELATIVE_TYPES.get(image.arch, ()))
+                    relative = _RELATIVE_TYPES.get(image.arch, ())
+                    if is_rela:
+                        dynamic.extend((entry[0], entry[2]) for entry in entries if split(entry[1])[1] in relative)
                     continue
                 if raw.header["sh_info"] not in applies_to:
                     continue
                 found = True
                 target_section = image.sections[raw.header["sh_info"]]
                 data = contents[target_section.index]
-                is_rela = raw.is_RELA()
-                for relocation in raw.iter_relocations():
-                    place = relocation["r_offset"]
-                    kind = relocation["r_info_type"]
+                for entry in entries:
+                    place, info = entry[0], entry[1]
+                    symbol_index, kind = split(info)
                     if image.arch == "arm" and kind in _ARM_DATA_RELOCATIONS:
                         offset = place - target_section.address
                         if 0 <= offset <= len(data) - 4:
-                            word = "<I" if image.little_endian else ">I"
-                            pairs.append((place, struct.unpack_from(word, data, offset)[0]))
+                            pairs.append((place, word.unpack_from(data, offset)[0]))
                         continue
-                    if symtab is None or relocation["r_info_sym"] == 0:
+                    if not 0 < symbol_index < len(symbol_values):
                         continue
-                    symbol = symtab.get_symbol(relocation["r_info_sym"])
-                    if symbol["st_info"]["type"] == "STT_SECTION" and not is_rela:
+                    if symbol_index in section_symbols and not is_rela:
                         continue  # the addend sits in the instruction; the decoder already found this one
-                    target = symbol["st_value"] + (relocation["r_addend"] if is_rela else 0)
+                    target = symbol_values[symbol_index] + (entry[2] if is_rela else 0)
                     if image.arch == "x86_64" and kind in _X86_PC_RELATIVE:
                         target += 4
                     pairs.append((place, target))
     except Exception:  # corrupt relocation sections: fall back to decoding and data words, which need none
         return None
     return pairs if found else None
+
+
+def _symbol_table(elf: ELFFile, endian: str, wide: bool) -> tuple[list[int], set[int]]:
+    """Every .symtab entry's value by index, and the indices of section symbols."""
+    symtab = elf.get_section_by_name(".symtab")
+    if symtab is None:
+        return [], set()
+    layout = struct.Struct(endian + ("IBBHQQ" if wide else "IIIBBH"))
+    value_at, info_at = (4, 1) if wide else (1, 3)
+    table = symtab.data()
+    values, section_symbols = [], set()
+    for index, entry in enumerate(layout.iter_unpack(table[: len(table) - len(table) % layout.size])):
+        values.append(entry[value_at])
+        if entry[info_at] & 0xF == 3:  # STT_SECTION
+            section_symbols.add(index)
+    return values, section_symbols
