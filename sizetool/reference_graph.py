@@ -137,7 +137,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     section_walks = _section_walks(graph, references, sections)
-    code_starts = {node.address for node in nodes if node.kind in ("func", "chunk")}
+    # Entry points: node starts, and every function symbol (libgcc's __aeabi_fsub starts inside __aeabi_frsub).
+    code_starts = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
     for source, target in references:
         source_node = graph.node_at(source)
         target_node = graph.node_at(target)

@@ -92,3 +92,51 @@ def test_reachable_stops_at_removed_nodes(graphs):
     without = graph.reachable([main], removed={registration})
     assert registration not in without
     assert node_named(graph, "tflite::Register_SINH()::registration") not in without
+
+
+def test_a_call_to_an_entry_point_inside_another_symbol_is_an_edge(graphs):
+    # libgcc's hand-written float code has __aeabi_fsub and __aeabi_fadd starting inside __aeabi_frsub's bytes;
+    # calls to them must keep that node alive.
+    image, graph = graphs["cortex-m4"]
+    entry = next(s for s in image.symbols if s.mangled == "__aeabi_fadd")
+    holder = graph.node_at(entry.address)
+    assert graph.nodes[holder].address < entry.address  # an entry point inside a larger node
+    callers = [i for i, targets in enumerate(graph.edges) if holder in targets]
+    assert callers
+
+
+def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkeypatch):
+    import sizetool.reference_graph as reference_graph
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    main = next(s for s in image.symbols if s.mangled == "main")
+    victim = next(s for s in image.symbols if s.name == "tflite::Register_SOFTMAX()")
+    real_decoder = reference_graph.code_decoder
+
+    def decoder_with_a_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9  # like newlib's 0x10009 stdio flags: odd, mid-function
+                yield main.address, victim.address | 1  # a real Thumb function pointer still counts
+        return decode_run
+
+    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_a_constant)
+    graph = reference_graph.build_reference_graph(image)
+    main_node, victim_node = graph.node_at(main.address), graph.node_at(victim.address)
+    assert victim_node in graph.edges[main_node]
+    # Only the interior constant: main does not otherwise refer to Register_SOFTMAX (RegisterVisionOps does).
+    def decoder_with_only_the_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9
+        return decode_run
+
+    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_only_the_constant)
+    graph = reference_graph.build_reference_graph(image)
+    assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
