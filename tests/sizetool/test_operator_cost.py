@@ -143,3 +143,31 @@ def test_a_firmware_without_tflm_gets_an_empty_table_and_a_note(tmp_path):
 )
 def test_class_template_of_reads_demangled_names(name, expected):
     assert class_template_of(name) == expected
+
+
+def test_template_rows_cost_what_instantiations_add_beyond_the_largest():
+    from sizetool.operator_cost import template_costs
+    from sizetool.reference_graph import GraphNode, ReferenceGraph
+
+    def node(address, size, name, kind="func"):
+        return GraphNode(address, address + size, size, ".text", name, name, kind)
+
+    graph = ReferenceGraph(
+        nodes=[
+            node(0x100, 40, "ns::Buffer<int, 4>::push(int)"),
+            node(0x200, 60, "ns::Buffer<int, 4>::pop()"),
+            node(0x300, 30, "ns::Buffer<float, 8>::push(float)"),
+            node(0x400, 16, "vtable for ns::Buffer<float, 8>", kind="object"),
+            node(0x500, 50, "ns::Single<char>::run()"),  # one instantiation: no row
+            node(0x600, 24, "tflite::MicroMutableOpResolver<5u>::FindOp(char const*) const"),
+            node(0x700, 8, "(no symbol) .text+0x700", kind="chunk"),
+        ],
+        edges=[[] for _ in range(7)],
+    )
+    resolvers, templates = template_costs(graph)
+    assert [(r.arguments, r.bytes) for r in resolvers] == [("5", 24)]
+    assert len(templates) == 1
+    row = templates[0]
+    assert (row.template, row.arguments) == ("ns::Buffer", "<float, 8>; <int, 4>")
+    assert row.bytes == 46  # 100 bytes for <int, 4>, 46 for <float, 8>: one copy beyond the largest
+    assert len(row.symbols) == 4
