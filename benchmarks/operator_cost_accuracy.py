@@ -9,7 +9,7 @@ yourself with and without each AddXxx() (e.g. real TFLM, outside this repository
 Prints one row per operator (true saving, estimate, error in bytes and %, within 10% or 64 B) and the time the
 operator table took.
 
-    python benchmarks/operator_cost_accuracy.py [--elf firmware.elf --truth truth.json]
+    python benchmarks/operator_cost_accuracy.py [--elf firmware.elf --truth truth.json [--map firmware.map]]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sizetool.report_builder import build_report  # noqa: E402
 OUT = REPO / "fixtures" / "firmware" / "out"
 
 
-def fixture_cases() -> list[tuple[str, dict[str, int]]]:
+def fixture_cases() -> list[tuple[str, str | None, dict[str, int]]]:
     manifest = json.loads((OUT / "manifest.json").read_text())
     cases = []
     for base, variants in (("cortex-m4/firmware.elf", "variants/cortex-m4"),
@@ -41,19 +41,22 @@ def fixture_cases() -> list[tuple[str, dict[str, int]]]:
             for name, build in manifest["builds"].items()
             if name.startswith(variants + "/")
         }
-        cases.append((str(OUT / base), savings))
+        cases.append((str(OUT / base), None, savings))
+        linker_map = (OUT / base).with_suffix(".map")
+        if linker_map.exists():
+            cases.append((str(OUT / base), str(linker_map), savings))
     return cases
 
 
-def report_case(elf: str, savings: dict[str, int]) -> bool:
+def report_case(elf: str, linker_map: str | None, savings: dict[str, int]) -> bool:
     start = time.perf_counter()
-    report = build_report(elf, use_cache=False)
+    report = build_report(elf, map_path=linker_map, use_cache=False)
     report_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    table = operator_table(elf, report)
+    table = operator_table(elf, report, map_path=linker_map)
     table_seconds = time.perf_counter() - start
     estimates = {cost.op: cost.exclusive_bytes for cost in table.operators}
-    print(f"\n{elf}  (flash {table.total_rom} B; report {report_seconds:.2f} s, operator table {table_seconds:.2f} s)")
+    print(f"\n{elf}{'  --map ' + linker_map if linker_map else ''}  (flash {table.total_rom} B; report {report_seconds:.2f} s, operator table {table_seconds:.2f} s)")
     print(f"{'operator':28} {'true saving':>11} {'exclusive':>10} {'error B':>8} {'error %':>8}  ok")
     all_ok = True
     worst = 0.0
@@ -78,15 +81,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elf", help="a firmware ELF built with every operator")
     parser.add_argument("--truth", help='JSON {"variants": {"OP": {"saving": bytes}}} for that ELF')
+    parser.add_argument("--map", help="the ELF's GNU ld map file (input sections)")
     args = parser.parse_args()
     if bool(args.elf) != bool(args.truth):
         parser.error("--elf and --truth go together")
     if args.elf:
         truth = json.loads(Path(args.truth).read_text())
-        cases = [(args.elf, {op: int(v["saving"]) for op, v in truth["variants"].items()})]
+        cases = [(args.elf, args.map, {op: int(v["saving"]) for op, v in truth["variants"].items()})]
     else:
         cases = fixture_cases()
-    results = [report_case(elf, savings) for elf, savings in cases]
+    results = [report_case(elf, linker_map, savings) for elf, linker_map, savings in cases]
     sys.exit(0 if all(results) else 1)
 
 

@@ -52,12 +52,18 @@ class OperatorRoots:
 
 
 def operator_table(elf_path: str, report: SizeReport, map_path: str | None = None) -> OperatorTable:
-    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files."""
+    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files; the
+    linker map, when given, says which functions share an input section (and so are kept or dropped together)."""
     image = read_elf(elf_path)
-    return operator_table_for_image(image, report)
+    input_sections = None
+    if map_path:
+        from sizetool.map_file import read_map
+
+        input_sections = read_map(map_path).input_sections
+    return operator_table_for_image(image, report, input_sections)
 
 
-def operator_table_for_image(image: ElfImage, report: SizeReport) -> OperatorTable:
+def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections=None) -> OperatorTable:
     table = OperatorTable(total_rom=image.rom_total)
     if not image.has_symtab:
         table.notes.append(f"{image.path}: no symbol table (stripped ELF): operators cannot be found")
@@ -67,7 +73,7 @@ def operator_table_for_image(image: ElfImage, report: SizeReport) -> OperatorTab
     has_registrations = any(
         symbol.kind == "func" and _REGISTRATION.match(_CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
     )
-    graph = build_reference_graph(image, with_edges=has_registrations)
+    graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections)
     files_of = _file_finder(report)
     table.resolvers, table.templates = template_costs(graph)
     if len({r.arguments for r in table.resolvers}) > 1:

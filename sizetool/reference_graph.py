@@ -90,9 +90,10 @@ class ReferenceGraph:
         return sum(self.nodes[index].rom_bytes for index in nodes)
 
 
-def build_reference_graph(image: ElfImage, with_edges: bool = True) -> ReferenceGraph:
+def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sections=None) -> ReferenceGraph:
     """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
-    Without edges only the nodes are built (cheap: nothing is disassembled)."""
+    Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
+    the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     contents = {s.index: image.section_data(s) for s in sections}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
@@ -155,6 +156,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True) -> Reference
             edge_sets[function_node].add(entry_node)
     if with_edges:
         _give_padding_to_functions(graph, edge_sets, {target for _, target in references})
+        if input_sections:
+            _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
 
@@ -262,6 +265,26 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
             start = header.address + 12 + 8 * row
             pieces.append((header.address + location, start, start + 8))
     return pieces
+
+
+def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
+    """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
+    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first."""
+    for piece in input_sections:
+        if not piece.size or not piece.name.startswith(".text") or not _inside(piece.address, code_ranges):
+            continue
+        first = graph.node_at(piece.address)
+        if first is None:
+            continue
+        members = [first]
+        index = first + 1
+        while index < len(graph.nodes) and graph.nodes[index].address < piece.address + piece.size:
+            if graph.nodes[index].kind == "func":
+                members.append(index)
+            index += 1
+        if len(members) > 1:
+            for this, following in zip(members, members[1:] + members[:1]):
+                edge_sets[this].add(following)
 
 
 def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]], targets: set[int]) -> None:

@@ -140,3 +140,21 @@ def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkey
     monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_only_the_constant)
     graph = reference_graph.build_reference_graph(image)
     assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
+
+
+def test_with_the_map_functions_of_one_input_section_keep_each_other():
+    # libgcc's _arm_addsubsf3.o brings __aeabi_ul2f in the same .text input section as the float add/sub that the
+    # kernels call: nothing calls __aeabi_ul2f, but the linker cannot drop it alone.
+    from sizetool.map_file import read_map
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    linker_map = read_map(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.map"))
+    main = next(s for s in image.symbols if s.mangled == "main")
+    orphan = next(s for s in image.symbols if s.mangled == "__aeabi_ul2f")
+    entry = next(s for s in image.symbols if s.mangled == "Reset_Handler")
+    roots = lambda graph: {graph.node_at(main.address), graph.node_at(entry.address)}  # noqa: E731
+
+    without_map = build_reference_graph(image)
+    assert without_map.node_at(orphan.address) not in without_map.reachable(roots(without_map))
+    with_map = build_reference_graph(image, input_sections=linker_map.input_sections)
+    assert with_map.node_at(orphan.address) in with_map.reachable(roots(with_map))
