@@ -124,8 +124,7 @@ def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op, c.registration))
     table.operators = costs
     without_operators = graph.reachable(runtime_roots, removed=operator_nodes)
-    operator_only = reached_bytes - graph.rom_bytes(without_operators)
-    table.runtime_bytes = image.rom_total - operator_only
+    table.runtime_bytes = image.rom_total - graph.rom_bytes(everything - without_operators)
     unreached = image.rom_total - reached_bytes
     if unreached:
         table.notes.append(
