@@ -132,7 +132,18 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         owned.extend(_eh_frame_entries(image, sections, contents))
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
-    data_words = [(a, v) for a, v in data_words if not _inside(v, code_ranges) or (v & ~1) in function_starts]
+    # Read-only data that a linker script puts inside the executable .text (sigmoid tables, string literals) is still
+    # data: a word may point into such an object; into code it must point at a function's first byte.
+    code_objects = sorted((s.address, s.address + s.size) for s in image.symbols
+                          if s.kind == "object" and s.size and _inside(s.address, code_ranges))
+    object_starts = [start for start, _ in code_objects]
+
+    def in_code_object(value: int) -> bool:
+        position = bisect.bisect_right(object_starts, value) - 1
+        return position >= 0 and value < code_objects[position][1]
+
+    data_words = [(a, v) for a, v in data_words
+                  if not _inside(v, code_ranges) or (v & ~1) in function_starts or in_code_object(v)]
     references.extend(data_words)
     nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
@@ -145,7 +156,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         target_node = graph.node_at(target)
         if source_node is None or target_node is None or source_node == target_node:
             continue
-        if _inside(target, code_ranges) and (target & ~1) not in code_starts:
+        if graph.nodes[target_node].kind == "func" and (target & ~1) not in code_starts:
             continue  # into the middle of another function: a constant that looks like an address (0x10009)
         if (source_node, target) in section_walks:
             continue

@@ -175,3 +175,17 @@ def test_template_rows_cost_what_instantiations_add_beyond_the_largest():
     assert (row.template, row.arguments) == ("ns::Buffer", "<float, 8>; <int, 4>")
     assert row.bytes == 46  # 100 bytes for <int, 4>, 46 for <float, 8>: one copy beyond the largest
     assert len(row.symbols) == 4
+
+
+def test_read_only_data_placed_inside_executable_text_still_counts_for_its_operator():
+    # Many vendor linker scripts put .rodata inside .text. Tables there (TFLM's sigmoid lookup table in logistic.cc
+    # and tanh.cc) are data reached through literal-pool words, not functions: they must stay with their operator.
+    path = str(OUT / "cortex-m4/firmware.elf")
+    image = read_elf(path)
+    report = build_report(path, use_cache=False)
+    normal = {c.op: c.exclusive_bytes for c in operator_table_for_image(image, report).operators}
+    executable = [dataclasses.replace(s, flags=s.flags | 0x4) if s.name == ".rodata" else s for s in image.sections]
+    as_text = {c.op: c.exclusive_bytes
+               for c in operator_table_for_image(dataclasses.replace(image, sections=executable), report).operators}
+    for op, exclusive in normal.items():
+        assert abs(as_text[op] - exclusive) <= max(64, 0.10 * exclusive), (op, as_text[op], exclusive)
