@@ -95,7 +95,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
     the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
-    contents = {s.index: image.section_data(s) for s in sections}
+    contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
         if symbol.size > 0:
@@ -132,32 +132,22 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         owned.extend(_eh_frame_entries(image, sections, contents))
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
-    # Read-only data that a linker script puts inside the executable .text (sigmoid tables, string literals) is still
-    # data: a word may point into such an object; into code it must point at a function's first byte.
-    code_objects = sorted((s.address, s.address + s.size) for s in image.symbols
-                          if s.kind == "object" and s.size and _inside(s.address, code_ranges))
-    object_starts = [start for start, _ in code_objects]
-
-    def in_code_object(value: int) -> bool:
-        position = bisect.bisect_right(object_starts, value) - 1
-        return position >= 0 and value < code_objects[position][1]
-
-    data_words = [(a, v) for a, v in data_words
-                  if not _inside(v, code_ranges) or (v & ~1) in function_starts or in_code_object(v)]
     references.extend(data_words)
     nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
-    section_walks = _section_walks(graph, references, sections)
-    # Entry points: node starts, and every function symbol (libgcc's __aeabi_fsub starts inside __aeabi_frsub).
-    code_starts = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
-    for source, target in references:
-        source_node = graph.node_at(source)
-        target_node = graph.node_at(target)
+    resolved = [(graph.node_at(source), target, graph.node_at(target)) for source, target in references]
+    section_walks = _section_walks(resolved, sections)
+    # A reference (decoded, or a data word) may point anywhere into data, including data a linker script puts inside
+    # the executable .text, but into a function only at an entry point: a node start or any function symbol
+    # (libgcc's __aeabi_fsub starts inside __aeabi_frsub). Anything else is a constant that looks like an address
+    # (newlib's stdio flags 0x10009 fall inside a kernel's Eval).
+    entry_points = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
+    for source_node, target, target_node in resolved:
         if source_node is None or target_node is None or source_node == target_node:
             continue
-        if graph.nodes[target_node].kind == "func" and (target & ~1) not in code_starts:
-            continue  # into the middle of another function: a constant that looks like an address (0x10009)
+        if nodes[target_node].kind == "func" and (target & ~1) not in entry_points:
+            continue
         if (source_node, target) in section_walks:
             continue
         edge_sets[source_node].add(target_node)
@@ -173,14 +163,13 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     return graph
 
 
-def _section_walks(graph: ReferenceGraph, references, sections: list[Section]) -> set[tuple[int, int]]:
+def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
     """(node, section start) pairs where a node refers to both the start and the end of a section: it walks the
     section as a whole (start-up code copying .data or zeroing .bss), which keeps no single object alive."""
     targets_of: dict[int, set[int]] = defaultdict(set)
-    for source, target in references:
-        node = graph.node_at(source)
-        if node is not None:
-            targets_of[node].add(target)
+    for source_node, target, _ in resolved:
+        if source_node is not None:
+            targets_of[source_node].add(target)
     walks = set()
     for node, targets in targets_of.items():
         for section in sections:
