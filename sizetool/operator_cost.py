@@ -99,11 +99,12 @@ def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections
 
     operator_nodes = frozenset().union(*(o.nodes for o in operators))
     runtime_roots = find_runtime_roots(image, graph)
-    reached_bytes = graph.rom_bytes(graph.reachable(runtime_roots | operator_nodes))
+    reached = graph.reachable(runtime_roots | operator_nodes)
+    reached_bytes = graph.rom_bytes(reached)
     # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
     # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
     # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
-    runtime_roots |= unreached_symbols(graph, runtime_roots | operator_nodes)
+    runtime_roots |= unreached_symbols(graph, reached)
     all_roots = runtime_roots | operator_nodes
     everything = graph.reachable(all_roots)
     costs = []
@@ -175,8 +176,8 @@ def find_operators(graph: ReferenceGraph) -> list[OperatorRoots]:
     return operators
 
 
-def unreached_symbols(graph: ReferenceGraph, roots: set[int]) -> set[int]:
-    reached = graph.reachable(roots)
+def unreached_symbols(graph: ReferenceGraph, reached: set[int]) -> set[int]:
+    """Functions and data objects with flash bytes outside the reached set."""
     return {
         index for index, node in enumerate(graph.nodes)
         if index not in reached and node.kind in ("func", "object") and node.rom_bytes
