@@ -27,7 +27,7 @@ from sizetool.report_model import OperatorTable
 
 REGISTER_PREFIX = "Register_"
 # What may follow the op's name in a kernel variant's registration: element types (CONV_2D_INT8, SOFTMAX_INT8_INT16).
-_VARIANT_TAIL = re.compile(r"(?:_(?:U?INT\d+(?:X\d+)?|FLOAT\d*))+")
+VARIANT_TAIL = re.compile(r"(?:_(?:U?INT\d+(?:X\d+)?|FLOAT\d*))+")
 # Registration functions of TFLM's named custom ops that do not follow the naming rule (micro_mutable_op_resolver.h).
 _TFLM_CUSTOM_FUNCTIONS = {"ethos-u": "Register_ETHOSU"}
 
@@ -46,7 +46,7 @@ class ModelOp:
         """Whether a firmware registration (op name as in the operator table, e.g. "CONV_2D_INT8") provides this op."""
         base = self.registration[len(REGISTER_PREFIX):]
         return firmware_op == base or (
-            firmware_op.startswith(base) and _VARIANT_TAIL.fullmatch(firmware_op, len(base)) is not None
+            firmware_op.startswith(base) and VARIANT_TAIL.fullmatch(firmware_op, len(base)) is not None
         )
 
 

@@ -18,7 +18,7 @@ demangled names of their members (and vtables).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from sizetool.elf_reader import ElfImage, read_elf
@@ -36,7 +36,6 @@ _COLLECTED_SECTIONS = re.compile(
     r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
 )
 _ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
-_VARIANT_SUFFIXES = ("_INT8", "_INT16", "_INT4", "_FLOAT32", "_INT32")
 # TFLM's builtin-data parsers that serve several ops (the rest are "Parse" + the method name without "Add").
 _SHARED_PARSERS = {
     "AveragePool2D": "Pool", "MaxPool2D": "Pool", "L2Pool2D": "Pool",
@@ -159,10 +158,10 @@ def find_operators(graph: ReferenceGraph) -> list[OperatorRoots]:
     # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
     # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
     method_of = _method_names()
-    wanted_method = {op: method_of.get(op) for op in registrations}
-    wanted_parser = {op: _parser_name(method_of.get(op)) for op in registrations}
-    method_users = defaultdict(int, _count(wanted_method.values()))
-    parser_users = defaultdict(int, _count(wanted_parser.values()))
+    wanted_method = {op: _method_for(op, method_of) for op in registrations}
+    wanted_parser = {op: _parser_name(method) for op, method in wanted_method.items()}
+    method_users = Counter(method for method in wanted_method.values() if method)
+    parser_users = Counter(parser for parser in wanted_parser.values() if parser)
     operators = []
     for op, (registration, index) in sorted(registrations.items()):
         nodes = {index}
@@ -289,10 +288,19 @@ def _method_names() -> dict[str, str]:
     for custom_name, method in TFLM_CUSTOM_OPS.items():
         if method:
             methods.setdefault(model_op("custom", custom_name).registration[len(REGISTER_PREFIX) :], method)
-    for name, method in list(methods.items()):
-        for suffix in _VARIANT_SUFFIXES:
-            methods.setdefault(name + suffix, method)
     return methods
+
+
+def _method_for(op: str, methods: dict[str, str]) -> str | None:
+    """The Add<Op>() method of a registration name, a kernel variant (CONV_2D_INT8) included."""
+    from sizetool.model_crosscheck import VARIANT_TAIL
+
+    if op in methods:
+        return methods[op]
+    for cut in range(len(op) - 1, 0, -1):
+        if op[cut] == "_" and op[:cut] in methods and VARIANT_TAIL.fullmatch(op, cut):
+            return methods[op[:cut]]
+    return None
 
 
 def _parser_name(method: str | None) -> str | None:
@@ -333,14 +341,6 @@ def _symbol_level_costs(graph: ReferenceGraph, operators: list[OperatorRoots], f
         costs.append(OperatorCost(operator.op, operator.registration, exclusive, 0, files))
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op))
     return costs
-
-
-def _count(names) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for name in names:
-        if name:
-            counts[name] += 1
-    return counts
 
 
 def _integer_argument(arguments: str) -> str:
