@@ -155,9 +155,12 @@ def _sort_tree(node: SizeNode) -> None:
         _sort_tree(child)
 
 
-def tree_to_dict(node: SizeNode) -> dict:
-    """Zephyr size_report's node shape (name, identifier, size, children; symbols add address and section)."""
+def tree_to_dict(node: SizeNode, identifiers: bool = True) -> dict:
+    """Zephyr size_report's node shape (name, identifier, size, children; symbols add address and section).
+    Without identifiers (the HTML page rebuilds paths from the names) a large tree is half the size."""
     out: dict = {"name": node.name, "identifier": node.identifier, "size": node.size}
+    if not identifiers:
+        del out["identifier"]
     if node.entry is not None:
         out["address"] = node.entry.address
         out["section"] = node.entry.section
@@ -166,7 +169,7 @@ def tree_to_dict(node: SizeNode) -> dict:
         if node.entry.aliases:
             out["aliases"] = list(node.entry.aliases)
     else:
-        out["children"] = [tree_to_dict(child) for child in node.children]
+        out["children"] = [tree_to_dict(child, identifiers) for child in node.children]
     return out
 
 

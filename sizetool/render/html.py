@@ -12,7 +12,7 @@ import json
 import os
 
 from sizetool import __version__
-from sizetool.report_model import OperatorTable, SizeNode, SizeReport, build_tree
+from sizetool.report_model import OperatorTable, SizeReport, build_tree, tree_to_dict
 
 TEMPLATE = "treemap.html.j2"
 MEMORY_LABELS = {"rom": "ROM", "ram": "RAM"}
@@ -47,7 +47,7 @@ def page_data(size_report: SizeReport, title: str) -> dict:
             "id": memory,
             "label": label,
             "total": size_report.total(memory),
-            "tree": compact_tree(build_tree(size_report.entries, memory)),
+            "tree": tree_to_dict(build_tree(size_report.entries, memory), identifiers=False),
         }
         for memory, label in MEMORY_LABELS.items()
     ]
@@ -66,24 +66,6 @@ def page_data(size_report: SizeReport, title: str) -> dict:
         "warnings": list(size_report.warnings),
         "views": views,
     }
-
-
-def compact_tree(node: SizeNode) -> dict:
-    """A size-tree node for the page: name and size, children on inner nodes, section and address on symbols.
-
-    The path (identifier) is left out: the page rebuilds it from the names, which halves the page for a large ELF.
-    """
-    out: dict = {"name": node.name, "size": node.size}
-    if node.entry is None:
-        out["children"] = [compact_tree(child) for child in node.children]
-        return out
-    out["section"] = node.entry.section
-    out["address"] = node.entry.address
-    if node.entry.mangled:
-        out["mangled"] = node.entry.mangled
-    if node.entry.aliases:
-        out["aliases"] = list(node.entry.aliases)
-    return out
 
 
 def operator_view(table: OperatorTable) -> dict:
