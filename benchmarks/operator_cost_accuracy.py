@@ -23,8 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from sizetool.operator_cost import operator_table  # noqa: E402
-from sizetool.report_builder import build_report  # noqa: E402
+from sizetool.operators.operator_cost import operator_table  # noqa: E402
+from sizetool.report.report_builder import build_report  # noqa: E402
 
 OUT = REPO / "fixtures" / "firmware" / "out"
 

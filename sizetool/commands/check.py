@@ -31,17 +31,17 @@ def check(
     junit: Optional[str] = typer.Option(None, "--junit", help="Also write a JUnit XML report (GitLab, Jenkins)."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the build's report as JSON."),
 ) -> int:
-    from sizetool.budget import check_budget, read_budget
-    from sizetool.ci_output import (
+    from sizetool.ci.budget import check_budget, read_budget
+    from sizetool.ci.ci_output import (
         github_annotations,
         junit_xml,
         render_results_json,
         render_results_markdown,
         render_results_text,
     )
-    from sizetool.input_files import is_elf_file
-    from sizetool.report_builder import build_report
-    from sizetool.report_model import load_report, save_report, write_text_atomically
+    from sizetool.inputs.input_files import is_elf_file
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.report_model import load_report, save_report, write_text_atomically
     from sizetool.sizes import parse_size
 
     if output_format not in FORMATS:
@@ -56,7 +56,7 @@ def check(
             use_cache=True,
         )
         if budget.needs_operators:
-            from sizetool.operator_cost import operator_table
+            from sizetool.operators.operator_cost import operator_table
 
             report.operators = operator_table(build, report, map_path=map_file)
     else:

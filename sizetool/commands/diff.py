@@ -22,14 +22,14 @@ def load_side(path: str, map_path: Optional[str], ops: bool = False):
     """An ELF is analysed; anything else must be a saved report (or Zephyr's rom.json/ram.json).
 
     With ops, the side must come with its operator table: computed for an ELF, stored in a saved report."""
-    from sizetool.input_files import is_elf_file
-    from sizetool.report_builder import build_report
-    from sizetool.report_model import load_report
+    from sizetool.inputs.input_files import is_elf_file
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.report_model import load_report
 
     if is_elf_file(path):
         report = build_report(path, map_path=map_path, use_cache=True)
         if ops:
-            from sizetool.operator_cost import operator_table
+            from sizetool.operators.operator_cost import operator_table
 
             report.operators = operator_table(path, report, map_path=map_path)
         return report
@@ -54,14 +54,14 @@ def diff(
     save: Optional[str] = typer.Option(None, "--save", help="Also save the NEW side's full report as JSON "
                                        "(the next baseline)."),
 ) -> int:
-    from sizetool.diff import diff_reports
+    from sizetool.ci.diff import diff_reports
     from sizetool.render.diff_output import (
         render_diff_csv,
         render_diff_json,
         render_diff_markdown,
         render_diff_text,
     )
-    from sizetool.report_model import save_report, write_text_atomically
+    from sizetool.report.report_model import save_report, write_text_atomically
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")

@@ -1,12 +1,12 @@
 """`size-report ELF`: the flash/RAM tree by source path and symbol, in the chosen format.
 
-Steps: parse options -> build_report (sizetool/report_builder.py) -> render (sizetool/render/<format>) -> write.
+Steps: parse options -> build_report (sizetool/report/report_builder.py) -> render (sizetool/render/<format>) -> write.
 Options that add to the report (e.g. --ops, --model) add their work between build and render.
 
---ops prints the per-operator flash table (sizetool/operator_cost.py, sizetool/render/operators.py) instead of the
+--ops prints the per-operator flash table (sizetool/operators/operator_cost.py, sizetool/render/operators.py) instead of the
 size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
 report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
-adds the cross-check against the models (sizetool/model_crosscheck.py): exit 1 when a model needs an op the firmware
+adds the cross-check against the models (sizetool/operators/model_crosscheck.py): exit 1 when a model needs an op the firmware
 does not register.
 """
 
@@ -49,8 +49,8 @@ def report(
         help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 when it needs an "
              "op the firmware does not register."),
 ) -> int:
-    from sizetool.report_builder import build_report
-    from sizetool.report_model import save_report, write_text_atomically
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
 
     if output_format not in FORMATS:
@@ -79,11 +79,11 @@ def report(
     color = output is None and sys.stdout.isatty()
     crosscheck = None
     if ops:
-        from sizetool.operator_cost import operator_table
+        from sizetool.operators.operator_cost import operator_table
 
         size_report.operators = operator_table(elf, size_report, map_path=map_file)
         if model_paths:
-            from sizetool.model_crosscheck import crosscheck_models
+            from sizetool.operators.model_crosscheck import crosscheck_models
 
             crosscheck = crosscheck_models(size_report.operators, model_paths, firmware=elf)
     if ops and output_format != "html":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 
-from sizetool.report_model import SizeReport
+from sizetool.report.report_model import SizeReport
 
 CSV_COLUMNS = ("memory", "path", "symbol", "mangled", "size", "section", "address")
 

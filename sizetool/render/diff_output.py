@@ -6,8 +6,8 @@ import csv
 import io
 import os
 
-from sizetool.diff import DeltaRow, OperatorDelta, SizeDiff
-from sizetool.report_model import dump_json
+from sizetool.ci.diff import DeltaRow, OperatorDelta, SizeDiff
+from sizetool.report.report_model import dump_json
 
 
 def _signed(value: int) -> str:

@@ -12,7 +12,7 @@ import json
 import os
 
 from sizetool import __version__
-from sizetool.report_model import OperatorTable, SizeReport, build_tree, tree_to_dict
+from sizetool.report.report_model import OperatorTable, SizeReport, build_tree, tree_to_dict
 
 TEMPLATE = "treemap.html.j2"
 MEMORY_LABELS = {"rom": "ROM", "ram": "RAM"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from sizetool import __version__
-from sizetool.report_model import SizeReport, dump_report_json, memory_to_dict, report_to_dict
+from sizetool.report.report_model import SizeReport, dump_report_json, memory_to_dict, report_to_dict
 
 
 def render_json(report: SizeReport, memories: list[str]) -> str:

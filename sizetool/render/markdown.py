@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from sizetool.render.regions import regions_table
-from sizetool.report_model import SizeNode, SizeReport, build_tree
+from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 
 def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:

@@ -18,8 +18,8 @@ import io
 import os
 
 from sizetool import __version__
-from sizetool.model_crosscheck import ModelCrosscheck
-from sizetool.report_model import OperatorTable, dump_json, operator_table_to_dict
+from sizetool.operators.model_crosscheck import ModelCrosscheck
+from sizetool.report.report_model import OperatorTable, dump_json, operator_table_to_dict
 
 FORMATS = ("tree", "json", "csv", "markdown")
 EMPTY_TABLE = "no TFLM operator registrations found"

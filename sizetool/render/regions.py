@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sizetool.report_model import SizeReport
+from sizetool.report.report_model import SizeReport
 
 
 def regions_table(report: SizeReport) -> str:

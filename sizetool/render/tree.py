@@ -12,7 +12,7 @@ from rich.color import ColorSystem
 from rich.style import Style
 
 from sizetool.render.regions import regions_table
-from sizetool.report_model import SizeNode, SizeReport, build_tree
+from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
 STYLES = {

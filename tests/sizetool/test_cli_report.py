@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sizetool import cli
-from sizetool.report_model import load_report
+from sizetool.report.report_model import load_report
 
 ELF = str(Path(__file__).resolve().parents[2] / "fixtures/firmware/out/cortex-m4/firmware.elf")
 
@@ -50,7 +50,7 @@ def test_saved_report_reads_back_with_the_same_entries(capsys, tmp_path):
     saved = tmp_path / "report.json"
     run(capsys, ELF, "--format", "json", "--save", str(saved))
     report = load_report(saved)
-    from sizetool.report_builder import build_report
+    from sizetool.report.report_builder import build_report
 
     original = build_report(ELF)
     assert report.rom_total == original.rom_total and report.ram_total == original.ram_total
@@ -112,7 +112,7 @@ def test_unknown_format_and_group_by_are_usage_errors(capsys):
 
 
 def test_corrupt_dwarf_still_reports_symbols_with_a_warning(capsys, tmp_path):
-    from sizetool.elf_reader import read_elf
+    from sizetool.inputs.elf_reader import read_elf
 
     info = read_elf(ELF).section_by_name(".debug_info")
     data = bytearray(open(ELF, "rb").read())
@@ -153,7 +153,7 @@ def test_cached_and_uncached_runs_print_the_same_bytes(capsys):
     assert cold == warm
 
 
-# --ops and --model. The fake-table test checks the wiring whatever sizetool/operator_cost.py computes; the others
+# --ops and --model. The fake-table test checks the wiring whatever sizetool/operators/operator_cost.py computes; the others
 # run the real operator-cost analysis on the fixture firmware, whose registrations are listed in manifest.json.
 
 MODELS = Path(__file__).resolve().parents[2] / "fixtures/models"
@@ -168,11 +168,11 @@ VISION_REGISTRATIONS = {"CONV_2D", "CONV_2D_INT8", "DEPTHWISE_CONV_2D", "ADD", "
 
 @pytest.fixture
 def fake_operator_cost(monkeypatch):
-    """A stand-in sizetool.operator_cost returning a hand-built table (and recording its arguments)."""
+    """A stand-in sizetool.operators.operator_cost returning a hand-built table (and recording its arguments)."""
     import sys
     import types
 
-    from sizetool.report_model import OperatorCost, OperatorTable
+    from sizetool.report.report_model import OperatorCost, OperatorTable
 
     calls = []
 
@@ -182,9 +182,9 @@ def fake_operator_cost(monkeypatch):
                                         OperatorCost("MUL", "tflite::Register_MUL()", 998, 10, ())],
                              runtime_bytes=100, total_rom=5000)
 
-    module = types.ModuleType("sizetool.operator_cost")
+    module = types.ModuleType("sizetool.operators.operator_cost")
     module.operator_table = operator_table
-    monkeypatch.setitem(sys.modules, "sizetool.operator_cost", module)
+    monkeypatch.setitem(sys.modules, "sizetool.operators.operator_cost", module)
     return calls
 
 
@@ -207,7 +207,7 @@ def test_model_gate_with_a_fake_table(capsys, fake_operator_cost):
 
 
 def test_ops_json_lists_the_fixture_registrations(capsys):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     status, out, _ = run(capsys, ELF, "--ops", "--format", "json")
     data = json.loads(out)
     assert status == 0 and {o["op"] for o in data["operators"]} == FIRMWARE_OPS
@@ -221,13 +221,13 @@ def test_ops_json_lists_the_fixture_registrations(capsys):
 
 @pytest.mark.parametrize("fmt", ["tree", "json", "csv", "markdown"])
 def test_ops_output_is_deterministic(capsys, fmt):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     first = run(capsys, ELF, "--ops", "--format", fmt)
     assert first[0] == 0 and first[1] and first == run(capsys, ELF, "--ops", "--format", fmt, "--no-cache")
 
 
 def test_model_crosscheck_on_the_fixture_firmware(capsys):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     status, out, _ = run(capsys, ELF, "--model", VISION, "--format", "json")
     data = json.loads(out)
     assert status == 0 and data["missing"] == []
@@ -250,13 +250,13 @@ def test_model_crosscheck_on_the_fixture_firmware(capsys):
     ([ELF.replace("firmware.elf", "firmware-stripped.elf"), "--model", VISION], "no TFLM operator registrations"),
 ])
 def test_ops_and_model_input_errors_are_one_line_and_status_2(capsys, argv, message):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     status, out, err = run(capsys, *argv)
     assert status == 2 and message in err and err.count("\n") == 1 and out == ""
 
 
 def test_an_elf_without_tflm_has_an_empty_table_that_says_so(capsys):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     stripped = ELF.replace("firmware.elf", "firmware-stripped.elf")
     status, out, _ = run(capsys, stripped, "--ops", "--format", "json")
     data = json.loads(out)
@@ -265,7 +265,7 @@ def test_an_elf_without_tflm_has_an_empty_table_that_says_so(capsys):
 
 
 def test_ops_with_html_adds_the_operator_view(capsys):
-    pytest.importorskip("sizetool.operator_cost")
+    pytest.importorskip("sizetool.operators.operator_cost")
     pytest.importorskip("sizetool.render.html")
     status, out, _ = run(capsys, ELF, "--ops", "--format", "html")
     assert status == 0 and '"id":"ops"' in out and '"id":"ops"' not in run(capsys, ELF, "--format", "html")[1]

@@ -1,0 +1,264 @@
+"""Flash/RAM budgets: parse a size-budget.toml and check a report (and optionally a baseline) against it.
+
+    [rom]
+    total = "192K"            # or bytes: 196608
+    max_growth = "1K"         # against --baseline; also "0.5%" of the baseline total
+    [rom.paths]
+    "kernels/**" = "40K"      # bytes under the matching paths of the tree
+    [rom.path_growth]
+    "kernels/**" = "512"      # growth of those paths against --baseline
+    [rom.operators]
+    CONV_2D = "8K"            # the operator's exclusive bytes (what removing its AddXxx() saves)
+    [ram]
+    total = "64K"
+    [regions]                 # with --map: a region's use, in bytes or % of its length
+    FLASH = "95%"
+
+Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
+An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
+(a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+from sizetool.errors import SizeToolError
+from sizetool.inputs.input_files import read_input
+from sizetool.report.report_model import SizeReport
+from sizetool.sizes import parse_size
+
+MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit as written: bytes, or a percentage of some reference (the baseline total, a region's length)."""
+
+    text: str
+    bytes: int | None = None
+    percent: float | None = None
+
+    def resolve(self, reference: int) -> int:
+        return self.bytes if self.bytes is not None else int(reference * self.percent / 100.0)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str  # e.g. "rom.total", "rom.paths[kernels/**]", "regions.FLASH"
+    memory: str
+    kind: str  # "total", "growth", "path", "path_growth", "region", "operator"
+    limit: Limit
+    pattern: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule: Rule
+    limit: int
+    actual: int
+    note: str = ""  # e.g. why an operator rule passes with 0 bytes
+
+    @property
+    def headroom(self) -> int:
+        return self.limit - self.actual
+
+    @property
+    def passed(self) -> bool:
+        return self.actual <= self.limit
+
+
+@dataclass
+class Budget:
+    path: str
+    rules: list[Rule]
+
+    @property
+    def needs_baseline(self) -> bool:
+        return any(rule.kind in ("growth", "path_growth") for rule in self.rules)
+
+    @property
+    def needs_operators(self) -> bool:
+        return any(rule.kind == "operator" for rule in self.rules)
+
+
+def read_budget(path: str) -> Budget:
+    raw = read_input(path, "a budget file")
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise SizeToolError(f"{path}: not a TOML budget file (not UTF-8 text)") from None
+    except tomllib.TOMLDecodeError as error:
+        raise SizeToolError(f"{path}: {error}") from None  # tomllib's message carries the line and column
+    return Budget(path=path, rules=_rules(data, text, path))
+
+
+def _line_of(text: str, key: str, table: str | None = None) -> int:
+    """The line a key (or [table] header) is written on, for error messages and reports."""
+    if table is not None:
+        pattern = re.compile(r"^[ \t]*\[[ \t]*" + re.escape(table) + r"[ \t]*\]", re.MULTILINE)
+    else:
+        pattern = re.compile(r'^[ \t]*(?:"' + re.escape(key) + r'"|' + re.escape(key) + r")[ \t]*=", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+def _error(path: str, line: int, reason: str) -> SizeToolError:
+    return SizeToolError(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
+
+
+def _limit(value, path: str, line: int, where: str, percent_allowed: bool) -> Limit:
+    if isinstance(value, str) and value.strip().endswith("%"):
+        if not percent_allowed:
+            return _fail(path, line, f"{where}: a percentage is not allowed here (give bytes, e.g. '40K')")
+        try:
+            percent = float(value.strip()[:-1])
+        except ValueError:
+            return _fail(path, line, f"{where}: {value!r} is not a percentage")
+        if percent < 0:
+            return _fail(path, line, f"{where}: a percentage cannot be negative")
+        return Limit(text=value, percent=percent)
+    try:
+        return Limit(text=str(value), bytes=parse_size(value, where))
+    except SizeToolError as error:
+        raise _error(path, line, str(error)) from None
+
+
+def _fail(path: str, line: int, reason: str):
+    raise _error(path, line, reason)
+
+
+def _rules(data: dict, text: str, path: str) -> list[Rule]:
+    rules: list[Rule] = []
+    for table, value in data.items():
+        if table not in ("rom", "ram", "regions"):
+            _fail(path, _line_of(text, table, table), f"unknown table [{table}] (expected [rom], [ram] or [regions])")
+        if not isinstance(value, dict):
+            _fail(path, _line_of(text, table), f"'{table}' must be a table such as [{table}]")
+    for memory in ("rom", "ram"):
+        section = data.get(memory, {})
+        for key, value in section.items():
+            if key not in MEMORY_KEYS:
+                _fail(path, _line_of(text, key), f"unknown key '{key}' in [{memory}] (expected one of: "
+                      f"{', '.join(sorted(MEMORY_KEYS))})")
+            if key == "operators":
+                rules.extend(_operator_rules(memory, value, text, path))
+                continue
+            line = _line_of(text, key)
+            if key in ("total", "max_growth"):
+                if isinstance(value, dict):
+                    _fail(path, line, f"[{memory}] {key} must be a size, not a table")
+                kind = "total" if key == "total" else "growth"
+                rules.append(Rule(f"{memory}.{key}", memory, kind,
+                                  _limit(value, path, line, f"[{memory}] {key}", percent_allowed=kind == "growth"),
+                                  line=line))
+            else:
+                if not isinstance(value, dict):
+                    _fail(path, line, f"[{memory}.{key}] must be a table of \"glob\" = size")
+                kind = "path" if key == "paths" else "path_growth"
+                for pattern, limit in value.items():
+                    pattern_line = _line_of(text, pattern)
+                    rules.append(Rule(f"{memory}.{key}[{pattern}]", memory, kind,
+                                      _limit(limit, path, pattern_line, f"[{memory}.{key}] {pattern!r}",
+                                             percent_allowed=kind == "path_growth"),
+                                      pattern=pattern, line=pattern_line))
+    for region, limit in data.get("regions", {}).items():
+        line = _line_of(text, region)
+        rules.append(Rule(f"regions.{region}", "", "region",
+                          _limit(limit, path, line, f"[regions] {region}", percent_allowed=True), pattern=region,
+                          line=line))
+    return rules
+
+
+def _operator_rules(memory: str, table, text: str, path: str) -> list[Rule]:
+    """[rom.operators]: OP = size, a limit on that operator's exclusive bytes (OP as in the --ops table)."""
+    header_line = _line_of(text, memory + ".operators", memory + ".operators")
+    if memory != "rom":
+        _fail(path, header_line, RAM_OPERATORS)
+    if not isinstance(table, dict):
+        _fail(path, _line_of(text, "operators"), '[rom.operators] must be a table of OP = size, e.g. CONV_2D = "8K"')
+    rules = []
+    for op, limit in table.items():
+        line = _line_of(text, op)
+        if isinstance(limit, dict):
+            _fail(path, line, f"[rom.operators] {op}: must be a size, not a table")
+        rules.append(Rule(f"rom.operators[{op}]", "rom", "operator",
+                          _limit(limit, path, line, f"[rom.operators] {op}", percent_allowed=False),
+                          pattern=op, line=line))
+    return rules
+
+
+def glob_to_regex(pattern: str) -> re.Pattern:
+    """Path globs: '**' spans directories, '*' and '?' stay within one path segment."""
+    out = []
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")  # zero or more whole directories
+            index += 3
+        elif pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("^" + "".join(out) + "$")
+
+
+def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
+    regex = glob_to_regex(pattern)
+    return sum(e.size for e in report.entries_for(memory) if regex.match("/".join(e.path)))
+
+
+def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None) -> list[RuleResult]:
+    if budget.needs_baseline and baseline is None:
+        raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
+    if budget.needs_operators and report.operators is None:
+        raise SizeToolError(f"{report.source}: has no operator table for the [rom.operators] rules of {budget.path} "
+                            "(give the ELF, or a report saved with 'size-report ELF --ops --save REPORT.json')")
+    results = []
+    for rule in budget.rules:
+        if rule.kind == "total":
+            results.append(RuleResult(rule, rule.limit.resolve(0), report.total(rule.memory)))
+        elif rule.kind == "growth":
+            old = baseline.total(rule.memory)
+            results.append(RuleResult(rule, rule.limit.resolve(old), report.total(rule.memory) - old))
+        elif rule.kind == "path":
+            results.append(RuleResult(rule, rule.limit.resolve(0), bytes_under(report, rule.memory, rule.pattern)))
+        elif rule.kind == "path_growth":
+            old = bytes_under(baseline, rule.memory, rule.pattern)
+            results.append(RuleResult(rule, rule.limit.resolve(old),
+                                      bytes_under(report, rule.memory, rule.pattern) - old))
+        elif rule.kind == "operator":
+            results.append(operator_result(rule, report))
+        else:
+            region = next((r for r in report.regions if r.name == rule.pattern), None)
+            if region is None:
+                known = ", ".join(r.name for r in report.regions) or "none: pass --map or --flash-size/--ram-size"
+                raise _error(budget.path, rule.line, f"[regions] {rule.pattern}: no such memory region ({known})")
+            results.append(RuleResult(rule, rule.limit.resolve(region.length), region.used))
+    return results
+
+
+def operator_result(rule: Rule, report: SizeReport) -> RuleResult:
+    """An operator's exclusive bytes against its limit; an op the firmware does not register costs nothing."""
+    costs = [o for o in report.operators.operators if o.op == rule.pattern]
+    if not report.operators.operators:
+        reason = "; ".join(report.operators.notes) or f"{report.source}: no TFLM operator registrations found"
+        return RuleResult(rule, rule.limit.resolve(0), 0, note=f"no operator is registered ({reason})")
+    if not costs:
+        return RuleResult(rule, rule.limit.resolve(0), 0,
+                          note=f"{rule.pattern} is not registered in {report.source} (check the spelling against "
+                               "size-report --ops)")
+    return RuleResult(rule, rule.limit.resolve(0), sum(o.exclusive_bytes for o in costs))

@@ -1,0 +1,407 @@
+"""The reference graph of a firmware: which functions and data objects each function or object refers to.
+
+Nodes are the ELF's sized symbols (aliases merged, overlaps clipped, as in labelling.py) plus the bytes no symbol
+covers, cut into chunks at every address something refers to (so each string literal in `.rodata.str1.1` becomes its
+own node). Each node carries the flash bytes it occupies. Edges come from:
+
+- code, decoded with capstone (disassembly.py): calls, branches, literal-pool loads, address-building pairs;
+- data: every aligned pointer-sized word of an initialised section that holds the address of a node (function
+  pointers in registration structs and vtables, pointers to strings and tables). A data word may point into the
+  middle of a data object, but it must point at the first byte of a function (Thumb bit allowed);
+- relocations, when the ELF was linked with `--emit-relocs`: then only the relocated words of data count as
+  pointers (no guessing), and each relocation's target adds an exact edge;
+- ARM unwind tables: an `.ARM.exidx` entry belongs to the function it describes (edge function -> entry).
+
+`reachable` walks the graph from a set of roots, optionally treating some nodes as removed; operator_cost.py uses
+it to compute what each operator's registration keeps alive.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from elftools.elf.elffile import ELFFile
+from elftools.elf.constants import SH_FLAGS
+from elftools.dwarf.callframe import FDE
+
+from sizetool.operators.disassembly import CodeRun, code_decoder
+from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
+from sizetool.report.labelling import NO_SYMBOL, symbol_runs
+
+# Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
+SHF_ALLOC = SH_FLAGS.SHF_ALLOC
+_POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY", "SHT_ARM_EXIDX"}
+_NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
+_ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
+_RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
+_X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A function, a data object, or a run of symbol-less bytes."""
+
+    address: int
+    end: int
+    rom_bytes: int  # flash bytes it occupies (0 for .bss/noinit)
+    section: str
+    name: str  # demangled symbol name, or "(no symbol) .rodata+0x1c"
+    mangled: str
+    kind: str  # "func", "object", "notype", or "chunk" for symbol-less bytes
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class ReferenceGraph:
+    nodes: list[GraphNode]  # sorted by address
+    edges: list[list[int]]  # node index -> indices of the nodes it refers to (sorted, no self edges)
+    exact: bool = False  # edges came from relocations (--emit-relocs) rather than guessed data words
+    decoded: bool = True  # code was disassembled; False for architectures the decoder does not know
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._starts = [node.address for node in self.nodes]
+
+    def node_at(self, address: int) -> int | None:
+        """Index of the node whose bytes contain address, if any."""
+        position = bisect.bisect_right(self._starts, address) - 1
+        if position >= 0 and address < self.nodes[position].end:
+            return position
+        return None
+
+    def reachable(self, roots: Iterable[int], removed: frozenset[int] | set[int] = frozenset()) -> set[int]:
+        """Nodes reachable from roots without passing through (or starting at) a removed node."""
+        seen: set[int] = set()
+        stack = [root for root in roots if root not in removed]
+        edges = self.edges
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend(target for target in edges[node] if target not in seen and target not in removed)
+        return seen
+
+    def rom_bytes(self, nodes: Iterable[int]) -> int:
+        return sum(self.nodes[index].rom_bytes for index in nodes)
+
+
+def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sections=None) -> ReferenceGraph:
+    """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
+    Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
+    the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
+    sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    function_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func"}
+
+    dynamic_words: list[tuple[int, int]] = []
+    relocations = _relocations(image, sections, contents, dynamic_words) if with_edges else None
+    references: list[tuple[int, int]] = []  # (from address, to address), decoded from code or exact
+    data_words: list[tuple[int, int]] = []  # (word address, value): a pointer only if it hits a node sensibly
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, _global_pointer(image))
+    for section in sections if with_edges else ():
+        if section.is_code and decoder is not None:
+            for run in _code_runs(image, section, contents[section.index], runs[section.index]):
+                references.extend(decoder(run))
+    pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    owned: list[tuple[int, int, int]] = []  # (function address, start, end): unwind entries a function owns
+    for section in sections if with_edges else ():
+        if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
+            continue
+        if section.type == "SHT_ARM_EXIDX":
+            owned.extend(_exidx_entries(section, contents[section.index], image.little_endian))
+            continue
+        if relocations is not None:
+            continue  # exact: the relocations below say which words are pointers
+        for address in _data_word_addresses(image, section, pointer.size):
+            offset = address - section.address
+            data_words.append((address, pointer.unpack_from(contents[section.index], offset)[0]))
+    if relocations is not None:
+        references.extend(relocations)
+    data_words.extend(dynamic_words)
+    if with_edges:
+        owned.extend(_eh_frame_entries(image, sections, contents))
+
+    code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    references.extend(data_words)
+    nodes = _nodes(sections, runs, references, owned)
+    graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
+    edge_sets: list[set[int]] = [set() for _ in nodes]
+    resolved = [(graph.node_at(source), target, graph.node_at(target)) for source, target in references]
+    section_walks = _section_walks(resolved, sections)
+    # A reference (decoded, or a data word) may point anywhere into data, including data a linker script puts inside
+    # the executable .text, but into a function only at an entry point: a node start or any function symbol
+    # (libgcc's __aeabi_fsub starts inside __aeabi_frsub). Anything else is a constant that looks like an address
+    # (newlib's stdio flags 0x10009 fall inside a kernel's Eval).
+    entry_points = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
+    for source_node, target, target_node in resolved:
+        if source_node is None or target_node is None or source_node == target_node:
+            continue
+        if nodes[target_node].kind == "func" and (target & ~1) not in entry_points:
+            continue
+        if (source_node, target) in section_walks:
+            continue
+        edge_sets[source_node].add(target_node)
+    for function, entry, _end in owned:
+        function_node, entry_node = graph.node_at(function), graph.node_at(entry)
+        if function_node is not None and entry_node is not None and function_node != entry_node:
+            edge_sets[function_node].add(entry_node)
+    if with_edges:
+        _give_padding_to_functions(graph, edge_sets, {target for _, target in references})
+        if input_sections:
+            _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
+    graph.edges = [sorted(targets) for targets in edge_sets]
+    return graph
+
+
+def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
+    """(node, section start) pairs where a node refers to both the start and the end of a section: it walks the
+    section as a whole (start-up code copying .data or zeroing .bss), which keeps no single object alive."""
+    targets_of: dict[int, set[int]] = defaultdict(set)
+    for source_node, target, _ in resolved:
+        if source_node is not None:
+            targets_of[source_node].add(target)
+    walks = set()
+    for node, targets in targets_of.items():
+        for section in sections:
+            if section.address in targets and section.address + section.size in targets:
+                walks.add((node, section.address))
+    return walks
+
+
+def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(start <= address < end for start, end in ranges)
+
+
+def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
+    """The instruction runs of a code section: per function (register tracking restarts at each function), split at
+    ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    start, end = section.address, section.address + section.size
+    boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
+                                   | {min(symbol.address + size, end) for symbol, _, size in runs})
+    if image.arch == "arm":
+        thumb_default = any(symbol.thumb for symbol, _, _ in runs)
+        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
+        modes = []
+        marker_position = 0
+        current = "$t" if thumb_default else "$a"
+        for begin in boundaries[:-1]:
+            while marker_position < len(markers) and markers[marker_position][0] <= begin:
+                current = markers[marker_position][1]
+                marker_position += 1
+            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+    else:
+        mode = image.arch
+        modes = [mode] * (len(boundaries) - 1)
+    code_runs = []
+    for begin, finish, mode in zip(boundaries, boundaries[1:], modes):
+        if finish > begin and mode != "data":
+            code_runs.append(CodeRun(start, data, begin, finish, mode))
+    return code_runs
+
+
+def _data_word_addresses(image: ElfImage, section: Section, size: int) -> Iterable[int]:
+    """Aligned word addresses that may hold pointers: all of a data section, or the $d runs of ARM code."""
+    start, end = section.address, section.address + section.size
+    if not section.is_code:
+        return range((start + size - 1) // size * size, end - size + 1, size)
+    if image.arch != "arm":
+        return ()
+    addresses: list[int] = []
+    markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+    for (address, kind), following in zip(markers, markers[1:] + [(end, "")]):
+        if kind == "$d":
+            addresses.extend(range((address + 3) // 4 * 4, following[0] - 3, 4))
+    return addresses
+
+
+def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int, int]]:
+    word = struct.Struct("<I" if little_endian else ">I")
+    pieces = []
+    for offset in range(0, len(data) - 7, 8):
+        prel31 = word.unpack_from(data, offset)[0] & 0x7FFFFFFF
+        if prel31 & 0x40000000:
+            prel31 -= 0x80000000
+        entry = section.address + offset
+        pieces.append(((entry + prel31) & 0xFFFFFFFF, entry, entry + 8))
+    return pieces
+
+
+def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> list[tuple[int, int, int]]:
+    """Each function's FDE in .eh_frame and its row in .eh_frame_hdr's search table: they go when it goes."""
+    frame = next((s for s in sections if s.name == ".eh_frame"), None)
+    if frame is None:
+        return []
+    pieces: list[tuple[int, int, int]] = []
+    try:
+        with open(image.path, "rb") as stream:
+            # Linked values are final: applying (--emit-relocs) relocations again would be wrong, and slow.
+            dwarf = ELFFile(stream).get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
+            entries = dwarf.EH_CFI_entries()
+        for entry in entries:
+            if isinstance(entry, FDE):
+                start = frame.address + entry.offset
+                size = entry.header["length"] + entry.structs.initial_length_field_size()
+                pieces.append((entry.header["initial_location"], start, start + size))
+    except Exception:  # unreadable call-frame information only costs precision: the bytes stay runtime
+        return []
+    header = next((s for s in sections if s.name == ".eh_frame_hdr"), None)
+    data = contents.get(header.index, b"") if header is not None else b""
+    if len(data) >= 12 and data[0] == 1 and data[3] == 0x3B:  # version 1, table of datarel sdata4 pairs
+        layout = struct.Struct("<ii" if image.little_endian else ">ii")
+        count = struct.unpack_from("<I" if image.little_endian else ">I", data, 8)[0] if data[2] == 0x03 else 0
+        for row in range(min(count, (len(data) - 12) // 8)):
+            location, _fde = layout.unpack_from(data, 12 + 8 * row)
+            start = header.address + 12 + 8 * row
+            pieces.append((header.address + location, start, start + 8))
+    return pieces
+
+
+def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
+    """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
+    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first."""
+    for piece in input_sections:
+        if not piece.size or not piece.name.startswith(".text") or not _inside(piece.address, code_ranges):
+            continue
+        first = graph.node_at(piece.address)
+        if first is None:
+            continue
+        members = [first]
+        index = first + 1
+        while index < len(graph.nodes) and graph.nodes[index].address < piece.address + piece.size:
+            if graph.nodes[index].kind == "func":
+                members.append(index)
+            index += 1
+        if len(members) > 1:
+            for this, following in zip(members, members[1:] + members[:1]):
+                edge_sets[this].add(following)
+
+
+def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]], targets: set[int]) -> None:
+    """Alignment fill right after a function (under 16 bytes, referred to by nothing) goes with that function:
+    the linker drops it with the function."""
+    nodes = graph.nodes
+    for index in range(1, len(nodes)):
+        node, before = nodes[index], nodes[index - 1]
+        if (node.kind == "chunk" and before.kind == "func" and before.end == node.address
+                and node.section == before.section and node.end - node.address < 16 and node.address not in targets):
+            edge_sets[index - 1].add(index)
+
+
+def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
+    cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
+    cut_points |= {start for _, start, _ in owned} | {end for _, _, end in owned}
+    sorted_cuts = sorted(cut_points)
+    nodes: list[GraphNode] = []
+    for section in sections:
+        stored = not section.is_nobits
+        cursor = section.address
+        section_end = section.address + section.size
+        pieces: list[tuple[int, int, Symbol | None, list[Symbol]]] = []
+        for symbol, aliases, size in runs[section.index]:
+            begin = max(symbol.address, cursor)
+            if begin > cursor:
+                pieces.append((cursor, begin, None, []))
+            pieces.append((begin, begin + size, symbol, aliases))
+            cursor = begin + size
+        if cursor < section_end:
+            pieces.append((cursor, section_end, None, []))
+        for begin, finish, symbol, aliases in pieces:
+            if symbol is not None:
+                nodes.append(GraphNode(begin, finish, finish - begin if stored else 0, section.name, symbol.name,
+                                       symbol.mangled, symbol.kind, tuple(sorted(a.name for a in aliases))))
+                continue
+            inside = sorted_cuts[bisect.bisect_right(sorted_cuts, begin) : bisect.bisect_left(sorted_cuts, finish)]
+            cuts = [begin, *inside, finish]
+            for chunk_start, chunk_end in zip(cuts, cuts[1:]):
+                label = f"{NO_SYMBOL} {section.name}+{chunk_start - section.address:#x}"
+                nodes.append(GraphNode(chunk_start, chunk_end, chunk_end - chunk_start if stored else 0,
+                                       section.name, label, "", "chunk"))
+    nodes.sort(key=lambda node: node.address)
+    return nodes
+
+
+def _global_pointer(image: ElfImage) -> int | None:
+    return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)
+
+
+def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: list[tuple[int, int]]):
+    """(place, target) pairs from relocation sections kept by --emit-relocs; None when the ELF has none.
+
+    Dynamic R_*_RELATIVE relocations of a position-independent ELF (whose pointer words are 0 in the file) are
+    appended to `dynamic` as (place, value) data words. Entries are unpacked with struct in one pass: pyelftools'
+    per-entry containers take seconds on a firmware with 100k relocations.
+    """
+    applies_to = {s.index for s in sections}
+    endian = "<" if image.little_endian else ">"
+    wide = image.elf_class == 64
+    word = struct.Struct(endian + "I")
+    pairs: list[tuple[int, int]] = []
+    found = False
+    try:
+        with open(image.path, "rb") as stream:
+            elf = ELFFile(stream)
+            symbol_values, section_symbols = _symbol_table(elf, endian, wide)
+            for raw in elf.iter_sections():
+                if raw.header["sh_type"] not in ("SHT_REL", "SHT_RELA"):
+                    continue
+                is_rela = raw.header["sh_type"] == "SHT_RELA"
+                layout = struct.Struct(endian + ("QQ" if wide else "II") + (("q" if wide else "i") if is_rela else ""))
+                table = raw.data()
+                entries = layout.iter_unpack(table[: len(table) - len(table) % layout.size])
+                split = (lambda info: (info >> 32, info & 0xFFFFFFFF)) if wide else (lambda info: (info >> 8, info & 0xFF))
+                if raw.header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
+                    relative = _RELATIVE_TYPES.get(image.arch, ())
+                    if is_rela:
+                        dynamic.extend((entry[0], entry[2]) for entry in entries if split(entry[1])[1] in relative)
+                    continue
+                if raw.header["sh_info"] not in applies_to:
+                    continue
+                found = True
+                target_section = image.sections[raw.header["sh_info"]]
+                data = contents[target_section.index]
+                for entry in entries:
+                    place, info = entry[0], entry[1]
+                    symbol_index, kind = split(info)
+                    if image.arch == "arm" and kind in _ARM_DATA_RELOCATIONS:
+                        offset = place - target_section.address
+                        if 0 <= offset <= len(data) - 4:
+                            pairs.append((place, word.unpack_from(data, offset)[0]))
+                        continue
+                    if not 0 < symbol_index < len(symbol_values):
+                        continue
+                    if symbol_index in section_symbols and not is_rela:
+                        continue  # the addend sits in the instruction; the decoder already found this one
+                    target = symbol_values[symbol_index] + (entry[2] if is_rela else 0)
+                    if image.arch == "x86_64" and kind in _X86_PC_RELATIVE:
+                        target += 4
+                    pairs.append((place, target))
+    except Exception:  # corrupt relocation sections: fall back to decoding and data words, which need none
+        return None
+    return pairs if found else None
+
+
+def _symbol_table(elf: ELFFile, endian: str, wide: bool) -> tuple[list[int], set[int]]:
+    """Every .symtab entry's value by index, and the indices of section symbols."""
+    symtab = elf.get_section_by_name(".symtab")
+    if symtab is None:
+        return [], set()
+    layout = struct.Struct(endian + ("IBBHQQ" if wide else "IIIBBH"))
+    value_at, info_at = (4, 1) if wide else (1, 3)
+    table = symtab.data()
+    values, section_symbols = [], set()
+    for index, entry in enumerate(layout.iter_unpack(table[: len(table) - len(table) % layout.size])):
+        values.append(entry[value_at])
+        if entry[info_at] & 0xF == 3:  # STT_SECTION
+            section_symbols.add(index)
+    return values, section_symbols

@@ -1,0 +1,141 @@
+"""Label every ROM and RAM byte exactly once, so that a report's entries always add up to its totals.
+
+Within each allocated section, symbols are laid out by address: aliases (same address and size) count once, a symbol
+that overlaps the one before it counts only its bytes past the overlap, and every byte no symbol covers (padding,
+alignment fill, literal pools, vector tables without sized symbols) goes to one catch-all entry per section,
+`(no symbol) <section>`. That is bloaty's rule: the most specific label wins and catch-alls come last.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
+from sizetool.inputs.map_file import FILL, InputSection
+from sizetool.report.report_model import SizeEntry
+
+NO_SYMBOL = "(no symbol)"
+NO_DEBUG_INFO = "(no debug info)"
+
+PathOf = Callable[[Symbol], tuple[str, ...]]
+ObjectPathOf = Callable[[str], tuple[str, ...]]
+
+
+def label_bytes(
+    image: ElfImage,
+    path_of: PathOf,
+    mangled_names: bool = False,
+    input_sections: list[InputSection] | None = None,
+    object_path_of: ObjectPathOf | None = None,
+) -> list[SizeEntry]:
+    """One entry per symbol (or catch-all run) per memory; ROM entries of .data use the section's load image.
+
+    With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
+    them (one entry per object and input section); only what the map does not explain stays a catch-all.
+    """
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+
+    entries: list[SizeEntry] = []
+    for section in image.sections:
+        if not (section.in_rom or section.in_ram):
+            continue
+        runs = symbol_runs(section, by_section.get(section.index, []))
+        for memory in ("rom", "ram"):
+            if not (section.in_rom if memory == "rom" else section.in_ram):
+                continue
+            for symbol, aliases, size in runs:
+                entries.append(
+                    SizeEntry(
+                        memory=memory,
+                        path=path_of(symbol),
+                        symbol=symbol.mangled if mangled_names else symbol.name,
+                        section=section.name,
+                        address=symbol.address,
+                        size=size,
+                        mangled=symbol.mangled,
+                        aliases=tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)),
+                    )
+                )
+            gaps = _gaps(section, runs)
+            entries.extend(_gap_entries(memory, section, gaps, input_sections or [], object_path_of))
+    return entries
+
+
+def section_entries(image: ElfImage) -> list[SizeEntry]:
+    """The fallback for a stripped ELF: one entry per allocated section."""
+    entries = []
+    for section in image.sections:
+        for memory, wanted in (("rom", section.in_rom), ("ram", section.in_ram)):
+            if wanted:
+                entries.append(
+                    SizeEntry(memory, ("(sections)",), section.name, section.name, section.address, section.size)
+                )
+    return entries
+
+
+def _gaps(section: Section, runs) -> list[tuple[int, int]]:
+    """The [start, end) ranges of a section that no symbol run covers."""
+    gaps = []
+    cursor = section.address
+    for symbol, _, size in runs:
+        start = max(symbol.address, cursor)
+        if start > cursor:
+            gaps.append((cursor, start))
+        cursor = start + size
+    if cursor < section.address + section.size:
+        gaps.append((cursor, section.address + section.size))
+    return gaps
+
+
+def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[SizeEntry]:
+    by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
+
+    def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
+        slot = by_label.setdefault((path, symbol), [address, 0])
+        slot[0] = min(slot[0], address)
+        slot[1] += size
+
+    inside = [s for s in input_sections if section.contains(s.address) and s.size]
+    for start, end in gaps:
+        cursor = start
+        for piece in inside:  # sorted by address; overlaps (merged strings) go to the first
+            piece_start, piece_end = max(piece.address, cursor), min(piece.address + piece.size, end)
+            if piece_end <= piece_start:
+                continue
+            if piece_start > cursor:
+                add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, piece_start - cursor)
+            if piece.name == FILL or object_path_of is None:
+                add((NO_SYMBOL,), f"(fill) {section.name}", piece_start, piece_end - piece_start)
+            else:
+                add(object_path_of(piece.object_file), f"(no symbol) {piece.name}", piece_start, piece_end - piece_start)
+            cursor = piece_end
+        if cursor < end:
+            add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, end - cursor)
+    return [
+        SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
+        for (path, symbol), (address, size) in sorted(by_label.items())
+    ]
+
+
+def symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:
+    """(representative symbol, its aliases, bytes counted) in address order, clipped to the section."""
+    groups: dict[tuple[int, int], list[Symbol]] = defaultdict(list)
+    for symbol in symbols:
+        groups[(symbol.address, symbol.size)].append(symbol)
+    runs = []
+    cursor = section.address
+    end_of_section = section.address + section.size
+    for (address, size), members in sorted(groups.items()):
+        # Global before local, then by name: a stable choice of which alias names the bytes.
+        members.sort(key=lambda s: (s.binding != "global", s.binding != "weak", s.mangled))
+        start = max(address, cursor)
+        end = min(address + size, end_of_section)
+        if end <= start:
+            continue
+        runs.append((members[0], members[1:], end - start))
+        cursor = end
+    return runs

@@ -1,0 +1,192 @@
+"""Budgets: rules that pass and fail, baselines, malformed budget files, CI outputs, and the check command."""
+
+import json
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from sizetool import cli
+from sizetool.ci.budget import check_budget, glob_to_regex, read_budget
+from sizetool.errors import SizeToolError
+from sizetool.report.report_builder import build_report
+from sizetool.report.report_model import OperatorCost, OperatorTable, load_report
+
+OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
+ELF = OUT / "cortex-m4/firmware.elf"
+MAP = OUT / "cortex-m4/firmware.map"
+SIZES = json.loads((OUT / "sizes.json").read_text())
+ROM = SIZES["cortex-m4/firmware.elf"]["text"] + SIZES["cortex-m4/firmware.elf"]["data"]
+RAM = SIZES["cortex-m4/firmware.elf"]["data"] + SIZES["cortex-m4/firmware.elf"]["bss"]
+
+
+def budget_file(tmp_path, text):
+    path = tmp_path / "size-budget.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_totals_at_the_exact_size_pass_and_one_byte_less_fails(tmp_path):
+    report = build_report(str(ELF))
+    exact = read_budget(budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n[ram]\ntotal = {RAM}\n"))
+    assert [r.passed for r in check_budget(exact, report)] == [True, True]
+    tight = read_budget(budget_file(tmp_path, f"[rom]\ntotal = {ROM - 1}\n"))
+    (result,) = check_budget(tight, report)
+    assert not result.passed and result.headroom == -1
+
+
+def test_growth_against_a_baseline_is_the_recorded_difference(tmp_path):
+    variant = "variants/cortex-m4/without_SOFTMAX.elf"
+    growth = ROM - (SIZES[variant]["text"] + SIZES[variant]["data"])
+    budget = read_budget(budget_file(tmp_path, f'[rom]\nmax_growth = {growth}\n'))
+    (result,) = check_budget(budget, build_report(str(ELF)), build_report(str(OUT / variant)))
+    assert result.actual == growth and result.passed
+    percent = read_budget(budget_file(tmp_path, '[rom]\nmax_growth = "0.5%"\n'))
+    (result,) = check_budget(percent, build_report(str(ELF)), build_report(str(OUT / variant)))
+    assert not result.passed and result.limit == int((ROM - growth) * 0.005)
+
+
+def test_growth_rules_without_a_baseline_are_a_user_error(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[rom]\nmax_growth = "1K"\n'))
+    with pytest.raises(SizeToolError, match="--baseline"):
+        check_budget(budget, build_report(str(ELF)))
+
+
+def test_path_globs_sum_the_bytes_under_them(tmp_path):
+    report = build_report(str(ELF))
+    kernels = sum(e.size for e in report.entries_for("rom") if e.path[0] == "kernels")
+    budget = read_budget(budget_file(tmp_path, f'[rom.paths]\n"kernels/**" = {kernels}\n"**/nothing.cc" = 0\n'))
+    results = check_budget(budget, report)
+    assert [(r.actual, r.passed) for r in results] == [(kernels, True), (0, True)]
+
+
+@pytest.mark.parametrize("pattern,path,matches", [
+    ("kernels/**", "kernels/conv.cc", True),
+    ("kernels/*", "kernels/sub/conv.cc", False),
+    ("**/conv.cc", "conv.cc", True),
+    ("**/conv.cc", "a/b/conv.cc", True),
+    ("kernels/?onv.cc", "kernels/conv.cc", True),
+])
+def test_glob_semantics(pattern, path, matches):
+    assert bool(glob_to_regex(pattern).match(path)) is matches
+
+
+def test_regions_use_the_map(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[regions]\nFLASH = "95%"\nRAM = "16K"\n'))
+    results = check_budget(budget, build_report(str(ELF), map_path=str(MAP)))
+    assert [(r.rule.name, r.passed) for r in results] == [("regions.FLASH", True), ("regions.RAM", False)]
+
+
+@pytest.mark.parametrize("text,line,reason", [
+    ('[rom]\ntotl = "1K"\n', 2, "unknown key 'totl'"),
+    ('[rom]\ntotal = "12Q"\n', 2, "12Q"),
+    ('[rom]\ntotal = "5%"\n', 2, "percentage is not allowed"),
+    ('\n[romm]\ntotal = 1\n', 2, "unknown table [romm]"),
+    ('[rom]\ntotal = \n', 2, ""),
+    ('[ram.operators]\nCONV_2D = "8K"\n', 1, "put them in [rom.operators]"),
+    ('[rom.operators]\nCONV_2D = "5%"\n', 2, "percentage is not allowed"),
+    ('[rom.operators]\nCONV_2D = "8Q"\n', 2, "8Q"),
+    ('[rom]\noperators = "8K"\n', 2, "must be a table of OP = size"),
+])
+def test_a_malformed_budget_names_file_line_and_reason(tmp_path, text, line, reason):
+    path = budget_file(tmp_path, text)
+    with pytest.raises(SizeToolError) as error:
+        read_budget(path)
+    message = str(error.value)
+    assert message.startswith(path) and reason in message
+    assert f":{line}:" in message or f"line {line}" in message
+
+
+def test_check_exits_1_on_failure_0_on_pass_2_on_bad_budget(tmp_path, capsys):
+    assert run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n"))[0] == 0
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM - 1}\n"))
+    assert status == 1 and "FAIL" in out and "0 passed, 1 failed" in out
+    status, _, err = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, "[rom]\ntotal = [\n"))
+    assert status == 2 and err.count("\n") == 1
+
+
+def test_junit_and_github_annotations(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    junit = tmp_path / "size.xml"
+    budget = budget_file(tmp_path, f"[rom]\ntotal = {ROM - 8}\n[ram]\ntotal = {RAM}\n")
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--junit", junit)
+    assert status == 1
+    assert f"::error file={budget},line=2,title=Size budget::rom.total: {ROM} bytes" in out
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    assert [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None] == ["rom.total"]
+
+
+def test_markdown_summary_comes_first(tmp_path, capsys):
+    _, out, _ = run(capsys, "check", ELF, "--budget", budget_file(tmp_path, f"[rom]\ntotal = {ROM}\n"),
+                    "--format", "markdown")
+    assert out.splitlines()[0] == "**Size budget: all 1 rules pass**" and "<details>" in out
+
+
+def with_operators(report, *costs):
+    report.operators = OperatorTable(operators=[OperatorCost(op, f"tflite::Register_{op}()", size, 0)
+                                                for op, size in costs])
+    return report
+
+
+def test_operator_rules_limit_exclusive_bytes(tmp_path):
+    report = with_operators(build_report(str(ELF)), ("CONV_2D", 1427), ("CONV_2D_INT8", 130))
+    budget = read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = 1427\nCONV_2D_INT8 = 129\n'))
+    results = check_budget(budget, report)
+    # CONV_2D is its own registration: the INT8 kernel's bytes do not count towards it.
+    assert [(r.rule.name, r.actual, r.limit, r.passed) for r in results] == [
+        ("rom.operators[CONV_2D]", 1427, 1427, True), ("rom.operators[CONV_2D_INT8]", 130, 129, False)]
+    assert [r.rule.line for r in results] == [2, 3]
+
+
+def test_an_operator_the_firmware_does_not_register_passes_with_a_note(tmp_path):
+    report = with_operators(build_report(str(ELF)), ("CONV_2D", 1427))
+    (result,) = check_budget(read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_3D = 0\n')), report)
+    assert (result.actual, result.passed) == (0, True)
+    assert "CONV_3D is not registered" in result.note
+    empty = with_operators(build_report(str(ELF)))
+    (result,) = check_budget(read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = 0\n')), empty)
+    assert result.passed and "no operator is registered" in result.note
+
+
+def test_operator_rules_without_an_operator_table_are_a_user_error(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[rom.operators]\nCONV_2D = "8K"\n'))
+    with pytest.raises(SizeToolError, match="no operator table .* --ops --save"):
+        check_budget(budget, build_report(str(ELF)))
+
+
+def test_check_computes_operators_for_an_elf_and_reads_them_from_a_saved_report(tmp_path, capsys):
+    pytest.importorskip("sizetool.operators.operator_cost")
+    budget = budget_file(tmp_path, '[rom.operators]\nCONV_2D = "1M"\nSOFTMAX = 0\nNOT_AN_OP = 0\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
+    rules = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert status == 1  # SOFTMAX costs more than nothing
+    assert rules["rom.operators[CONV_2D]"]["passed"] and not rules["rom.operators[SOFTMAX]"]["passed"]
+    assert rules["rom.operators[SOFTMAX]"]["actual"] > 0
+    unknown = rules["rom.operators[NOT_AN_OP]"]
+    assert unknown["actual"] == 0 and unknown["passed"] and "not registered" in unknown["note"]
+
+    plain = tmp_path / "plain.json"
+    with_ops = tmp_path / "ops.json"
+    assert run(capsys, ELF, "--save", plain)[0] == 0
+    assert run(capsys, ELF, "--ops", "--save", with_ops)[0] == 0
+    status, _, err = run(capsys, "check", plain, "--budget", budget)
+    assert status == 2 and "no operator table" in err and err.count("\n") == 1
+    status, out, _ = run(capsys, "check", with_ops, "--budget", budget, "--format", "json")
+    assert status == 1 and {r["rule"]: r["actual"] for r in json.loads(out)["rules"]} == {
+        name: rule["actual"] for name, rule in rules.items()}
+    assert load_report(with_ops).operators is not None
+
+
+def test_check_save_keeps_the_operator_table(tmp_path, capsys):
+    pytest.importorskip("sizetool.operators.operator_cost")
+    saved = tmp_path / "saved.json"
+    budget = budget_file(tmp_path, '[rom.operators]\nCONV_2D = "1M"\n')
+    assert run(capsys, "check", ELF, "--budget", budget, "--save", saved)[0] == 0
+    assert "CONV_2D" in {o.op for o in load_report(saved).operators.operators}

@@ -1,0 +1,125 @@
+"""model_crosscheck.py: registered operators no model uses, and model ops the firmware lacks.
+
+The tables here are built by hand (names as the fixture firmware spells its registrations, see
+fixtures/firmware/README.md); the models are the committed fixtures of fixtures/models/make_models.py, whose ops are
+written out in that script.
+"""
+
+import re
+
+import pytest
+
+from resolver_gen import cli as gen_resolver
+from sizetool.errors import SizeToolError
+from sizetool.operators.model_crosscheck import crosscheck_models, model_op, read_model_ops
+from sizetool.report.report_model import OperatorCost, OperatorTable
+from tests.conftest import FIXTURES
+
+MODELS = FIXTURES / "models"
+VISION = str(MODELS / "vision_subset.tflite")  # CONV_2D DEPTHWISE_CONV_2D ADD RESHAPE SOFTMAX Sinh SignalWindow
+#                                                TFLite_Detection_PostProcess
+CUSTOM = str(MODELS / "custom_ops.tflite")  # Atan, tftext:WhitespaceTokenizer, TFLite_Detection_PostProcess, CONV_2D
+UNSUPPORTED = str(MODELS / "unsupported_ops.tflite")  # LSTM, FlexAddV2, FULLY_CONNECTED
+
+
+def cost(op, exclusive, namespace="tflite::"):
+    return OperatorCost(op, f"{namespace}Register_{op}()", exclusive, 100, (f"kernels/{op.lower()}.cc",))
+
+
+TABLE = OperatorTable(
+    operators=[cost("DETECTION_POSTPROCESS", 2900), cost("FULLY_CONNECTED", 1039), cost("MUL", 998),
+               cost("WINDOW", 920, "tflite::tflm_signal::"), cost("SINH", 284), cost("CONV_2D_INT8", 130),
+               cost("SOFTMAX", 50)],
+    runtime_bytes=9000, total_rom=20000)
+
+
+def test_unused_and_missing_against_one_model():
+    result = crosscheck_models(TABLE, [VISION])
+    # Registered and used: the INT8 conv kernel serves CONV_2D, and the named custom ops map to their functions.
+    assert [u.op for u in result.used] == ["CONV_2D_INT8", "DETECTION_POSTPROCESS", "SINH", "SOFTMAX", "WINDOW"]
+    assert [(u.op, u.exclusive_bytes) for u in result.unused] == [("FULLY_CONNECTED", 1039), ("MUL", 998)]
+    assert result.unused_bytes == 1039 + 998
+    assert [(m.op.kind, m.op.name, m.op.method) for m in result.missing] == [
+        ("builtin", "ADD", "AddAdd"), ("builtin", "DEPTHWISE_CONV_2D", "AddDepthwiseConv2D"),
+        ("builtin", "RESHAPE", "AddReshape")]
+    assert all(m.models == (VISION,) for m in result.missing)
+    assert not result.passed
+
+
+def test_every_op_present_passes_and_unused_names_the_rest():
+    table = OperatorTable(operators=[cost(op, 10) for op in
+                                     ("ADD", "CONV_2D", "DEPTHWISE_CONV_2D", "RESHAPE", "SOFTMAX", "SINH", "WINDOW",
+                                      "DETECTION_POSTPROCESS", "LOGISTIC")])
+    result = crosscheck_models(table, [VISION])
+    assert result.passed and result.missing == []
+    assert [u.op for u in result.unused] == ["LOGISTIC"]
+
+
+def test_missing_ops_name_every_model_that_needs_them_in_the_given_order():
+    table = OperatorTable(operators=[cost("SOFTMAX", 10)])
+    result = crosscheck_models(table, [VISION, CUSTOM, UNSUPPORTED])
+    by_name = {m.op.name: m for m in result.missing}
+    assert by_name["CONV_2D"].models == (VISION, CUSTOM)
+    assert by_name["TFLite_Detection_PostProcess"].models == (VISION, CUSTOM)
+    assert by_name["Atan"].models == (CUSTOM,) and by_name["FULLY_CONNECTED"].models == (UNSUPPORTED,)
+    # Ops TFLM cannot run are missing too, with the reason gen-resolver gives.
+    assert "no kernel" in by_name["LSTM"].op.unsupported_reason
+    assert "Flex" in by_name["FlexAddV2"].op.unsupported_reason
+    assert [u.op for u in result.used] == ["SOFTMAX"] and [u.models for u in result.used] == [(VISION,)]
+
+
+@pytest.mark.parametrize("kind,name,firmware_op,provides", [
+    ("builtin", "CONV_2D", "CONV_2D", True),
+    ("builtin", "CONV_2D", "CONV_2D_INT8", True),
+    ("builtin", "CONV_2D", "CONV_2D_INT16", True),
+    ("builtin", "FULLY_CONNECTED", "FULLY_CONNECTED_INT4", True),
+    ("builtin", "SOFTMAX", "SOFTMAX_INT8_INT16", True),
+    ("builtin", "CONV_2D", "DEPTHWISE_CONV_2D", False),
+    ("builtin", "ADD", "ADD_N", False),  # a different builtin, not a variant
+    ("builtin", "RELU", "RELU6", False),
+    ("builtin", "CONV_2D", "CONV_2D_FOO", False),
+    ("custom", "SignalWindow", "WINDOW", True),
+    ("custom", "SignalRfft", "RFFT_INT16", True),
+    ("custom", "SignalFilterBankLog", "FILTER_BANK_LOG", True),
+    ("custom", "TFLite_Detection_PostProcess", "DETECTION_POSTPROCESS", True),
+    ("custom", "ethos-u", "ETHOSU", True),  # TFLM's AddEthosU() calls Register_ETHOSU()
+    ("custom", "Sinh", "SINH", True),
+    ("custom", "Sinh", "SIN", False),
+])
+def test_which_registration_provides_a_model_op(kind, name, firmware_op, provides):
+    assert model_op(kind, name).is_registered_by(firmware_op) is provides
+
+
+def test_registration_names_agree_with_the_header_gen_resolver_writes(capsys):
+    """Every op of the models gets the method (and, for AddCustom, the function) that gen-resolver's header uses."""
+    models = [str(MODELS / name) for name in ("vision_subset.tflite", "custom_ops.tflite", "tflm_custom_ops.tflite",
+                                               "control_flow.tflite")]
+    assert gen_resolver.main(models) == 0
+    header = capsys.readouterr().out
+    calls = dict(re.findall(r"// (\S+): .*\n\s*status = resolver\.(\w+\(.*\));", header))
+    ops = {op.name: op for path in models for op in read_model_ops(path)}
+    assert set(calls) == set(ops)
+    for name, call in calls.items():
+        op = ops[name]
+        assert call.startswith(op.method + "("), name
+        if op.method == "AddCustom":
+            assert f"tflite::{op.registration}()" in call
+
+
+@pytest.mark.parametrize("model", ["truncated.tflite", "not_a_flatbuffer.tflite", "no_such_model.tflite",
+                                   "unknown_builtin_code.tflite"])
+def test_a_bad_model_is_a_one_line_error_naming_it(model):
+    with pytest.raises(SizeToolError) as error:
+        crosscheck_models(TABLE, [VISION, str(MODELS / model)])
+    assert str(MODELS / model) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_firmware_without_registrations_cannot_be_checked():
+    with pytest.raises(SizeToolError, match="no TFLM operator registrations"):
+        crosscheck_models(OperatorTable(notes=["stripped"]), [VISION], firmware="firmware-stripped.elf")
+
+
+def test_a_model_without_operators_leaves_every_registration_unused():
+    result = crosscheck_models(TABLE, [str(MODELS / "no_operators.tflite")])
+    assert result.passed and result.used == []
+    assert [u.op for u in result.unused] == [o.op for o in TABLE.operators]  # already largest first

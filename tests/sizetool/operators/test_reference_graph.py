@@ -1,0 +1,160 @@
+"""reference_graph.py: nodes that partition the image, and the edges a TFLM firmware's registrations rely on."""
+
+import pytest
+
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.operators.reference_graph import build_reference_graph
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    built = {}
+    for name in ("cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"):
+        image = read_elf(FIXTURES / "firmware" / "out" / name / "firmware.elf")
+        built[name] = (image, build_reference_graph(image))
+    return built
+
+
+def node_named(graph, name):
+    matches = [i for i, node in enumerate(graph.nodes) if node.name == name or name in node.aliases]
+    assert matches, f"no node named {name}"
+    return matches[0]
+
+
+def targets_of(graph, name):
+    return {graph.nodes[j].name for j in graph.edges[node_named(graph, name)]}
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_nodes_cover_every_flash_byte_once(graphs, build):
+    image, graph = graphs[build]
+    assert sum(node.rom_bytes for node in graph.nodes) == image.rom_total
+    for before, after in zip(graph.nodes, graph.nodes[1:]):
+        assert before.end <= after.address  # no overlaps
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_a_registration_refers_to_its_init_prepare_and_eval(graphs, build):
+    _, graph = graphs[build]
+    targets = targets_of(graph, "tflite::Register_SOFTMAX()")
+    short_names = [name.replace("(anonymous namespace)", "anon").split("(")[0].rsplit("::", 1)[-1] for name in targets]
+    for step in ("Init", "Prepare", "Eval"):
+        assert any(short.endswith(step) for short in short_names), (step, short_names)
+    assert any(name.startswith("tflite::micro::RegisterOp(") for name in targets)
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "riscv32", "host-x86_64"])
+def test_registration_kept_in_data_reaches_its_functions_through_the_object(graphs, build):
+    _, graph = graphs[build]
+    assert "tflite::Register_SINH()::registration" in targets_of(graph, "tflite::Register_SINH()")
+    through_data = targets_of(graph, "tflite::Register_SINH()::registration")
+    assert any(name.replace("(anonymous namespace)", "anon").split("(")[0].endswith("Eval") for name in through_data)
+
+
+def test_relocations_give_the_same_function_edges_as_decoding(graphs):
+    def named_edges(graph):
+        return {
+            (graph.nodes[i].name, graph.nodes[j].name)
+            for i, targets in enumerate(graph.edges)
+            for j in targets
+            if graph.nodes[i].kind != "chunk" and graph.nodes[j].kind != "chunk"
+        }
+
+    decoded, exact = graphs["cortex-m4"][1], graphs["cortex-m4-relocs"][1]
+    assert not decoded.exact and exact.exact
+    assert named_edges(decoded) == named_edges(exact)
+
+
+def test_startup_code_walking_data_does_not_keep_the_first_object_alive(graphs):
+    # rv32 reset_handler refers to the start and end of .data to copy it; the object at .data's first byte is
+    # Register_DETECTION_POSTPROCESS()'s registration, which only that registration may keep.
+    image, graph = graphs["riscv32"]
+    data = image.section_by_name(".data")
+    first = graph.node_at(data.address)
+    assert graph.nodes[first].name == "tflite::Register_DETECTION_POSTPROCESS()::registration"
+    holders = {graph.nodes[i].name for i, targets in enumerate(graph.edges) if first in targets}
+    assert holders == {"tflite::Register_DETECTION_POSTPROCESS()"}
+
+
+def test_string_literals_become_their_own_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    chunks = [node for node in graph.nodes if node.kind == "chunk" and node.section == ".rodata"]
+    assert len(chunks) > 5  # cut at each referenced address, not one anonymous blob
+
+
+def test_reachable_stops_at_removed_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    main = node_named(graph, "main")
+    registration = node_named(graph, "tflite::Register_SINH()")
+    everything = graph.reachable([main])
+    assert registration in everything
+    without = graph.reachable([main], removed={registration})
+    assert registration not in without
+    assert node_named(graph, "tflite::Register_SINH()::registration") not in without
+
+
+def test_a_call_to_an_entry_point_inside_another_symbol_is_an_edge(graphs):
+    # libgcc's hand-written float code has __aeabi_fsub and __aeabi_fadd starting inside __aeabi_frsub's bytes;
+    # calls to them must keep that node alive.
+    image, graph = graphs["cortex-m4"]
+    entry = next(s for s in image.symbols if s.mangled == "__aeabi_fadd")
+    holder = graph.node_at(entry.address)
+    assert graph.nodes[holder].address < entry.address  # an entry point inside a larger node
+    callers = [i for i, targets in enumerate(graph.edges) if holder in targets]
+    assert callers
+
+
+def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkeypatch):
+    import sizetool.operators.reference_graph as reference_graph
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    main = next(s for s in image.symbols if s.mangled == "main")
+    victim = next(s for s in image.symbols if s.name == "tflite::Register_SOFTMAX()")
+    real_decoder = reference_graph.code_decoder
+
+    def decoder_with_a_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9  # like newlib's 0x10009 stdio flags: odd, mid-function
+                yield main.address, victim.address | 1  # a real Thumb function pointer still counts
+        return decode_run
+
+    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_a_constant)
+    graph = reference_graph.build_reference_graph(image)
+    main_node, victim_node = graph.node_at(main.address), graph.node_at(victim.address)
+    assert victim_node in graph.edges[main_node]
+    # Only the interior constant: main does not otherwise refer to Register_SOFTMAX (RegisterVisionOps does).
+    def decoder_with_only_the_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9
+        return decode_run
+
+    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_only_the_constant)
+    graph = reference_graph.build_reference_graph(image)
+    assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
+
+
+def test_with_the_map_functions_of_one_input_section_keep_each_other():
+    # libgcc's _arm_addsubsf3.o brings __aeabi_ul2f in the same .text input section as the float add/sub that the
+    # kernels call: nothing calls __aeabi_ul2f, but the linker cannot drop it alone.
+    from sizetool.inputs.map_file import read_map
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    linker_map = read_map(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.map"))
+    main = next(s for s in image.symbols if s.mangled == "main")
+    orphan = next(s for s in image.symbols if s.mangled == "__aeabi_ul2f")
+    entry = next(s for s in image.symbols if s.mangled == "Reset_Handler")
+    roots = lambda graph: {graph.node_at(main.address), graph.node_at(entry.address)}  # noqa: E731
+
+    without_map = build_reference_graph(image)
+    assert without_map.node_at(orphan.address) not in without_map.reachable(roots(without_map))
+    with_map = build_reference_graph(image, input_sections=linker_map.input_sections)
+    assert with_map.node_at(orphan.address) in with_map.reachable(roots(with_map))

@@ -1,0 +1,114 @@
+"""size-report's core: totals equal the `size` figures recorded at build time, and the entries add up to them."""
+
+import json
+
+from pathlib import Path
+
+import pytest
+
+from sizetool.report.report_builder import build_report
+from sizetool.report.report_model import build_tree
+
+FIRMWARE = str(Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out")
+SIZES = json.load(open(f"{FIRMWARE}/sizes.json"))
+FULL_BUILDS = sorted(k for k in SIZES if not k.startswith("variants/"))
+
+
+@pytest.mark.parametrize("elf", FULL_BUILDS)
+def test_totals_equal_the_size_tool_and_entries_add_up(elf):
+    report = build_report(f"{FIRMWARE}/{elf}")
+    recorded = SIZES[elf]
+    assert report.rom_total == recorded["text"] + recorded["data"]
+    assert report.ram_total == recorded["data"] + recorded["bss"]
+    for memory in ("rom", "ram"):
+        assert sum(e.size for e in report.entries_for(memory)) == report.total(memory)
+        assert build_tree(report.entries, memory).size == report.total(memory)
+
+
+@pytest.mark.parametrize("arch", ["cortex-m4", "riscv32", "host-x86_64"])
+def test_a_kernels_eval_lands_under_its_kernel_file(arch):
+    report = build_report(f"{FIRMWARE}/{arch}/firmware.elf")
+    evals = [e for e in report.entries_for("rom") if e.symbol.startswith("tflite::(anonymous namespace)::Eval(")]
+    files = {e.path for e in evals}
+    assert ("kernels", "fully_connected.cc") in files and ("kernels", "softmax.cc") in files
+
+
+@pytest.mark.parametrize("arch", ["cortex-m4", "riscv32"])
+def test_resolver_template_code_lands_under_its_header_or_its_unit(arch):
+    elf = f"{FIRMWARE}/{arch}/firmware.elf"
+    by_file = build_report(elf)
+    by_unit = build_report(elf, group_by="cu")
+
+    def paths(report):
+        return {e.path for e in report.entries_for("rom") if "MicroMutableOpResolver<13u>::AddBuiltin" in e.symbol}
+
+    assert paths(by_file) == {("micro", "micro_mutable_op_resolver.h")}
+    assert paths(by_unit) == {("app", "main.cc")}
+
+
+def test_bytes_no_symbol_covers_are_explicit_nodes():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    catch_alls = [e for e in report.entries_for("rom") if e.path == ("(no symbol)",)]
+    assert any(e.section == ".isr_vector" or e.section == ".rodata" for e in catch_alls)
+    assert all(e.symbol == f"(no symbol) {e.section}" for e in catch_alls)
+
+
+def test_aliases_count_once():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    rom = report.entries_for("rom")
+    addresses = [(e.section, e.address) for e in rom if not e.path == ("(no symbol)",)]
+    assert len(addresses) == len(set(addresses))
+    assert any(e.aliases for e in rom), "the fixture has weak *_Handler aliases of Default_Handler"
+
+
+def test_stripped_elf_falls_back_to_sections_with_a_warning():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware-stripped.elf")
+    assert any("stripped" in w for w in report.warnings)
+    assert {e.path for e in report.entries} == {("(sections)",)}
+    assert sum(e.size for e in report.entries_for("rom")) == report.rom_total
+
+
+def test_elf_without_dwarf_puts_symbols_under_no_debug_info():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware-nodebug.elf")
+    assert {e.path for e in report.entries} <= {("(no debug info)",), ("(no symbol)",)}
+    assert any("no DWARF" in w for w in report.warnings)
+
+
+def test_emit_relocs_build_reads_its_dwarf_without_warnings():
+    report = build_report(f"{FIRMWARE}/cortex-m4-relocs/firmware.elf")
+    assert report.warnings == []
+    assert any(e.path == ("kernels", "conv.cc") for e in report.entries)
+
+
+def test_statics_inside_inlined_functions_go_to_their_unit_via_the_file_symbol():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    statics = {e.symbol: e.path for e in report.entries_for("ram") if "SetupVisionModel()::" in e.symbol}
+    assert statics and set(statics.values()) == {("app", "main.cc")}
+
+
+def test_const_tables_without_a_dwarf_location_go_to_their_unit():
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf")
+    tables = {e.symbol: e.path for e in report.entries_for("rom") if e.symbol.endswith("kSigmoidTable")}
+    assert tables == {"tflite::(anonymous namespace)::kSigmoidTable": ("kernels", "logistic.cc")}
+
+
+def test_workspace_option_roots_the_paths(tmp_path):
+    report = build_report(f"{FIRMWARE}/cortex-m4/firmware.elf", workspace="/firmware/src/kernels")
+    paths = {e.path for e in report.entries_for("rom")}
+    assert ("fully_connected.cc",) in paths
+    assert ("(outside workspace)", "firmware", "src", "app", "main.cc") in paths
+
+
+def test_corrupt_dwarf_gives_the_symbol_report_and_a_warning(tmp_path):
+    from sizetool.inputs.elf_reader import read_elf
+
+    source = f"{FIRMWARE}/cortex-m4/firmware.elf"
+    debug_info = read_elf(source).section_by_name(".debug_info")
+    data = bytearray(Path(source).read_bytes())
+    data[debug_info.offset : debug_info.offset + debug_info.size] = b"\xff" * debug_info.size
+    broken = tmp_path / "broken-dwarf.elf"
+    broken.write_bytes(bytes(data))
+    report = build_report(str(broken))
+    assert any("DWARF" in w for w in report.warnings)
+    assert sum(e.size for e in report.entries_for("rom")) == report.rom_total == SIZES["cortex-m4/firmware.elf"]["text"] + SIZES["cortex-m4/firmware.elf"]["data"]
+    assert any(e.symbol == "tflite::Register_SOFTMAX()" for e in report.entries_for("rom"))
