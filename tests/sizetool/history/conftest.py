@@ -22,10 +22,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
-FIXTURE_OUT = REPO / "fixtures" / "firmware" / "out"
-CORTEX_M4 = FIXTURE_OUT / "cortex-m4" / "firmware.elf"
-CORTEX_M4_MAP = FIXTURE_OUT / "cortex-m4" / "firmware.map"
+from history_helpers import CORTEX_M4, CORTEX_M4_MAP, REPO  # noqa: F401
 SERVER_START_SECONDS = 60
 INSTALL_HINT = "apt-get install postgresql (Debian) to run the PostgreSQL half of the history tests"
 
@@ -173,26 +170,32 @@ def fixture_report():
     return report
 
 
-def with_symbol(report, path: tuple[str, ...], symbol: str, size: int, memory: str = "rom"):
-    """A copy of the report with one more symbol (or without it when size is 0), totals kept exact."""
-    from dataclasses import replace
 
-    from sizetool.report.report_model import SizeEntry
-
-    entries = [e for e in report.entries if not (e.memory == memory and e.path == path and e.symbol == symbol)]
-    removed = sum(e.size for e in report.entries) - sum(e.size for e in entries)
-    if size:
-        entries.append(SizeEntry(memory=memory, path=path, symbol=symbol, section=".text", address=0x1000, size=size))
-    change = size - removed
-    return replace(report, entries=entries,
-                   rom_total=report.rom_total + (change if memory == "rom" else 0),
-                   ram_total=report.ram_total + (change if memory == "ram" else 0))
+CHROMIUM_SKIP = "Chromium not installed: apt-get install chromium (Debian) to run the history page's browser test"
 
 
-def info(commit: str, branch: str = "main", day: int = 1, **labels):
-    from datetime import datetime
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory):
+    """Debian's headless Chromium as the treemap tests run it: returns run(*action) -> CompletedProcess."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.skip(CHROMIUM_SKIP)
+    profile = tmp_path_factory.mktemp("chromium-profile")
 
-    from sizetool.history.build_info import BuildInfo
+    def run(*action: str, window: str = "1280,1400") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-extensions", f"--user-data-dir={profile}", f"--window-size={window}", "--hide-scrollbars",
+             "--virtual-time-budget=3000", *action],
+            capture_output=True, text=True, timeout=90)
 
-    return BuildInfo(commit=commit, branch=branch, built_at=datetime(2024, 1, 1, 12) .replace(day=day),
-                     labels=dict(labels))
+    probe = tmp_path_factory.mktemp("probe") / "probe.html"
+    probe.write_text("<!DOCTYPE html><p id=p></p><script>document.getElementById('p').textContent='ran'</script>")
+    try:
+        result = run("--dump-dom", probe.as_uri())
+    except (OSError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"Chromium ({binary}) does not start headless here: {error}")
+    if '<p id="p">ran</p>' not in result.stdout:
+        pytest.skip(f"Chromium ({binary}) cannot run headless here: {result.stderr.strip()[-300:]}")
+    return run

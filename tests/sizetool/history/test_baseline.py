@@ -4,7 +4,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import CORTEX_M4, FIXTURE_OUT
+from history_helpers import CORTEX_M4, FIXTURE_OUT
 
 from sizetool import cli
 from sizetool.errors import SizeToolError

@@ -9,7 +9,7 @@ import sqlite3
 import subprocess
 
 import pytest
-from conftest import CORTEX_M4, CORTEX_M4_MAP, FIXTURE_OUT
+from history_helpers import CORTEX_M4, CORTEX_M4_MAP, FIXTURE_OUT
 
 from sizetool import cli
 

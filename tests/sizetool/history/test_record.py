@@ -7,7 +7,7 @@ import sys
 import textwrap
 from datetime import datetime
 
-from conftest import REPO, info, with_symbol
+from history_helpers import REPO, info, with_symbol
 
 from sizetool.history.queries import changes_for, list_builds, predecessors
 from sizetool.history.record import record_report

@@ -104,7 +104,7 @@ def test_an_older_schema_is_upgraded_in_place_on_open(tmp_path, monkeypatch, fix
     its builds kept (here a test-only revision 0002 that adds a column)."""
     import shutil
 
-    from conftest import info
+    from history_helpers import info
 
     from sizetool.history import schema
     from sizetool.history.record import record_report
@@ -162,7 +162,7 @@ def _closed_port() -> int:
 
 def test_database_files_are_plain_sqlite_without_side_files(tmp_path, fixture_report):
     """One file, safe to cache: no -wal/-shm or journal left beside it after a record."""
-    from conftest import info  # noqa: I001 - the history tests' own conftest
+    from history_helpers import info
 
     from sizetool.history.record import record_report
 

@@ -5,7 +5,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 import pytest
-from conftest import with_symbol
+from history_helpers import with_symbol
 
 from sizetool.errors import SizeToolError
 from sizetool.history import stored_report
