@@ -34,6 +34,10 @@ APPLICATION = "size-report history"
 
 metadata = MetaData()
 
+# Alembic's own table, read without importing Alembic (opening a database at the current version needs no migration
+# machinery); not part of `metadata`, since Alembic creates and owns it.
+version_table = Table(VERSION_TABLE, MetaData(), Column("version_num", String(32), primary_key=True))
+
 meta_table = Table(
     "size_history_meta",
     metadata,

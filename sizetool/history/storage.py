@@ -25,6 +25,7 @@ BUSY_TIMEOUT_SECONDS = 120  # how long a writer waits for another (a CI job reco
 CONNECT_TIMEOUT_SECONDS = 10
 ADVISORY_LOCK_KEY = 0x73697A65  # "size": the PostgreSQL advisory lock all history writers share
 WRITE_OPTION = "sizetool_history_write"
+MIGRATIONS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrations")
 
 
 @dataclass
@@ -224,7 +225,7 @@ def schema_state(connection, name: str) -> SchemaState:
     """What the database holds: nothing, or our tables at some version. Anything else is a SizeToolError."""
     from sqlalchemy import inspect, select
 
-    from sizetool.history.schema import APPLICATION, VERSION_TABLE, meta_table
+    from sizetool.history.schema import APPLICATION, VERSION_TABLE, meta_table, version_table
 
     tables = set(inspect(connection).get_table_names())
     if not tables:
@@ -238,9 +239,7 @@ def schema_state(connection, name: str) -> SchemaState:
     if application != APPLICATION:
         raise SizeToolError(f"{name}: not a size history database (its {meta_table.name} says "
                             f"{application!r}, not {APPLICATION!r})")
-    from alembic.runtime.migration import MigrationContext
-
-    versions = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE}).get_current_heads()
+    versions = [row[0] for row in connection.execute(select(version_table.c.version_num))]
     if len(versions) != 1:
         raise SizeToolError(f"{name}: damaged size history database ({len(versions)} schema versions recorded)")
     version = versions[0]
@@ -256,16 +255,18 @@ def _alembic_config(connection=None):
     from alembic.config import Config
 
     config = Config()
-    config.set_main_option("script_location", "sizetool.history:migrations")
+    config.set_main_option("script_location", MIGRATIONS_DIR)
     if connection is not None:
         config.attributes["connection"] = connection
     return config
 
 
 def known_versions() -> set[str]:
-    from alembic.script import ScriptDirectory
-
-    return {revision.revision for revision in ScriptDirectory.from_config(_alembic_config()).walk_revisions()}
+    """The schema versions this tool has revisions for: the NNNN_*.py files of migrations/versions (read by name, so
+    opening a database at the current version needs no Alembic import; a test checks Alembic agrees)."""
+    directory = os.path.join(MIGRATIONS_DIR, "versions")
+    return {name.split("_", 1)[0] for name in os.listdir(directory)
+            if name.endswith(".py") and name[:4].isdigit() and "_" in name}
 
 
 def upgrade_schema(connection, state: SchemaState) -> None:

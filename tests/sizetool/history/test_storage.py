@@ -113,20 +113,13 @@ def test_an_older_schema_is_upgraded_in_place_on_open(tmp_path, monkeypatch, fix
     with history_database(str(target), create=True) as database:
         record_report(database, fixture_report, info("a1"), 64)
     migrations = tmp_path / "migrations"
-    shutil.copytree(os.path.dirname(storage.__file__) + "/migrations", migrations)
+    shutil.copytree(storage.MIGRATIONS_DIR, migrations)
     (migrations / "versions" / "0002_test.py").write_text(
         'import sqlalchemy as sa\nfrom alembic import op\nrevision = "0002"\ndown_revision = "0001"\n'
         'branch_labels = None\ndepends_on = None\n\n\ndef upgrade():\n'
         '    with op.batch_alter_table("size_builds") as batch:\n'
         '        batch.add_column(sa.Column("note", sa.String(20), nullable=False, server_default="kept"))\n')
-    original = storage._alembic_config
-
-    def config(connection=None):
-        result = original(connection)
-        result.set_main_option("script_location", str(migrations))
-        return result
-
-    monkeypatch.setattr(storage, "_alembic_config", config)
+    monkeypatch.setattr(storage, "MIGRATIONS_DIR", str(migrations))
     monkeypatch.setattr(schema, "SCHEMA_VERSION", "0002")
     with history_database(str(target)) as database, database.reading() as connection:
         assert storage.schema_state(connection, database.name).version == "0002"
@@ -171,3 +164,12 @@ def test_database_files_are_plain_sqlite_without_side_files(tmp_path, fixture_re
         record_report(database, fixture_report, info("a1"), 64)
     assert sorted(os.listdir(tmp_path)) == ["sizes.db"]
     assert target.read_bytes()[:16] == b"SQLite format 3\x00"
+
+
+def test_the_versions_read_from_file_names_are_alembics_revisions():
+    from alembic.script import ScriptDirectory
+
+    revisions = {r.revision for r in ScriptDirectory.from_config(storage._alembic_config()).walk_revisions()}
+    assert storage.known_versions() == revisions and SCHEMA_VERSION in revisions
+    heads = ScriptDirectory.from_config(storage._alembic_config()).get_heads()
+    assert heads == [SCHEMA_VERSION]
