@@ -1,7 +1,7 @@
 """The history database's tables, as SQLAlchemy Core metadata: what the code queries and what the migrations build.
 
 A change to these tables needs a new Alembic revision in migrations/versions/ (and SCHEMA_VERSION moves to it): the
-tables here must always equal what the newest revision creates (tests/sizetool/history/test_schema.py checks that).
+tables here must always equal what the newest revision creates (tests/sizetool/history/test_storage.py checks that).
 
 - size_history_meta: key/value rows; `application` marks the database as ours.
 - size_builds: one row per recorded build, unique per (commit, label set): the summary columns that the table, plot

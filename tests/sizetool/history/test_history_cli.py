@@ -6,7 +6,7 @@ import io
 import json
 import os
 import sqlite3
-import subprocess
+import zlib
 
 import pytest
 from history_helpers import CORTEX_M4, CORTEX_M4_MAP, FIXTURE_OUT
@@ -97,14 +97,12 @@ def test_history_diff_prints_what_size_report_diff_prints_for_the_same_builds(tm
         for reference in ("c0000003", "c0000004"):
             path = tmp_path / f"{reference}.json"
             with sqlite3.connect(history) as connection:
-                blob = connection.execute("SELECT report FROM size_builds WHERE commit_sha = ?", (reference,)).fetchone()[0]
-            import zlib
-
+                blob, = connection.execute("SELECT report FROM size_builds WHERE commit_sha = ?", (reference,)).fetchone()
             path.write_bytes(zlib.decompress(blob))
             saved.append(path)
         status, direct, _ = run(capsys, "diff", saved[0], saved[1], "--format", fmt)
-        normalise = (lambda text: text.replace("c0000003.json", "c0000003").replace("c0000004.json", "c0000004"))
-        assert from_history == normalise(direct)
+        direct = direct.replace("c0000003.json", "c0000003").replace("c0000004.json", "c0000004")
+        assert from_history == direct
     status, out, _ = run(capsys, "history", "diff", "c0000001", "#4", "--db", history, "--format", "json", "--ram")
     assert json.loads(out)["memory"] == "ram"
 
