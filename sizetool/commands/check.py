@@ -23,7 +23,8 @@ FORMATS = ("tree", "json", "markdown")
 def check(
     build: str = typer.Argument(..., help="The new build: an ELF or a saved report."),
     budget_file: str = typer.Option(..., "--budget", help="The TOML budget file (size-budget.toml)."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="The baseline (saved report or ELF) for growth rules."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="The baseline for growth rules: a saved report, "
+                                           "an ELF, or db:DB@BRANCH (the branch's build in the size history)."),
     map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file of the ELF (for [regions])."),
     flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size when there is no map."),
     ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size when there is no map."),
@@ -63,7 +64,12 @@ def check(
         report = load_report(build)
     base = None
     if baseline:
-        base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
+        from sizetool.history.baseline import is_history_baseline, load_history_baseline
+
+        if is_history_baseline(baseline):  # db:DB@BRANCH: the branch's build from the size history
+            base = load_history_baseline(baseline)
+        else:
+            base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
     results = check_budget(budget, report, base)
 
     if output_format == "json":
