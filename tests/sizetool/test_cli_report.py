@@ -168,23 +168,32 @@ VISION_REGISTRATIONS = {"CONV_2D", "CONV_2D_INT8", "DEPTHWISE_CONV_2D", "ADD", "
 
 @pytest.fixture
 def fake_operator_cost(monkeypatch):
-    """A stand-in sizetool.operators.operator_cost returning a hand-built table (and recording its arguments)."""
+    """Stand-ins for the operator graph (sizetool.operators.graph_cache) and sizetool.operators.operator_cost returning
+    a hand-built table (and recording their arguments)."""
     import sys
     import types
 
+    from sizetool.operators import graph_cache
     from sizetool.report.report_model import OperatorCost, OperatorTable
 
     calls = []
+    graph = types.SimpleNamespace(graph=types.SimpleNamespace(decoded=False))  # no set answers from a fake
 
-    def operator_table(elf_path, report, map_path=None):
-        calls.append((elf_path, report.source, map_path))
+    def load_operator_graph(elf_path, map_path=None, use_cache=True):
+        calls.append((elf_path, map_path))
+        return graph
+
+    def operator_table_for_graph(operator_graph, report, source):
+        assert operator_graph is graph
+        calls.append((source, report.source))
         return OperatorTable(operators=[OperatorCost("SOFTMAX", "tflite::Register_SOFTMAX()", 2939, 10, ()),
                                         OperatorCost("MUL", "tflite::Register_MUL()", 998, 10, ())],
                              runtime_bytes=100, total_rom=5000)
 
     module = types.ModuleType("sizetool.operators.operator_cost")
-    module.operator_table = operator_table
+    module.operator_table_for_graph = operator_table_for_graph
     monkeypatch.setitem(sys.modules, "sizetool.operators.operator_cost", module)
+    monkeypatch.setattr(graph_cache, "load_operator_graph", load_operator_graph)
     return calls
 
 
@@ -192,7 +201,7 @@ def test_ops_prints_the_operator_table_from_operator_cost(capsys, fake_operator_
     status, out, _ = run(capsys, ELF, "--ops", "--format", "json", "--map", ELF.replace(".elf", ".map"))
     data = json.loads(out)
     assert status == 0 and [o["op"] for o in data["operators"]] == ["SOFTMAX", "MUL"]
-    assert fake_operator_cost == [(ELF, ELF, ELF.replace(".elf", ".map"))]
+    assert fake_operator_cost == [(ELF, ELF.replace(".elf", ".map")), (ELF, ELF)]
     saved = tmp_path / "saved.json"
     status, out, _ = run(capsys, ELF, "--ops", "--save", str(saved))
     assert status == 0 and out.startswith("Operators of firmware.elf") and "symbols" not in out
