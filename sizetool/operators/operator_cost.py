@@ -23,7 +23,9 @@ from collections import defaultdict
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.operator_graph import CLONE_SUFFIX, OperatorGraph, OperatorRoots, analyse_operators
-from sizetool.operators.operator_sets import set_cost
+from sizetool.operators.call_sites import cut_edges
+from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
+from sizetool.operators.retained import RuntimeClosures, dominated_sets
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_model import (
     FileBytes, OperatorBytes, OperatorCost, OperatorTable, SizeReport, TemplateCost,
@@ -81,20 +83,22 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     every_op = set_cost(operator_graph, {o.op for o in operators})
     runtime = operator_graph.everything - every_op.gone
     table.runtime_bytes = total - every_op.saving
+    alone = singles(operator_graph)
+    closures = RuntimeClosures(graph, runtime)
     reached_from: dict[str, set[int]] = {}  # op -> the non-runtime nodes its roots reach
     runtime_bytes: dict[str, int] = {}
     for operator in operators:
-        own = graph.reachable(operator.nodes)
-        reached_from[operator.op] = own - runtime
-        runtime_bytes[operator.op] = graph.rom_bytes(own & runtime)
+        own = graph.reachable(operator.nodes, removed=runtime)
+        reached_from[operator.op] = own
+        runtime_bytes[operator.op] = closures.bytes_from(
+            {target for node in own for target in graph.edges[node] if target in runtime})
     users: dict[int, list[str]] = defaultdict(list)
     for op, nodes in reached_from.items():
         for node in nodes:
             users[node].append(op)
     costs = []
     for operator in operators:
-        alone = set_cost(operator_graph, {operator.op})
-        exclusive = alone.gone
+        exclusive = alone[operator.op].gone
         shared = reached_from[operator.op] - exclusive
         with_others: dict[str, int] = defaultdict(int)
         for node in shared:
@@ -104,15 +108,15 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
         costs.append(OperatorCost(
             op=operator.op,
             registration=operator.registration,
-            exclusive_bytes=graph.rom_bytes(exclusive),
+            exclusive_bytes=alone[operator.op].code_bytes,
             shared_bytes=graph.rom_bytes(shared),
             files=files_of(graph, exclusive, paths),
             runtime_bytes=runtime_bytes[operator.op],
             shared_files=files_of(graph, shared, paths, users, operator.op),
             shared_with=tuple(OperatorBytes(op, size) for op, size in
                               sorted(with_others.items(), key=lambda item: (-item[1], item[0])) if size),
-            call_sites=alone.call_sites,
-            call_site_bytes=alone.call_site_bytes,
+            call_sites=alone[operator.op].call_sites,
+            call_site_bytes=alone[operator.op].call_site_bytes,
         ))
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op, c.registration))
     table.operators = costs
@@ -124,6 +128,21 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     if graph.exact:
         table.notes.append("edges from relocations (linked with --emit-relocs): data pointers are exact")
     return table
+
+
+def singles(operator_graph: OperatorGraph) -> dict[str, SetCost]:
+    """What removing each operator alone saves (set_cost of one op), for all of them from one dominator tree; an op
+    whose removal also drops calls other than its own roots (cut_edges) gets its own walk."""
+    operators = operator_graph.operators
+    dominated = dominated_sets(operator_graph.graph, operator_graph.runtime_roots, [o.nodes for o in operators])
+    result = {}
+    for operator, gone in zip(operators, dominated):
+        chosen = frozenset({operator.op})
+        if cut_edges(operator_graph.call_sites, operator_graph.kept_targets, chosen):
+            result[operator.op] = set_cost(operator_graph, chosen)
+        else:
+            result[operator.op] = cost_of_gone(operator_graph, chosen, gone)
+    return result
 
 
 def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:

@@ -63,12 +63,18 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
     roots = (operator_graph.runtime_roots | operator_graph.operator_nodes) - removed
     cut = cut_edges(operator_graph.call_sites, operator_graph.kept_targets, chosen)
     remaining = graph.reachable(roots, removed=removed, cut=cut)
-    gone = everything - remaining
-    sites = [s for s in operator_graph.call_sites if s.op in chosen and s.caller in remaining]
-    words = {w.address: w.bytes for w in operator_graph.pool_words if w.target in gone and w.caller in remaining}
+    return cost_of_gone(operator_graph, chosen, everything - remaining)
+
+
+def cost_of_gone(operator_graph: OperatorGraph, chosen: frozenset[str], gone) -> SetCost:
+    """The SetCost of removing `chosen`, given the nodes that go: their bytes, and the calls in code that stays."""
+    everything = operator_graph.everything
+    stays = lambda node: node in everything and node not in gone  # noqa: E731
+    sites = [s for s in operator_graph.call_sites if s.op in chosen and stays(s.caller)]
+    words = {w.address: w.bytes for w in operator_graph.pool_words if w.target in gone and stays(w.caller)}
     return SetCost(
         ops=tuple(sorted(chosen)),
-        code_bytes=graph.rom_bytes(gone),
+        code_bytes=operator_graph.graph.rom_bytes(gone),
         call_sites=len(sites),
         call_site_bytes=sum(s.bytes for s in sites) + sum(words.values()),
         gone=frozenset(gone),

@@ -23,14 +23,17 @@ import struct
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.constants import SH_FLAGS
 from elftools.dwarf.callframe import FDE
 
-from sizetool.operators.disassembly import CodeRun, code_decoder
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.report.labelling import NO_SYMBOL, symbol_runs
+
+if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
+    from sizetool.operators.disassembly import CodeRun
 
 # Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
 SHF_ALLOC = SH_FLAGS.SHF_ALLOC
@@ -102,6 +105,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
     Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
     the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
+    from sizetool.operators.disassembly import code_decoder
+
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
@@ -193,6 +198,8 @@ def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
 def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
     """The instruction runs of a code section: per function (register tracking restarts at each function), split at
     ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    from sizetool.operators.disassembly import CodeRun
+
     start, end = section.address, section.address + section.size
     boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
                                    | {min(symbol.address + size, end) for symbol, _, size in runs})
@@ -220,6 +227,8 @@ def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Cod
 
 def function_code_runs(image: ElfImage, node: GraphNode) -> list[CodeRun]:
     """The instruction runs of one function node (decoded again to find where in it each reference sits)."""
+    from sizetool.operators.disassembly import CodeRun
+
     section = next((s for s in image.sections if s.name == node.section and s.contains(node.address)), None)
     if section is None or not section.is_code:
         return []

@@ -32,6 +32,7 @@ CSV_COLUMNS = ("kind", "name", "registration", "exclusive_bytes", "shared_bytes"
                "bytes", "path", "operators", "models")
 TOP_FILES = 3  # files per operator in the terminal and markdown tables
 TOP_SYMBOLS = 40  # symbols in the terminal and markdown what-if
+TOP_GOING_FILES = 30  # files in the terminal and markdown what-if
 LEGEND = ("alone saves: what removing this one AddXxx() saves (its call, a few bytes in the caller, comes on top); "
           "shared: also needed by the operators named (not by the runtime), goes when they all go; runtime: used, "
           "but stays whatever is removed")
@@ -373,8 +374,8 @@ def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
              f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
              f"{result.cost.code_bytes} of code and data{_calls(result.cost)})", ""]
     if result.files:
-        lines += ["| file | goes | of its |", "|---|---:|---:|"]
-        lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files]
+        lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
+        lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
         lines.append("")
     if result.symbols:
         lines += [_symbols_heading(result), "", "| symbol | file | bytes |", "|---|---|---:|"]
@@ -390,6 +391,13 @@ def _what_if_headline(result: WhatIf) -> str:
         return (f"Keep {len(result.kept)} operator registration(s) ({', '.join(result.kept) or 'none'}), "
                 f"drop the other {len(result.dropped)}: {dropped}")
     return f"Drop {len(result.dropped)} operator registration(s): {dropped}"
+
+
+def _files_heading(result: WhatIf) -> str:
+    total = len(result.files)
+    if total > TOP_GOING_FILES:
+        return f"Files that lose flash: the {TOP_GOING_FILES} that lose most of {total} (all with --format json or csv)"
+    return f"Files that lose flash: {total}"
 
 
 def _symbols_heading(result: WhatIf) -> str:
@@ -530,9 +538,10 @@ def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = 
     console.print(f"predicted ROM {result.predicted_rom} bytes (now {result.rom})", style="bold")
     if result.files:
         console.print()
-        files = _table(("file that goes", {"overflow": "fold", "style": "green"}),
+        console.print(_files_heading(result))
+        files = _table(("file", {"overflow": "fold", "style": "green"}),
                        ("goes", {"justify": "right", "style": "bold"}), ("of its", {"justify": "right"}))
-        for f in result.files:
+        for f in result.files[:TOP_GOING_FILES]:
             files.add_row(f.path, str(f.bytes), str(f.file_bytes))
         console.print(files)
     if result.symbols:
