@@ -67,10 +67,13 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
     )
     anchors_of: dict[int, list[tuple[int, str]]] = {}
     references_of: dict[int, list[tuple[int, int]]] = {}  # caller -> (instruction, node) for other nodes
+    branches_of: dict[int, list[tuple[int, int]]] = {}  # caller -> (instruction, address) jumps within it
     pool_words: list[PoolWord] = []
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     for caller in callers:
-        anchors, references = [], []
+        anchors, references, branches = [], [], []
+        words = pool_word_addresses(image, graph.nodes[caller], pointer)
+        literals = {address for address, _ in words}
         for run in function_code_runs(image, graph.nodes[caller]):
             for address, target in decoder(run):
                 node = _root_at(graph, target, owners)
@@ -79,11 +82,15 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
                         anchors.append((address, owners[node]))
                     continue
                 node = graph.node_at(target)
-                if node is not None and node != caller and node in graph.edges[caller]:
+                if node == caller:
+                    if target not in literals:
+                        branches.append((address, target & ~1 if image.arch == "arm" else target))
+                elif node is not None and node in graph.edges[caller]:
                     references.append((address, node))
         anchors_of[caller] = sorted(set(anchors))
         references_of[caller] = references
-        for address, value in pool_word_addresses(image, graph.nodes[caller], pointer):
+        branches_of[caller] = branches
+        for address, value in words:
             node = _root_at(graph, value, owners)
             if node is not None:
                 pool_words.append(PoolWord(address, caller, node, pointer.size))
@@ -92,28 +99,95 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
     spacing = {caller: [b[0] - a[0] for a, b in zip(starts, starts[1:])] for caller, starts in starts_of.items()}
     everywhere = [gap for gaps in spacing.values() for gap in gaps]
     fallback = int(statistics.median(everywhere)) if everywhere else 0
+    referrers = Counter(target for targets in graph.edges for target in set(targets))
     sites = []
     kept_targets = {}
     for caller, starts in starts_of.items():
         size = int(statistics.median(spacing[caller])) if spacing[caller] else fallback
-        # A call site's code runs from its first anchor to the next call site's, and at most its estimated size.
-        ends = [min(following, start + size) for (start, _), (following, _) in zip(starts, starts[1:] + [(1 << 64, "")])]
-        inside: list[set[int]] = [set() for _ in starts]
-        outside: set[int] = set()
-        for address, node in references_of[caller]:
-            position = bisect.bisect_right([start for start, _ in starts], address) - 1
-            if position >= 0 and address < ends[position]:
-                inside[position].add(node)
-            else:
-                outside.add(node)
-        # Only what several calls refer to is the calls' own machinery (AddBuiltin(), AddCustom()); a node a single
-        # call refers to may be the code right after it (the interpreter set-up after the last AddXxx()).
-        common = {node for node, count in Counter(n for targets in inside for n in targets).items() if count > 1}
-        sites.extend(CallSite(op, caller, address, size, tuple(sorted(targets & common)))
-                     for (address, op), targets in zip(starts, inside))
-        kept_targets[caller] = tuple(sorted(outside | {n for targets in inside for n in targets} - common))
+        found, kept = _caller_sites(graph, caller, starts, size, references_of[caller], branches_of[caller], referrers)
+        sites.extend(found)
+        kept_targets[caller] = kept
     sites.sort(key=lambda s: (s.op, s.address))
     return CallSites(sites, sorted(set(pool_words), key=lambda w: w.address), kept_targets)
+
+
+def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, str]], size: int,
+                  references: list[tuple[int, int]], branches: list[tuple[int, int]],
+                  referrers: Counter) -> tuple[list[CallSite], tuple[int, ...]]:
+    """The call sites of one function, and the nodes it refers to outside them.
+
+    A call site's code runs from its first anchor to the next call site's; the last one's, its estimated size, or up
+    to a block an earlier call jumps to. Code the compiler moved out of line (a block after the calls that only one
+    call site jumps to: AddEthosU()'s AddCustom() when Register_ETHOSU() is not null) belongs to that call site too.
+    """
+    if not starts:
+        return [], tuple(sorted({node for _, node in references}))
+    addresses = [start for start, _ in starts]
+    function_end = graph.nodes[caller].end
+    last = addresses[-1]
+    later_targets = [target for source, target in branches if target > last and source < last]
+    ends = addresses[1:] + [min([last + size, *later_targets])]
+
+    def segment(address: int) -> int | None:
+        position = bisect.bisect_right(addresses, address) - 1
+        return position if position >= 0 and address < ends[position] else None
+
+    inside: list[set[int]] = [set() for _ in starts]
+    unplaced: list[tuple[int, int]] = []
+    for address, node in references:
+        position = segment(address)
+        if position is None:
+            unplaced.append((address, node))
+        else:
+            inside[position].add(node)
+    # The calls' own machinery: functions several calls go through that nothing else calls (the resolver's
+    # AddBuiltin() and AddCustom(); not a logging function the calls share with the rest of the firmware).
+    candidates = {node for node, count in Counter(n for targets in inside for n in targets).items()
+                  if count > 1 and graph.nodes[node].kind == "func" and referrers[node] == 1}
+
+    # Out-of-line blocks: code after a call site's segment that only that call site jumps to and that goes through the
+    # machinery (AddEthosU()'s AddCustom(), placed after the last call when Register_ETHOSU() may return null).
+    sources: dict[int, set[int | None]] = defaultdict(set)
+    for source, target in branches:
+        if segment(target) is None and graph.nodes[caller].address <= target < function_end:
+            sources[target].add(segment(source))
+    blocks = sorted(sources)
+    limits = [min([b for b in blocks if b > block] + [a for a in addresses if a > block] + [function_end])
+              for block in blocks]
+    owner_of: dict[int, int] = {}
+    for block, limit in zip(blocks, limits):
+        owners = sources[block]
+        if len(owners) == 1 and None not in owners and any(
+                block <= address < limit and node in candidates for address, node in unplaced):
+            owner_of[block] = next(iter(owners))
+    extra = [0] * len(starts)
+    for block, limit in zip(blocks, limits):
+        if block in owner_of:
+            extra[owner_of[block]] += limit - block
+    outside: set[int] = set()
+    for address, node in unplaced:
+        position = bisect.bisect_right(blocks, address) - 1
+        block = blocks[position] if position >= 0 else None
+        if block is not None and block in owner_of and address < limits[position]:
+            inside[owner_of[block]].add(node)
+        else:
+            outside.add(node)
+    # Where a call goes through the machinery, the data only it refers to (a custom op's name) is its argument.
+    # Anything else a single call refers to may be code beside it (the interpreter set-up after the last AddXxx()),
+    # so it stays with the caller.
+    counts = Counter(node for targets in inside for node in targets)
+    machinery = candidates - outside
+    owned: list[set[int]] = []
+    for targets in inside:
+        mine = targets & machinery
+        if mine:
+            mine |= {node for node in targets if counts[node] == 1 and node not in outside
+                     and referrers[node] == 1 and graph.nodes[node].kind == "chunk"}
+        owned.append(mine)
+    sites = [CallSite(op, caller, address, size + extra[position], tuple(sorted(owned[position])))
+             for position, (address, op) in enumerate(starts)]
+    kept = outside | {node for position, targets in enumerate(inside) for node in targets - owned[position]}
+    return sites, tuple(sorted(kept))
 
 
 def cut_edges(sites: list[CallSite], kept_targets: dict[int, tuple[int, ...]], ops) -> dict[int, set[int]]:

@@ -8,9 +8,12 @@ skipped: it only ever saves time. Entries are marshal'd plain tuples: fast to lo
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import marshal
 import os
 import tempfile
+from pathlib import Path
 
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
@@ -26,7 +29,8 @@ _FORMAT = 1
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:
     """The ELF's operator graph, from the cache when the ELF and map are unchanged, else analysed (and stored)."""
     use_cache = use_cache and cache_enabled()
-    key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT}) if use_cache else ""
+    key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT,
+                                           "code": code_fingerprint()}) if use_cache else ""
     if use_cache:
         cached = _load(key)
         if cached is not None:
@@ -41,6 +45,17 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
     if use_cache:
         _store(key, result)
     return result
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A digest of all of sizetool's source (the graph depends on inputs/, report/ and operators/), so a graph built
+    by other code is never reused."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parents[1]
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def to_plain(operator_graph: OperatorGraph) -> tuple:

@@ -138,7 +138,8 @@ def find_operators(graph: ReferenceGraph) -> tuple[list[OperatorRoots], list[Sha
             if method:
                 methods[method.group(1)].append(index)
             if plain.startswith("tflite::Parse") and "(tflite::Operator const*" in plain:
-                parsers[plain[len("tflite::Parse") : plain.index("(")]] = index
+                # Spelled as TFLM spells it, which is not always the method's case (AddCumSum, ParseCumsum).
+                parsers[plain[len("tflite::Parse") : plain.index("(")].lower()] = index
 
     # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
     # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
@@ -222,4 +223,4 @@ def _parser_name(method: str | None) -> str | None:
     if not method:
         return None
     stem = method[len("Add") :]
-    return _SHARED_PARSERS.get(stem, stem)
+    return _SHARED_PARSERS.get(stem, stem).lower()

@@ -59,3 +59,11 @@ def test_a_corrupt_cache_entry_is_ignored(tmp_path, monkeypatch):
 def test_plain_form_round_trips():
     graph = load_operator_graph(str(ELF), use_cache=False)
     assert to_plain(from_plain(to_plain(graph))) == to_plain(graph)
+
+
+def test_a_change_to_the_operator_code_is_a_new_key(monkeypatch):
+    load_operator_graph(str(ELF))
+    monkeypatch.setattr(graph_cache, "code_fingerprint", lambda: "other code")
+    monkeypatch.setattr(graph_cache, "analyse_operators", no_analysis)
+    with pytest.raises(AssertionError, match="analysed again"):
+        load_operator_graph(str(ELF))
