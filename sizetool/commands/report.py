@@ -97,8 +97,7 @@ def report(
     crosscheck = None
     answer = None
     if ops:
-        from sizetool.operators.graph_cache import load_operator_graph
-        from sizetool.operators.operator_cost import operator_table_for_graph
+        from sizetool.operators.graph_cache import load_operator_graph, load_operator_table
 
         operator_graph = load_operator_graph(elf, map_file, use_cache=not no_cache)
         if what_if_mode:
@@ -106,7 +105,9 @@ def report(
 
             answer = what_if(operator_graph, size_report, what_if_mode, split_names(drop or keep))
         if not what_if_mode or save:
-            size_report.operators = operator_table_for_graph(operator_graph, size_report, elf)
+            options = {"group_by": group_by, "workspace": workspace, "mangled": mangled}
+            size_report.operators = load_operator_table(elf, map_file, size_report, operator_graph, options,
+                                                        use_cache=not no_cache)
         if model_paths:
             from sizetool.operators.model_crosscheck import crosscheck_models
 

@@ -1,5 +1,6 @@
 """A cache of operator graphs (operator_graph.py), keyed like the report cache by the content of the ELF and the map
-and by sizetool's own code, so a second question on an unchanged ELF skips the disassembly.
+and by sizetool's own code, so a second question on an unchanged ELF skips the disassembly; and of the operator
+tables computed from them (keyed also by the options that shape the report's file names).
 
 It lives beside the report cache ($SIZETOOL_CACHE_DIR, ...; report_cache.py) and is switched off the same way
 (SIZETOOL_NO_CACHE=1, --no-cache). The newest MAX_ENTRIES graphs are kept. A cache that cannot be read or written is
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import marshal
 import os
 import tempfile
@@ -20,9 +22,11 @@ from sizetool.operators.call_sites import CallSite, PoolWord
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key
+from sizetool.report.report_model import OperatorTable, SizeReport, operator_table_from_dict, operator_table_to_dict
 
 SUFFIX = ".opgraph"
-MAX_ENTRIES = 16
+TABLE_SUFFIX = ".optable"
+MAX_ENTRIES = 32  # graphs and tables together
 _FORMAT = 1
 
 
@@ -99,6 +103,27 @@ def from_plain(data: tuple) -> OperatorGraph:
     )
 
 
+def load_operator_table(elf_path: str, map_path: str | None, report: SizeReport, operator_graph: OperatorGraph,
+                        report_options: dict, use_cache: bool = True) -> OperatorTable:
+    """The operator table of the graph (operator_cost.operator_table_for_graph), from the cache when the ELF, map,
+    code and the report's options (which name the files) are unchanged."""
+    from sizetool.operators.operator_cost import operator_table_for_graph
+
+    use_cache = use_cache and cache_enabled()
+    key = cache_key([elf_path, map_path], {"cache": "operator-table", "format": _FORMAT, "code": code_fingerprint(),
+                                           "report": report_options, "rom": report.rom_total}) if use_cache else ""
+    if use_cache:
+        try:
+            with open(os.path.join(cache_dir(), key + TABLE_SUFFIX), "rb") as stream:
+                return operator_table_from_dict(json.loads(marshal.load(stream)))
+        except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
+            pass
+    table = operator_table_for_graph(operator_graph, report, elf_path)
+    if use_cache:
+        _write(key + TABLE_SUFFIX, json.dumps(operator_table_to_dict(table)))
+    return table
+
+
 def _load(key: str) -> OperatorGraph | None:
     try:
         with open(os.path.join(cache_dir(), key + SUFFIX), "rb") as stream:
@@ -108,14 +133,18 @@ def _load(key: str) -> OperatorGraph | None:
 
 
 def _store(key: str, operator_graph: OperatorGraph) -> None:
+    _write(key + SUFFIX, to_plain(operator_graph))
+
+
+def _write(name: str, payload) -> None:
     directory = cache_dir()
     try:
         os.makedirs(directory, exist_ok=True)
         handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
         try:
             with os.fdopen(handle, "wb") as stream:
-                marshal.dump(to_plain(operator_graph), stream)
-            os.replace(temp_path, os.path.join(directory, key + SUFFIX))
+                marshal.dump(payload, stream)
+            os.replace(temp_path, os.path.join(directory, name))
         except BaseException:
             os.unlink(temp_path)
             raise
@@ -125,7 +154,7 @@ def _store(key: str, operator_graph: OperatorGraph) -> None:
 
 
 def _prune(directory: str) -> None:
-    entries = [e for e in os.scandir(directory) if e.name.endswith(SUFFIX) and e.is_file()]
+    entries = [e for e in os.scandir(directory) if e.name.endswith((SUFFIX, TABLE_SUFFIX)) and e.is_file()]
     if len(entries) <= MAX_ENTRIES:
         return
     entries.sort(key=lambda e: (e.stat().st_mtime, e.name))

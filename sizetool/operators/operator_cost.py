@@ -96,23 +96,37 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     for op, nodes in reached_from.items():
         for node in nodes:
             users[node].append(op)
+    # Nodes reached by the same operators form one group: sharing is counted per group, not per node and operator.
+    group_of = {node: tuple(sorted(ops)) for node, ops in users.items()}
     costs = []
     for operator in operators:
         exclusive = alone[operator.op].gone
         shared = reached_from[operator.op] - exclusive
-        with_others: dict[str, int] = defaultdict(int)
+        by_group: dict[tuple[str, ...], int] = defaultdict(int)
+        by_file: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
         for node in shared:
-            for other in users[node]:
+            size = graph.nodes[node].rom_bytes
+            if size:
+                group = group_of[node]
+                by_group[group] += size
+                by_file[(paths[node], group)] += size
+        with_others: dict[str, int] = defaultdict(int)
+        for group, size in by_group.items():
+            for other in group:
                 if other != operator.op:
-                    with_others[other] += graph.nodes[node].rom_bytes
+                    with_others[other] += size
+        shared_files: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
+        for (path, group), size in by_file.items():
+            shared_files[(path, tuple(other for other in group if other != operator.op))] += size
         costs.append(OperatorCost(
             op=operator.op,
             registration=operator.registration,
             exclusive_bytes=alone[operator.op].code_bytes,
-            shared_bytes=graph.rom_bytes(shared),
+            shared_bytes=sum(by_group.values()),
             files=files_of(graph, exclusive, paths),
             runtime_bytes=runtime_bytes[operator.op],
-            shared_files=files_of(graph, shared, paths, users, operator.op),
+            shared_files=tuple(FileBytes(path, size, others) for (path, others), size in
+                               sorted(shared_files.items(), key=lambda item: (-item[1], item[0]))),
             shared_with=tuple(OperatorBytes(op, size) for op, size in
                               sorted(with_others.items(), key=lambda item: (-item[1], item[0])) if size),
             call_sites=alone[operator.op].call_sites,
@@ -158,18 +172,13 @@ def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:
     return paths
 
 
-def files_of(graph: ReferenceGraph, nodes, paths: list[str], users: dict[int, list[str]] | None = None,
-             op: str = "") -> tuple[FileBytes, ...]:
-    """Those nodes' flash bytes by source file, largest first; with `users`, by source file and the other operators
-    that reach those bytes too (conv_common.cc with CONV_2D_INT8 apart from conv_common.cc with five others)."""
-    size: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
+def files_of(graph: ReferenceGraph, nodes, paths: list[str]) -> tuple[FileBytes, ...]:
+    """Those nodes' flash bytes by source file, largest first."""
+    size: dict[str, int] = defaultdict(int)
     for index in nodes:
-        node = graph.nodes[index]
-        if node.rom_bytes:
-            others = tuple(sorted(other for other in users[index] if other != op)) if users is not None else ()
-            size[(paths[index], others)] += node.rom_bytes
-    return tuple(FileBytes(path, size[(path, others)], others)
-                 for path, others in sorted(size, key=lambda key: (-size[key], key)))
+        if graph.nodes[index].rom_bytes:
+            size[paths[index]] += graph.nodes[index].rom_bytes
+    return tuple(FileBytes(path, size[path]) for path in sorted(size, key=lambda p: (-size[p], p)))
 
 
 def template_costs(graph: ReferenceGraph) -> tuple[list[TemplateCost], list[TemplateCost]]:

@@ -67,3 +67,18 @@ def test_a_change_to_the_operator_code_is_a_new_key(monkeypatch):
     monkeypatch.setattr(graph_cache, "analyse_operators", no_analysis)
     with pytest.raises(AssertionError, match="analysed again"):
         load_operator_graph(str(ELF))
+
+
+def test_the_operator_table_is_kept_per_report_options(monkeypatch):
+    from sizetool.operators.graph_cache import load_operator_table
+    from sizetool.report.report_builder import build_report
+
+    report = build_report(str(ELF))
+    graph = load_operator_graph(str(ELF))
+    first = load_operator_table(str(ELF), None, report, graph, {"group_by": "file"})
+    import sizetool.operators.operator_cost as operator_cost
+
+    monkeypatch.setattr(operator_cost, "operator_table_for_graph", no_analysis)
+    assert load_operator_table(str(ELF), None, report, graph, {"group_by": "file"}) == first
+    with pytest.raises(AssertionError, match="analysed again"):  # other options name other files: computed again
+        load_operator_table(str(ELF), None, report, graph, {"group_by": "cu"})
