@@ -76,6 +76,18 @@ def _notes(table: OperatorTable) -> list[str]:
     return notes
 
 
+def by_path(files: tuple[FileBytes, ...]) -> tuple[FileBytes, ...]:
+    """Shared bytes of one file reached by different groups of operators, as one row (all the operators), largest
+    first: what the terminal and markdown tables show (JSON and CSV keep the groups)."""
+    size: dict[str, int] = {}
+    operators: dict[str, set[str]] = {}
+    for f in files:
+        size[f.path] = size.get(f.path, 0) + f.bytes
+        operators.setdefault(f.path, set()).update(f.operators)
+    return tuple(FileBytes(path, size[path], tuple(sorted(operators[path])))
+                 for path in sorted(size, key=lambda p: (-size[p], p)))
+
+
 def _files_text(files: tuple[FileBytes, ...], limit: int | None, with_operators: bool = False) -> list[str]:
     """"path bytes" per file (largest first), at most `limit` and a "... N more" line; shared files also name the
     other operators (or count them, past two)."""
@@ -268,7 +280,7 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
                   "|---|---|---:|---:|---:|---|---|"]
         for o in table.operators:
             files = "<br>".join(f"`{_md(t)}`" for t in _files_text(o.files, TOP_FILES))
-            shared = "<br>".join(_md(t) for t in _files_text(o.shared_files, TOP_FILES, with_operators=True))
+            shared = "<br>".join(_md(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
             lines.append(f"| {_md(o.op)} | `{_md(o.registration)}` | {o.exclusive_bytes} | {o.shared_bytes} "
                          f"| {o.runtime_bytes} | {files} | {shared} |")
         lines += ["", f"_{LEGEND}_", ""]
@@ -451,7 +463,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         for o in table.operators:
             ops.add_row(o.op, str(o.exclusive_bytes), str(o.shared_bytes), str(o.runtime_bytes),
                         "\n".join(_files_text(o.files, TOP_FILES)),
-                        "\n".join(_files_text(o.shared_files, TOP_FILES, with_operators=True)))
+                        "\n".join(_files_text(by_path(o.shared_files), TOP_FILES, with_operators=True)))
         console.print(ops)
         console.print(LEGEND, style="dim")
     if table.resolvers:

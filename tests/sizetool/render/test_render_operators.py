@@ -242,3 +242,16 @@ def test_what_if_lists_the_largest_symbols_in_the_terminal_and_all_in_json_and_c
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_output_is_deterministic(fmt):
     assert render_operators(table(("3", "13")), fmt, "fw.elf") == render_operators(table(("3", "13")), fmt, "fw.elf")
+
+
+def test_the_terminal_merges_a_files_shared_groups_and_json_keeps_them():
+    split = table()
+    first = split.operators[0]
+    groups = (FileBytes("kernels/kernel_util.cc", 700, ("ADD", "MUL")), FileBytes("kernels/conv_common.cc", 800, ("CONV_2D",)),
+              FileBytes("kernels/kernel_util.cc", 500, ("CONV_2D",)))
+    split.operators[0] = OperatorCost(first.op, first.registration, first.exclusive_bytes, 2000, first.files,
+                                      shared_files=groups)
+    tree = render_operators(split, "tree", "fw.elf")
+    assert "kernels/kernel_util.cc 1200 with 3 others" in tree and "kernel_util.cc 700" not in tree
+    data = json.loads(render_operators(split, "json", "fw.elf"))
+    assert [f["bytes"] for f in data["operators"][0]["shared_files"]] == [700, 800, 500]
