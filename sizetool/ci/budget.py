@@ -13,14 +13,20 @@
     total = "64K"
     [regions]                 # with --map: a region's use, in bytes or % of its length
     FLASH = "95%"
+    [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
+    "person_detect.tflite" = "96K"
 
 Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
 An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
 (a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
+Model paths are relative to the budget file; model rules need each model's predicted firmware (ModelFirmware), which
+the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
+does not register fails: its firmware cannot be predicted from that build.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -62,6 +68,7 @@ class RuleResult:
     limit: int
     actual: int
     note: str = ""  # e.g. why an operator rule passes with 0 bytes
+    fails: bool = False  # fails whatever the figures say (a model needs ops the build lacks)
 
     @property
     def headroom(self) -> int:
@@ -69,7 +76,16 @@ class RuleResult:
 
     @property
     def passed(self) -> bool:
-        return self.actual <= self.limit
+        return not self.fails and self.actual <= self.limit
+
+
+@dataclass(frozen=True)
+class ModelFirmware:
+    """A model's firmware predicted from an all-ops build: the build with exactly the registrations it needs."""
+
+    predicted_rom: int
+    registrations: int  # how many of the build's registrations serve its ops
+    missing: tuple[str, ...] = ()  # ops it needs that the build does not register
 
 
 @dataclass
@@ -84,6 +100,11 @@ class Budget:
     @property
     def needs_operators(self) -> bool:
         return any(rule.kind == "operator" for rule in self.rules)
+
+    @property
+    def models(self) -> list[str]:
+        """The model files of the [models] rules (paths resolved against the budget file's folder)."""
+        return [rule.pattern for rule in self.rules if rule.kind == "model"]
 
 
 def read_budget(path: str) -> Budget:
@@ -136,8 +157,9 @@ def _fail(path: str, line: int, reason: str):
 def _rules(data: dict, text: str, path: str) -> list[Rule]:
     rules: list[Rule] = []
     for table, value in data.items():
-        if table not in ("rom", "ram", "regions"):
-            _fail(path, _line_of(text, table, table), f"unknown table [{table}] (expected [rom], [ram] or [regions])")
+        if table not in ("rom", "ram", "regions", "models"):
+            _fail(path, _line_of(text, table, table),
+                  f"unknown table [{table}] (expected [rom], [ram], [regions] or [models])")
         if not isinstance(value, dict):
             _fail(path, _line_of(text, table), f"'{table}' must be a table such as [{table}]")
     for memory in ("rom", "ram"):
@@ -167,6 +189,14 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                                       _limit(limit, path, pattern_line, f"[{memory}.{key}] {pattern!r}",
                                              percent_allowed=kind == "path_growth"),
                                       pattern=pattern, line=pattern_line))
+    folder = os.path.dirname(path)
+    for model, limit in data.get("models", {}).items():
+        line = _line_of(text, model)
+        if isinstance(limit, dict):
+            _fail(path, line, f"[models] {model!r}: must be a size, not a table")
+        rules.append(Rule(f"models[{model}]", "rom", "model",
+                          _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
+                          pattern=os.path.join(folder, model), line=line))
     for region, limit in data.get("regions", {}).items():
         line = _line_of(text, region)
         rules.append(Rule(f"regions.{region}", "", "region",
@@ -221,7 +251,12 @@ def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
     return sum(e.size for e in report.entries_for(memory) if regex.match("/".join(e.path)))
 
 
-def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None) -> list[RuleResult]:
+def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None,
+                 models: dict[str, ModelFirmware] | None = None) -> list[RuleResult]:
+    """Every rule's result. `models` maps each of budget.models to its predicted firmware."""
+    if budget.models and models is None:
+        raise SizeToolError(f"{report.source}: the [models] rules of {budget.path} need the ELF of an all-ops build "
+                            "(a model's firmware is predicted from its reference graph, which a saved report lacks)")
     if budget.needs_baseline and baseline is None:
         raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
     if budget.needs_operators and report.operators is None:
@@ -242,6 +277,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
                                       bytes_under(report, rule.memory, rule.pattern) - old))
         elif rule.kind == "operator":
             results.append(operator_result(rule, report))
+        elif rule.kind == "model":
+            results.append(model_result(rule, models[rule.pattern]))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:
@@ -262,3 +299,15 @@ def operator_result(rule: Rule, report: SizeReport) -> RuleResult:
                           note=f"{rule.pattern} is not registered in {report.source} (check the spelling against "
                                "size-report --ops)")
     return RuleResult(rule, rule.limit.resolve(0), sum(o.exclusive_bytes for o in costs))
+
+
+def model_result(rule: Rule, firmware: ModelFirmware) -> RuleResult:
+    """A model's predicted firmware against its limit; a model the build cannot run fails."""
+    limit = rule.limit.resolve(0)
+    if firmware.missing:
+        return RuleResult(rule, limit, firmware.predicted_rom, fails=True,
+                          note=f"needs {', '.join(firmware.missing)}, which the build does not register: the "
+                               "prediction has no code for them (gate on an all-ops build)")
+    return RuleResult(rule, limit, firmware.predicted_rom,
+                      note=f"predicted: the build with only the {firmware.registrations} registrations the model "
+                           "needs")

@@ -1,7 +1,9 @@
 """`size-report check ELF --budget size-budget.toml`: the CI gate. Exit 1 when any rule fails.
 
 A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
-with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2).
+with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2). A budget with [models]
+needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
+model, sizetool/operators/model_crosscheck.py).
 """
 
 from __future__ import annotations
@@ -56,12 +58,24 @@ def check(
             ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
             use_cache=True,
         )
-        if budget.needs_operators:
-            from sizetool.operators.operator_cost import operator_table
-
-            report.operators = operator_table(build, report, map_path=map_file)
     else:
         report = load_report(build)
+    models = None
+    if is_elf_file(build) and (budget.needs_operators or budget.models):
+        from sizetool.operators.graph_cache import load_operator_graph
+        from sizetool.operators.operator_cost import operator_table_for_graph
+
+        operator_graph = load_operator_graph(build, map_file)
+        if budget.needs_operators or save:
+            report.operators = operator_table_for_graph(operator_graph, report, build)
+        if budget.models:
+            from sizetool.ci.budget import ModelFirmware
+            from sizetool.operators.model_crosscheck import model_firmware
+
+            models = {}
+            for path in budget.models:
+                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, path)
+                models[path] = ModelFirmware(predicted, len(registrations), missing)
     base = None
     if baseline:
         from sizetool.history.baseline import is_history_baseline, load_history_baseline
@@ -70,7 +84,7 @@ def check(
             base = load_history_baseline(baseline)
         else:
             base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
-    results = check_budget(budget, report, base)
+    results = check_budget(budget, report, base, models)
 
     if output_format == "json":
         sys.stdout.write(render_results_json(results))

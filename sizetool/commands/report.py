@@ -7,7 +7,9 @@ Options that add to the report (e.g. --ops, --model) add their work between buil
 size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
 report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
 adds the cross-check against the models (sizetool/operators/model_crosscheck.py): exit 1 when a model needs an op the firmware
-does not register.
+does not register. --drop OP[,OP...] / --keep OP[,OP...] (op names or .tflite models) imply --ops and print the
+what-if answer instead of the table (sizetool/operators/what_if.py): the set saving, the predicted ROM, the files and
+symbols that go. All of them share one operator graph per ELF (sizetool/operators/graph_cache.py).
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ def report(
         None, "--model", metavar="FILE.tflite",
         help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 when it needs an "
              "op the firmware does not register."),
+    drop: Optional[List[str]] = typer.Option(
+        None, "--drop", metavar="OP[,OP...]",
+        help="What if these registrations (op names as --ops prints them, or .tflite models) were removed: the saving, "
+             "the predicted ROM, the files and symbols that go (repeatable; implies --ops)."),
+    keep: Optional[List[str]] = typer.Option(
+        None, "--keep", metavar="OP[,OP...]",
+        help="What if only these registrations (op names or .tflite models) were kept (repeatable; implies --ops)."),
 ) -> int:
     from sizetool.report.report_builder import build_report
     from sizetool.report.report_model import save_report, write_text_atomically
@@ -62,7 +71,15 @@ def report(
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
-    ops = ops or bool(model_paths)
+    if drop and keep:
+        raise SizeToolError("give --drop or --keep, not both (--keep drops everything it does not name)")
+    what_if_mode = "drop" if drop else "keep" if keep else None
+    if what_if_mode and model_paths:
+        raise SizeToolError(f"--{what_if_mode} and --model are separate questions (--keep MODEL.tflite keeps exactly "
+                            "a model's ops)")
+    if what_if_mode and output_format == "html":
+        raise SizeToolError(f"--{what_if_mode} prints tree, json, csv or markdown, not html")
+    ops = ops or bool(model_paths) or bool(what_if_mode)
     if ops and (ram or all_memories) and output_format != "html":
         raise SizeToolError("--ops and --model report flash (ROM) only: leave out --ram and --all")
 
@@ -78,15 +95,27 @@ def report(
     )
     color = output is None and sys.stdout.isatty()
     crosscheck = None
+    answer = None
     if ops:
-        from sizetool.operators.operator_cost import operator_table
+        from sizetool.operators.graph_cache import load_operator_graph, load_operator_table
 
-        size_report.operators = operator_table(elf, size_report, map_path=map_file)
+        operator_graph = load_operator_graph(elf, map_file, use_cache=not no_cache)
+        if what_if_mode:
+            from sizetool.operators.what_if import split_names, what_if
+
+            answer = what_if(operator_graph, size_report, what_if_mode, split_names(drop or keep))
+        if not what_if_mode or save:
+            options = {"group_by": group_by, "workspace": workspace, "mangled": mangled}
+            size_report.operators = load_operator_table(elf, map_file, size_report, operator_graph, options,
+                                                        use_cache=not no_cache)
         if model_paths:
             from sizetool.operators.model_crosscheck import crosscheck_models
 
-            crosscheck = crosscheck_models(size_report.operators, model_paths, firmware=elf)
-    if ops and output_format != "html":
+            crosscheck = crosscheck_models(size_report.operators, model_paths, firmware=elf,
+                                           operator_graph=operator_graph)
+    if answer is not None:
+        text = render_what_if_output(size_report, answer, output_format, color)
+    elif ops and output_format != "html":
         text = render_operator_output(size_report, output_format, crosscheck, color)
     else:
         text = render(size_report, output_format, memories, depth, color=color)
@@ -111,6 +140,16 @@ def render_operator_output(size_report, output_format: str, crosscheck, color: b
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_operators(size_report.operators, output_format, size_report.source, size_report.arch, crosscheck,
                             color=color, width=width)
+
+
+def render_what_if_output(size_report, answer, output_format: str, color: bool = False) -> str:
+    """The --drop/--keep answer in one of FORMATS other than html."""
+    import shutil
+
+    from sizetool.render.operators import render_what_if
+
+    width = shutil.get_terminal_size((160, 24)).columns if color else None
+    return render_what_if(answer, output_format, size_report.source, size_report.arch, color=color, width=width)
 
 
 def render(size_report, output_format: str, memories: list[str], depth: int, color: bool = False) -> str:

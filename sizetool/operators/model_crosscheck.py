@@ -1,10 +1,14 @@
 """Check a firmware's operator registrations against the .tflite models it is meant to run.
 
-Two questions, answered from the operator table (sizetool.operators.operator_cost) and the models' operator codes
-(resolver_gen, the reader gen-resolver uses, so both tools name and map ops alike):
-- which registered operators no given model uses, and what removing them saves (their exclusive bytes);
+Questions answered from the operator table (sizetool.operators.operator_cost), the operator graph (set questions,
+operator_sets.py) and the models' operator codes (resolver_gen, the reader gen-resolver uses, so both tools name and
+map ops alike):
+- which registered operators no given model uses; what removing each alone saves (its exclusive bytes) and what
+  removing all of them together saves (the set retained size, plus their AddXxx() calls);
+- how large the firmware would be with exactly the models' ops (the ROM total minus that saving); with several
+  models, each model's own cost on top of the runtime and what it adds to the others (the ops only it needs);
 - which ops a model needs that the firmware does not register: TFLM's interpreter would stop at start-up with
-  "Didn't find op for builtin opcode ..." (or "... custom opcode ...").
+  "Didn't find op for builtin opcode ..." (or "... custom opcode ..."). A predicted size then leaves them out.
 
 A model op is satisfied by the registrations TFLM would use for it:
 - builtin X: Register_X, or a kernel variant named by its types: Register_X_INT8, _INT16, _INT4, _FLOAT32,
@@ -21,9 +25,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sizetool.errors import SizeToolError
 from sizetool.report.report_model import OperatorTable
+
+if TYPE_CHECKING:
+    from sizetool.operators.operator_graph import OperatorGraph
+    from sizetool.operators.operator_sets import SetCost
 
 REGISTER_PREFIX = "Register_"
 # What may follow the op's name in a kernel variant's registration: element types (CONV_2D_INT8, SOFTMAX_INT8_INT16).
@@ -74,17 +83,46 @@ class UsedOperator:
     models: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ModelCost:
+    """One model's share of an all-ops firmware, predicted from it."""
+
+    model: str
+    registrations: tuple[str, ...]  # the firmware's registrations serving its ops
+    firmware_bytes: int  # predicted ROM with exactly these registrations
+    on_top_of_runtime: int  # firmware_bytes minus the predicted ROM with no operator registered
+    only_ops: tuple[str, ...]  # registrations no other given model needs
+    adds_to_others: int  # predicted ROM for all the models minus that for all the others
+    missing: tuple[str, ...] = ()  # ops it needs that the firmware lacks: the prediction has no code for them
+
+
+@dataclass(frozen=True)
+class ModelSets:
+    """The set answers for the models together."""
+
+    unused: SetCost  # dropping every registration no model uses
+    rom: int  # the ROM total now (from the report)
+    no_operators_rom: int  # predicted ROM with no operator registered: the runtime
+    models: tuple[ModelCost, ...]
+
+    @property
+    def predicted_rom(self) -> int:
+        """Firmware with exactly the ops the models use."""
+        return self.rom - self.unused.saving
+
+
 @dataclass
 class ModelCrosscheck:
     models: list[str]  # the model paths as given
     used: list[UsedOperator]
     unused: list[UnusedOperator]  # largest saving first
     missing: list[MissingOperator]  # sorted by kind, then name
+    sets: ModelSets | None = None  # set answers, when the operator graph was given
 
     @property
     def unused_bytes(self) -> int:
-        """Sum of the unused operators' exclusive bytes: a lower bound of what dropping all of them saves (code shared
-        only among them comes on top)."""
+        """Sum of the unused operators' exclusive bytes: what removing each alone saves, added up. Code shared only
+        among them is nobody's exclusive bytes, so dropping them together saves more (sets.unused)."""
         return sum(u.exclusive_bytes for u in self.unused)
 
     @property
@@ -122,8 +160,10 @@ def read_model_ops(path: str) -> list[ModelOp]:
     return [model_op(use.key.kind, use.key.name) for use in uses.ops]
 
 
-def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: str = "the firmware") -> ModelCrosscheck:
-    """Registered operators no model uses, and model ops the firmware lacks. `firmware` names the ELF in errors."""
+def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: str = "the firmware",
+                      operator_graph: OperatorGraph | None = None) -> ModelCrosscheck:
+    """Registered operators no model uses, and model ops the firmware lacks. `firmware` names the ELF in errors.
+    With the firmware's operator graph, also the set answers (ModelSets): one graph walk per question."""
     if not model_paths:
         raise SizeToolError("no models given to check the firmware against")
     if not table.operators:
@@ -159,4 +199,56 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
             unused.append(UnusedOperator(o.op, o.registration, o.exclusive_bytes))
     used.sort(key=lambda u: (u.op, u.registration))
     unused.sort(key=lambda u: (-u.exclusive_bytes, u.op, u.registration))
-    return ModelCrosscheck(list(model_paths), used, unused, missing)
+    result = ModelCrosscheck(list(model_paths), used, unused, missing)
+    if operator_graph is not None and operator_graph.graph.decoded:
+        result.sets = model_sets(result, operator_graph, table.total_rom)
+    return result
+
+
+def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: int) -> ModelSets:
+    """What dropping the unused registrations saves together, and each model's share (several set questions)."""
+    from sizetool.operators.operator_sets import keep_only, set_cost
+
+    registered = {o.op for o in operator_graph.operators}
+    unused = set_cost(operator_graph, {u.op for u in crosscheck.unused})
+    no_operators = rom - set_cost(operator_graph, registered).saving
+    serving = {path: {u.op for u in crosscheck.used if path in u.models} for path in crosscheck.models}
+    all_models = rom - unused.saving
+    costs = []
+    for path in crosscheck.models:
+        others = set().union(*(ops for other, ops in serving.items() if other != path))
+        firmware = rom - keep_only(operator_graph, serving[path]).saving
+        without = rom - keep_only(operator_graph, others).saving
+        costs.append(ModelCost(
+            model=path,
+            registrations=tuple(sorted(serving[path])),
+            firmware_bytes=firmware,
+            on_top_of_runtime=firmware - no_operators,
+            only_ops=tuple(sorted(serving[path] - others)),
+            adds_to_others=all_models - without,
+            missing=tuple(m.op.name for m in crosscheck.missing if path in m.models),
+        ))
+    return ModelSets(unused, rom, no_operators, tuple(costs))
+
+
+def serving_registrations(model_path: str, registered: list[str]) -> tuple[list[str], list[str]]:
+    """The registrations (op names as in the operator table) that serve a model's ops, and the ops none serves."""
+    serving: set[str] = set()
+    missing: list[str] = []
+    for op in read_model_ops(model_path):
+        providers = [name for name in registered if op.is_registered_by(name)]
+        if not providers:
+            missing.append(op.name)
+        serving.update(providers)
+    return sorted(serving), missing
+
+
+def model_firmware(operator_graph: OperatorGraph, rom: int, model_path: str) -> tuple[int, tuple[str, ...],
+                                                                                     tuple[str, ...]]:
+    """(predicted ROM, registrations kept, ops missing) of the firmware with exactly a model's ops, from the
+    operator graph of an all-ops build whose ROM total is `rom`."""
+    from sizetool.operators.operator_sets import keep_only
+
+    registered = sorted(o.op for o in operator_graph.operators)
+    serving, missing = serving_registrations(model_path, registered)
+    return rom - keep_only(operator_graph, serving).saving, tuple(serving), tuple(missing)

@@ -1,79 +1,63 @@
-"""What each TFLM operator's registration pulls into the firmware, from the ELF's reference graph.
+"""What each TFLM operator's registration pulls into the firmware, from the ELF's operator graph (operator_graph.py).
 
-Roots: the runtime roots (entry point, `main`, vector tables, `.init_array` and friends, and every allocated section
-outside the usual code/data/bss sections, which linker scripts keep with KEEP, e.g. Zephyr's iterable sections) and
-one root set per operator: its `Register_<OP>()` function, the resolver's `Add<Op>()` method when it was not inlined,
-and the op's builtin-data parser (`tflite::ParseConv2D`...) when no other registered op shares it.
+For each operator, the flash its roots reach splits three ways:
+- exclusive bytes = flash reachable from all roots, minus flash still reachable once the operator's roots are
+  removed: what dropping its `AddXxx()` call alone saves (a dominator-style retained size, as twiggy computes for
+  wasm); operator_sets.py answers the same question for any set of operators at once;
+- shared bytes = reachable from it and from other operators, but not from the runtime: they go when all of those
+  operators go (named: which other operators, which files);
+- runtime bytes = what it reaches that stays when every operator is removed (the interpreter, logging, libc).
 
-For each operator:
-- exclusive bytes = flash reachable from the roots, minus flash still reachable once the operator's root set is
-  removed: what dropping its `AddXxx()` call saves (a dominator-style retained size, as twiggy computes for wasm);
-- shared bytes = flash reachable from the operator's root set that stays when it is removed.
-
-Runtime bytes = what stays when every operator is removed (including bytes no root reaches: padding, fill).
+Runtime bytes of the table = the ROM total (from the report) minus what removing every operator saves (their
+AddXxx() calls included): the firmware with no operator registered. The ROM splits into runtime + every operator's
+exclusive bytes + their AddXxx() calls (estimated, call_sites.py) + bytes shared only among operators.
 MicroMutableOpResolver<N> instantiations and other class templates with several instantiations are grouped from the
 demangled names of their members (and vtables).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import defaultdict
 
-from sizetool.inputs.elf_reader import ElfImage, read_elf
-from sizetool.operators.reference_graph import GraphNode, ReferenceGraph, build_reference_graph
-from sizetool.report.report_model import OperatorCost, OperatorTable, SizeReport, TemplateCost
+from sizetool.inputs.elf_reader import ElfImage
+from sizetool.operators.operator_graph import CLONE_SUFFIX, OperatorGraph, OperatorRoots, analyse_operators
+from sizetool.operators.call_sites import cut_edges
+from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
+from sizetool.operators.retained import RuntimeClosures, dominated_sets
+from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+from sizetool.report.report_model import (
+    FileBytes, OperatorBytes, OperatorCost, OperatorTable, SizeReport, TemplateCost,
+)
 
 RESOLVER_TEMPLATE = "tflite::MicroMutableOpResolver"
-_REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Z][A-Z0-9_]*)(?:\(\))?$")  # TFLM spells ops in capitals
-_CLONE_SUFFIX = re.compile(r"( \[clone [^\]]*\])+$")
-_ADD_METHOD = re.compile(r"MicroMutableOpResolver<[^>]*>::(Add\w+)\(")
-# Sections a linker script gathers from many inputs and garbage-collects; anything else allocated is kept on purpose.
-_COLLECTED_SECTIONS = re.compile(
-    r"^\.?(text|rodata|data|datas|bss|noinit|sdata|sbss|srodata|sdata2|sbss2|tdata|tbss|ramfunc|data\.rel\.ro)(\..*)?$"
-    r"|^\.(ARM\.exidx|ARM\.extab|eh_frame|eh_frame_hdr|gcc_except_table|got|got\.plt|plt|plt\.got|plt\.sec|dynamic"
-    r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
-)
-_ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
-# TFLM's builtin-data parsers that serve several ops (the rest are "Parse" + the method name without "Add").
-_SHARED_PARSERS = {
-    "AveragePool2D": "Pool", "MaxPool2D": "Pool", "L2Pool2D": "Pool",
-    "Mean": "Reducer", "Sum": "Reducer", "ReduceMax": "Reducer", "ReduceMin": "Reducer", "ReduceAll": "Reducer",
-}
+NO_FILE = "(no symbol)"
 
 
-@dataclass(frozen=True)
-class OperatorRoots:
-    op: str
-    registration: str  # demangled name of the registration function
-    nodes: frozenset[int]  # the registration and what goes with it (Add<Op>() method, unshared parser)
+def operator_table(elf_path: str, report: SizeReport, map_path: str | None = None,
+                   use_cache: bool = True) -> OperatorTable:
+    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files and the
+    ROM total; the linker map, when given, says which functions share an input section (and so are kept or dropped
+    together). The operator graph comes from the cache when the ELF (and map) are unchanged."""
+    from sizetool.operators.graph_cache import load_operator_graph
 
-
-def operator_table(elf_path: str, report: SizeReport, map_path: str | None = None) -> OperatorTable:
-    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files; the
-    linker map, when given, says which functions share an input section (and so are kept or dropped together)."""
-    image = read_elf(elf_path)
-    input_sections = None
-    if map_path:
-        from sizetool.inputs.map_file import read_map
-
-        input_sections = read_map(map_path).input_sections
-    return operator_table_for_image(image, report, input_sections)
+    return operator_table_for_graph(load_operator_graph(elf_path, map_path, use_cache), report, elf_path)
 
 
 def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections=None) -> OperatorTable:
-    table = OperatorTable(total_rom=image.rom_total)
-    if not image.has_symtab:
-        table.notes.append(f"{image.path}: no symbol table (stripped ELF): operators cannot be found")
-        table.runtime_bytes = image.rom_total
+    return operator_table_for_graph(analyse_operators(image, input_sections), report, image.path)
+
+
+def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, source: str) -> OperatorTable:
+    total = report.rom_total
+    table = OperatorTable(total_rom=total)
+    if not operator_graph.has_symbols:
+        table.notes.append(f"{source}: no symbol table (stripped ELF): operators cannot be found")
+        table.runtime_bytes = total
         return table
-    # Disassembly is the expensive part: an ELF without registrations only needs the nodes for its templates.
-    has_registrations = any(
-        symbol.kind == "func" and _REGISTRATION.match(_CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
-    )
-    graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections)
-    files_of = _file_finder(report)
+    graph = operator_graph.graph
+    paths = node_paths(graph, report)
     table.resolvers, table.templates = template_costs(graph)
     if len({r.arguments for r in table.resolvers}) > 1:
         sizes = sorted(r.bytes for r in table.resolvers)
@@ -82,119 +66,119 @@ def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections
             f"(N = {', '.join(sorted((r.arguments for r in table.resolvers), key=_natural))}): each carries its own "
             f"copy of the resolver's member functions; one shared N would save about {sum(sizes) - sizes[-1]} bytes"
         )
-    operators = find_operators(graph)
+    operators = operator_graph.operators
     if not operators:
-        table.notes.append(f"{image.path}: no TFLM operator registrations (Register_<OP>() functions) found")
-        table.runtime_bytes = image.rom_total
+        table.notes.append(f"{source}: no TFLM operator registrations (Register_<OP>() functions) found")
+        table.runtime_bytes = total
         return table
     if not graph.decoded:
         table.notes.append(
-            f"architecture {image.arch}: code is not disassembled; operator costs are symbol-level "
+            f"architecture {report.arch}: code is not disassembled; operator costs are symbol-level "
             "(the bytes of each registration's own source file)"
         )
-        table.operators = _symbol_level_costs(graph, operators, files_of)
-        table.runtime_bytes = image.rom_total - sum(o.exclusive_bytes for o in table.operators)
+        table.operators = _symbol_level_costs(graph, operators, paths)
+        table.runtime_bytes = total - sum(o.exclusive_bytes for o in table.operators)
         return table
 
-    operator_nodes = frozenset().union(*(o.nodes for o in operators))
-    runtime_roots = find_runtime_roots(image, graph)
-    reached = graph.reachable(runtime_roots | operator_nodes)
-    reached_bytes = graph.rom_bytes(reached)
-    # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
-    # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
-    # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
-    runtime_roots |= unreached_symbols(graph, reached)
-    all_roots = runtime_roots | operator_nodes
-    everything = graph.reachable(all_roots)
+    every_op = set_cost(operator_graph, {o.op for o in operators})
+    runtime = operator_graph.everything - every_op.gone
+    table.runtime_bytes = total - every_op.saving
+    alone = singles(operator_graph)
+    closures = RuntimeClosures(graph, runtime)
+    reached_from: dict[str, set[int]] = {}  # op -> the non-runtime nodes its roots reach
+    runtime_bytes: dict[str, int] = {}
+    for operator in operators:
+        own = graph.reachable(operator.nodes, removed=runtime)
+        reached_from[operator.op] = own
+        runtime_bytes[operator.op] = closures.bytes_from(
+            {target for node in own for target in graph.edges[node] if target in runtime})
+    users: dict[int, list[str]] = defaultdict(list)
+    for op, nodes in reached_from.items():
+        for node in nodes:
+            users[node].append(op)
+    # Nodes reached by the same operators form one group: sharing is counted per group, not per node and operator.
+    group_of = {node: tuple(sorted(ops)) for node, ops in users.items()}
     costs = []
     for operator in operators:
-        remaining = graph.reachable(all_roots, removed=operator.nodes)
-        exclusive = everything - remaining
-        own = graph.reachable(operator.nodes)
-        exclusive_bytes = graph.rom_bytes(exclusive)
-        costs.append(
-            OperatorCost(
-                op=operator.op,
-                registration=operator.registration,
-                exclusive_bytes=exclusive_bytes,
-                shared_bytes=graph.rom_bytes(own) - exclusive_bytes,
-                files=files_of(graph, exclusive or own),
-            )
-        )
+        exclusive = alone[operator.op].gone
+        shared = reached_from[operator.op] - exclusive
+        by_group: dict[tuple[str, ...], int] = defaultdict(int)
+        by_file: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
+        for node in shared:
+            size = graph.nodes[node].rom_bytes
+            if size:
+                group = group_of[node]
+                by_group[group] += size
+                by_file[(paths[node], group)] += size
+        with_others: dict[str, int] = defaultdict(int)
+        for group, size in by_group.items():
+            for other in group:
+                if other != operator.op:
+                    with_others[other] += size
+        shared_files: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
+        for (path, group), size in by_file.items():
+            shared_files[(path, tuple(other for other in group if other != operator.op))] += size
+        costs.append(OperatorCost(
+            op=operator.op,
+            registration=operator.registration,
+            exclusive_bytes=alone[operator.op].code_bytes,
+            shared_bytes=sum(by_group.values()),
+            files=files_of(graph, exclusive, paths),
+            runtime_bytes=runtime_bytes[operator.op],
+            shared_files=tuple(FileBytes(path, size, others) for (path, others), size in
+                               sorted(shared_files.items(), key=lambda item: (-item[1], item[0]))),
+            shared_with=tuple(OperatorBytes(op, size) for op, size in
+                              sorted(with_others.items(), key=lambda item: (-item[1], item[0])) if size),
+            call_sites=alone[operator.op].call_sites,
+            call_site_bytes=alone[operator.op].call_site_bytes,
+        ))
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op, c.registration))
     table.operators = costs
-    without_operators = graph.reachable(runtime_roots, removed=operator_nodes)
-    table.runtime_bytes = image.rom_total - graph.rom_bytes(everything - without_operators)
-    unreached = image.rom_total - reached_bytes
-    if unreached:
+    if operator_graph.unreached_bytes:
         table.notes.append(
-            f"{unreached} bytes are reached from no root (alignment padding, fill, or data referred to in ways the "
-            "decoder cannot see); they count as runtime"
+            f"{operator_graph.unreached_bytes} bytes are reached from no root (alignment padding, fill, or data "
+            "referred to in ways the decoder cannot see); they count as runtime"
         )
     if graph.exact:
         table.notes.append("edges from relocations (linked with --emit-relocs): data pointers are exact")
     return table
 
 
-def find_operators(graph: ReferenceGraph) -> list[OperatorRoots]:
-    """One root set per Register_<OP>() function found among the graph's functions."""
-    registrations: dict[str, tuple[str, int]] = {}
-    methods: dict[str, list[int]] = defaultdict(list)
-    parsers: dict[str, int] = {}
-    for index, node in enumerate(graph.nodes):
-        if node.kind != "func":
-            continue
-        for name in (node.name, *node.aliases):
-            plain = _CLONE_SUFFIX.sub("", name)
-            match = _REGISTRATION.match(plain)
-            if match:
-                registrations.setdefault(match.group(1), (plain, index))
-            method = _ADD_METHOD.search(plain)
-            if method:
-                methods[method.group(1)].append(index)
-            if plain.startswith("tflite::Parse") and "(tflite::Operator const*" in plain:
-                parsers[plain[len("tflite::Parse") : plain.index("(")]] = index
-
-    # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
-    # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
-    method_of = _method_names()
-    wanted_method = {op: _method_for(op, method_of) for op in registrations}
-    wanted_parser = {op: _parser_name(method) for op, method in wanted_method.items()}
-    method_users = Counter(method for method in wanted_method.values() if method)
-    parser_users = Counter(parser for parser in wanted_parser.values() if parser)
-    operators = []
-    for op, (registration, index) in sorted(registrations.items()):
-        nodes = {index}
-        method = wanted_method[op]
-        if method and method_users[method] == 1:
-            nodes.update(methods.get(method, ()))
-        parser = wanted_parser[op]
-        if parser and parser_users[parser] == 1 and parser in parsers:
-            nodes.add(parsers[parser])
-        operators.append(OperatorRoots(op, registration, frozenset(nodes)))
-    return operators
+def singles(operator_graph: OperatorGraph) -> dict[str, SetCost]:
+    """What removing each operator alone saves (set_cost of one op), for all of them from one dominator tree; an op
+    whose removal also drops calls other than its own roots (cut_edges) gets its own walk."""
+    operators = operator_graph.operators
+    dominated = dominated_sets(operator_graph.graph, operator_graph.runtime_roots, [o.nodes for o in operators])
+    result = {}
+    for operator, gone in zip(operators, dominated):
+        chosen = frozenset({operator.op})
+        if cut_edges(operator_graph.call_sites, operator_graph.kept_targets, chosen):
+            result[operator.op] = set_cost(operator_graph, chosen)
+        else:
+            result[operator.op] = cost_of_gone(operator_graph, chosen, gone)
+    return result
 
 
-def unreached_symbols(graph: ReferenceGraph, reached: set[int]) -> set[int]:
-    """Functions and data objects with flash bytes outside the reached set."""
-    return {
-        index for index, node in enumerate(graph.nodes)
-        if index not in reached and node.kind in ("func", "object") and node.rom_bytes
-    }
+def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:
+    """The source file (tree path) of each node's flash bytes, from the report entry that holds its address."""
+    entries = sorted((e.address, e.address + e.size, "/".join(e.path)) for e in report.entries
+                     if e.memory == "rom" and e.size)
+    starts = [start for start, _, _ in entries]
+    paths = []
+    for node in graph.nodes:
+        position = bisect.bisect_right(starts, node.address) - 1
+        inside = position >= 0 and node.address < entries[position][1]
+        paths.append(entries[position][2] if inside else NO_FILE)
+    return paths
 
 
-def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:
-    """Entry point, main, vector tables, init arrays, and sections a linker script keeps on purpose."""
-    roots: set[int] = set()
-    entry = graph.node_at(image.entry & ~1 if image.arch == "arm" else image.entry)
-    if entry is not None:
-        roots.add(entry)
-    for index, node in enumerate(graph.nodes):
-        if node.name == "main" or node.mangled in ("main", "_start", "Reset_Handler"):
-            roots.add(index)
-        elif _ROOT_SECTIONS.search(node.section) or not _COLLECTED_SECTIONS.match(node.section):
-            roots.add(index)
-    return roots
+def files_of(graph: ReferenceGraph, nodes, paths: list[str]) -> tuple[FileBytes, ...]:
+    """Those nodes' flash bytes by source file, largest first."""
+    size: dict[str, int] = defaultdict(int)
+    for index in nodes:
+        if graph.nodes[index].rom_bytes:
+            size[paths[index]] += graph.nodes[index].rom_bytes
+    return tuple(FileBytes(path, size[path]) for path in sorted(size, key=lambda p: (-size[p], p)))
 
 
 def template_costs(graph: ReferenceGraph) -> tuple[list[TemplateCost], list[TemplateCost]]:
@@ -232,7 +216,7 @@ _COMPANIONS = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ",
 
 def class_template_of(name: str) -> tuple[str, str] | None:
     """("ns::Class", "args") when name is a member (or vtable) of a class-template instantiation ns::Class<args>."""
-    name = _CLONE_SUFFIX.sub("", name)
+    name = CLONE_SUFFIX.sub("", name)
     is_companion = name.startswith(_COMPANIONS)
     for prefix in _COMPANIONS:
         if name.startswith(prefix):
@@ -277,68 +261,14 @@ def class_template_of(name: str) -> tuple[str, str] | None:
     return None
 
 
-def _method_names() -> dict[str, str]:
-    """Op name as spelled in Register_<OP> -> the MicroMutableOpResolver method that registers it. Custom ops are
-    named as model_crosscheck names them (from resolver_gen's table), so --ops and --model agree."""
-    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
-
-    from sizetool.operators.model_crosscheck import REGISTER_PREFIX, model_op
-
-    methods = {name: method for name, (_code, method) in BUILTIN_OPS.items() if method}
-    for custom_name, method in TFLM_CUSTOM_OPS.items():
-        if method:
-            methods.setdefault(model_op("custom", custom_name).registration[len(REGISTER_PREFIX) :], method)
-    return methods
-
-
-def _method_for(op: str, methods: dict[str, str]) -> str | None:
-    """The Add<Op>() method of a registration name, a kernel variant (CONV_2D_INT8) included."""
-    from sizetool.operators.model_crosscheck import VARIANT_TAIL
-
-    if op in methods:
-        return methods[op]
-    for cut in range(len(op) - 1, 0, -1):
-        if op[cut] == "_" and op[:cut] in methods and VARIANT_TAIL.fullmatch(op, cut):
-            return methods[op[:cut]]
-    return None
-
-
-def _parser_name(method: str | None) -> str | None:
-    if not method:
-        return None
-    stem = method[len("Add") :]
-    return _SHARED_PARSERS.get(stem, stem)
-
-
-def _file_finder(report: SizeReport):
-    """files(graph, nodes): the source files of those nodes' flash bytes, largest first."""
-    path_at: dict[int, str] = {}
-    for entry in report.entries:
-        if entry.memory == "rom" and not entry.symbol.startswith("("):
-            path_at.setdefault(entry.address, "/".join(entry.path))
-
-    def files(graph: ReferenceGraph, nodes) -> tuple[str, ...]:
-        bytes_by_file: dict[str, int] = defaultdict(int)
-        for index in nodes:
-            node = graph.nodes[index]
-            path = path_at.get(node.address)
-            if path and node.rom_bytes:
-                bytes_by_file[path] += node.rom_bytes
-        return tuple(sorted(bytes_by_file, key=lambda p: (-bytes_by_file[p], p)))
-
-    return files
-
-
-def _symbol_level_costs(graph: ReferenceGraph, operators: list[OperatorRoots], files_of) -> list[OperatorCost]:
+def _symbol_level_costs(graph: ReferenceGraph, operators: list[OperatorRoots], paths: list[str]) -> list[OperatorCost]:
     """Without decoded code: each operator costs the flash of the source file its registration lives in."""
     costs = []
     for operator in operators:
-        files = files_of(graph, operator.nodes)
-        home = files[0] if files else None
-        exclusive = sum(
-            n.rom_bytes for i, n in enumerate(graph.nodes) if home is not None and files_of(graph, [i]) == (home,)
-        ) if home else graph.rom_bytes(operator.nodes)
-        costs.append(OperatorCost(operator.op, operator.registration, exclusive, 0, files))
+        home = paths[operator.entry]
+        nodes = [i for i in range(len(graph.nodes)) if paths[i] == home] if home != NO_FILE else operator.nodes
+        costs.append(OperatorCost(operator.op, operator.registration, graph.rom_bytes(nodes), 0,
+                                  files_of(graph, nodes, paths)))
     costs.sort(key=lambda c: (-c.exclusive_bytes, c.op))
     return costs
 

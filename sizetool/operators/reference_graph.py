@@ -23,14 +23,17 @@ import struct
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.constants import SH_FLAGS
 from elftools.dwarf.callframe import FDE
 
-from sizetool.operators.disassembly import CodeRun, code_decoder
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.report.labelling import NO_SYMBOL, symbol_runs
+
+if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
+    from sizetool.operators.disassembly import CodeRun
 
 # Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
 SHF_ALLOC = SH_FLAGS.SHF_ALLOC
@@ -73,17 +76,25 @@ class ReferenceGraph:
             return position
         return None
 
-    def reachable(self, roots: Iterable[int], removed: frozenset[int] | set[int] = frozenset()) -> set[int]:
-        """Nodes reachable from roots without passing through (or starting at) a removed node."""
+    def reachable(self, roots: Iterable[int], removed: frozenset[int] | set[int] = frozenset(),
+                  cut: dict[int, set[int]] | None = None) -> set[int]:
+        """Nodes reachable from roots without passing through (or starting at) a removed node; `cut` names edges
+        (node -> targets) to leave out, such as the calls a dropped AddXxx() call site made."""
         seen: set[int] = set()
         stack = [root for root in roots if root not in removed]
         edges = self.edges
+        cut = cut or {}
         while stack:
             node = stack.pop()
             if node in seen:
                 continue
             seen.add(node)
-            stack.extend(target for target in edges[node] if target not in seen and target not in removed)
+            skipped = cut.get(node)
+            if skipped:
+                stack.extend(target for target in edges[node]
+                             if target not in seen and target not in removed and target not in skipped)
+            else:
+                stack.extend(target for target in edges[node] if target not in seen and target not in removed)
         return seen
 
     def rom_bytes(self, nodes: Iterable[int]) -> int:
@@ -94,6 +105,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
     Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
     the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
+    from sizetool.operators.disassembly import code_decoder
+
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
@@ -104,16 +117,16 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     function_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func"}
 
     dynamic_words: list[tuple[int, int]] = []
-    relocations = _relocations(image, sections, contents, dynamic_words) if with_edges else None
+    owned: list[tuple[int, int, int]] = []  # (owner address, start, end): unwind entries a function owns, ...
+    relocations = _relocations(image, sections, contents, dynamic_words, owned) if with_edges else None
     references: list[tuple[int, int]] = []  # (from address, to address), decoded from code or exact
     data_words: list[tuple[int, int]] = []  # (word address, value): a pointer only if it hits a node sensibly
-    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, _global_pointer(image))
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
     for section in sections if with_edges else ():
         if section.is_code and decoder is not None:
             for run in _code_runs(image, section, contents[section.index], runs[section.index]):
                 references.extend(decoder(run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
-    owned: list[tuple[int, int, int]] = []  # (function address, start, end): unwind entries a function owns
     for section in sections if with_edges else ():
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
@@ -185,6 +198,8 @@ def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
 def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
     """The instruction runs of a code section: per function (register tracking restarts at each function), split at
     ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    from sizetool.operators.disassembly import CodeRun
+
     start, end = section.address, section.address + section.size
     boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
                                    | {min(symbol.address + size, end) for symbol, _, size in runs})
@@ -208,6 +223,49 @@ def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Cod
         if finish > begin and mode != "data":
             code_runs.append(CodeRun(start, data, begin, finish, mode))
     return code_runs
+
+
+def function_code_runs(image: ElfImage, node: GraphNode) -> list[CodeRun]:
+    """The instruction runs of one function node (decoded again to find where in it each reference sits)."""
+    from sizetool.operators.disassembly import CodeRun
+
+    section = next((s for s in image.sections if s.name == node.section and s.contains(node.address)), None)
+    if section is None or not section.is_code:
+        return []
+    data = image.section_data(section)
+    if image.arch != "arm":
+        return [CodeRun(section.address, data, node.address, node.end, image.arch)]
+    markers = sorted((address, kind) for address, kind in image.mapping_symbols
+                     if section.address <= address < section.address + section.size)
+    before = [kind for address, kind in markers if address <= node.address]
+    current = before[-1] if before else "$t"
+    inside = [(address, kind) for address, kind in markers if node.address < address < node.end]
+    runs = []
+    for (begin, kind), (finish, _) in zip([(node.address, current)] + inside, inside + [(node.end, "")]):
+        mode = {"$t": "thumb", "$a": "arm"}.get(kind)
+        if mode and finish > begin:
+            runs.append(CodeRun(section.address, data, begin, finish, mode))
+    return runs
+
+
+def pool_word_addresses(image: ElfImage, node: GraphNode, pointer: struct.Struct) -> list[tuple[int, int]]:
+    """(address, value) of the aligned words in a function's ARM literal pools ($d runs inside it)."""
+    if image.arch != "arm":
+        return []
+    section = next((s for s in image.sections if s.name == node.section and s.contains(node.address)), None)
+    if section is None:
+        return []
+    data = image.section_data(section)
+    markers = sorted((address, kind) for address, kind in image.mapping_symbols
+                     if section.address <= address < section.address + section.size)
+    words = []
+    for (address, kind), (following, _) in zip(markers, markers[1:] + [(section.address + section.size, "")]):
+        if kind != "$d":
+            continue
+        start, end = max(address, node.address), min(following, node.end)
+        for word in range((start + 3) // 4 * 4, end - pointer.size + 1, pointer.size):
+            words.append((word, pointer.unpack_from(data, word - section.address)[0]))
+    return words
 
 
 def _data_word_addresses(image: ElfImage, section: Section, size: int) -> Iterable[int]:
@@ -331,16 +389,18 @@ def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
     return nodes
 
 
-def _global_pointer(image: ElfImage) -> int | None:
+def global_pointer(image: ElfImage) -> int | None:
     return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)
 
 
-def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: list[tuple[int, int]]):
+def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: list[tuple[int, int]],
+                 owned: list[tuple[int, int, int]]):
     """(place, target) pairs from relocation sections kept by --emit-relocs; None when the ELF has none.
 
     Dynamic R_*_RELATIVE relocations of a position-independent ELF (whose pointer words are 0 in the file) are
-    appended to `dynamic` as (place, value) data words. Entries are unpacked with struct in one pass: pyelftools'
-    per-entry containers take seconds on a firmware with 100k relocations.
+    appended to `dynamic` as (place, value) data words; every entry of a dynamic relocation section belongs to the
+    object it relocates (appended to `owned`: it goes when that object goes). Entries are unpacked with struct in one
+    pass: pyelftools' per-entry containers take seconds on a firmware with 100k relocations.
     """
     applies_to = {s.index for s in sections}
     endian = "<" if image.little_endian else ">"
@@ -362,8 +422,12 @@ def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: li
                 split = (lambda info: (info >> 32, info & 0xFFFFFFFF)) if wide else (lambda info: (info >> 8, info & 0xFF))
                 if raw.header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
                     relative = _RELATIVE_TYPES.get(image.arch, ())
-                    if is_rela:
-                        dynamic.extend((entry[0], entry[2]) for entry in entries if split(entry[1])[1] in relative)
+                    base = raw.header["sh_addr"]
+                    for position, entry in enumerate(entries):
+                        start = base + position * layout.size
+                        owned.append((entry[0], start, start + layout.size))
+                        if is_rela and split(entry[1])[1] in relative:
+                            dynamic.append((entry[0], entry[2]))
                     continue
                 if raw.header["sh_info"] not in applies_to:
                     continue

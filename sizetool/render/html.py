@@ -84,7 +84,8 @@ def operator_view(table: OperatorTable) -> dict:
             "kind": "operator",
             "registration": o.registration,
             "shared_bytes": o.shared_bytes,
-            "files": sorted(o.files),
+            "runtime_bytes": o.runtime_bytes,
+            "files": sorted(f.path for f in o.files),
         }
         for o in operators
     ]
@@ -106,7 +107,7 @@ def operator_view(table: OperatorTable) -> dict:
                 "registration": o.registration,
                 "exclusive_bytes": o.exclusive_bytes,
                 "shared_bytes": o.shared_bytes,
-                "files": sorted(o.files),
+                "files": sorted(f.path for f in o.files),
             }
             for o in operators
         ],

@@ -1,13 +1,16 @@
-"""`size-report ELF --ops`: the per-operator flash table as a terminal table, JSON, CSV or markdown.
+"""`size-report ELF --ops`: the per-operator flash table as a terminal table, JSON, CSV or markdown; with `--model`
+the cross-check against the models, and with `--drop`/`--keep` the what-if answer instead of the table.
 
-Sections, in every format: one row per operator registration (exclusive bytes: what removing its AddXxx() saves;
-shared bytes: reachable from it and from other operators or the runtime; the files involved), one row per
-MicroMutableOpResolver<N> instantiation (flagged when the firmware carries more than one N), other class templates
-with several instantiations (bytes beyond the largest one), then the split of the ROM total: runtime + operators'
-exclusive bytes + bytes shared only among operators. With `--model`, the cross-check against the models follows:
-registered operators no model uses, and ops a model needs that the firmware does not register.
+Table, in every format: one row per operator registration with three figures that add up to what it reaches:
+- alone saves (exclusive bytes): what removing its AddXxx() alone saves;
+- shared: bytes it needs together with other operators (named), not with the runtime: they go when all go;
+- runtime: bytes it uses that stay whatever operators are removed;
+and the files of its exclusive bytes (three largest in the terminal and markdown, all in JSON and CSV). Then one
+row per MicroMutableOpResolver<N> instantiation (flagged when the firmware carries more than one N), other class
+templates with several instantiations (bytes beyond the largest one), and the split of the ROM total: runtime +
+operators' exclusive bytes + bytes shared only among operators.
 
-The JSON is report_model.operator_table_to_dict (the issue's shape, also stored by `--save`) with additive keys.
+The JSON is report_model.operator_table_to_dict (also stored by `--save`) with additive keys.
 Output is deterministic: rows keep the table's order (exclusive bytes, largest first, then op name).
 """
 
@@ -18,13 +21,21 @@ import io
 import os
 
 from sizetool import __version__
-from sizetool.operators.model_crosscheck import ModelCrosscheck
-from sizetool.report.report_model import OperatorTable, dump_json, operator_table_to_dict
+from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets
+from sizetool.operators.what_if import WhatIf
+from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
 
 FORMATS = ("tree", "json", "csv", "markdown")
 EMPTY_TABLE = "no TFLM operator registrations found"
 RESOLVER = "tflite::MicroMutableOpResolver"
-CSV_COLUMNS = ("kind", "name", "registration", "exclusive_bytes", "shared_bytes", "bytes", "files", "models")
+CSV_COLUMNS = ("kind", "name", "registration", "exclusive_bytes", "shared_bytes", "runtime_bytes", "call_site_bytes",
+               "bytes", "path", "operators", "models")
+TOP_FILES = 3  # files per operator in the terminal and markdown tables
+TOP_SYMBOLS = 40  # symbols in the terminal and markdown what-if
+TOP_GOING_FILES = 30  # files in the terminal and markdown what-if
+LEGEND = ("alone saves: what removing this one AddXxx() saves (its call, a few bytes in the caller, comes on top); "
+          "shared: also needed by the operators named (not by the runtime), goes when they all go; runtime: used, "
+          "but stays whatever is removed")
 
 
 def render_operators(table: OperatorTable, output_format: str, source: str, arch: str = "",
@@ -48,9 +59,14 @@ def exclusive_total(table: OperatorTable) -> int:
     return sum(o.exclusive_bytes for o in table.operators)
 
 
+def call_site_total(table: OperatorTable) -> int:
+    return sum(o.call_site_bytes for o in table.operators)
+
+
 def shared_among_operators(table: OperatorTable) -> int:
-    """ROM that operators need but neither the runtime nor any single operator alone: total - runtime - exclusive."""
-    return max(0, table.total_rom - table.runtime_bytes - exclusive_total(table))
+    """ROM that operators need but neither the runtime nor any single operator alone:
+    total - runtime - exclusive - their AddXxx() calls."""
+    return max(0, table.total_rom - table.runtime_bytes - exclusive_total(table) - call_site_total(table))
 
 
 def _notes(table: OperatorTable) -> list[str]:
@@ -60,6 +76,35 @@ def _notes(table: OperatorTable) -> list[str]:
     return notes
 
 
+def by_path(files: tuple[FileBytes, ...]) -> tuple[FileBytes, ...]:
+    """Shared bytes of one file reached by different groups of operators, as one row (all the operators), largest
+    first: what the terminal and markdown tables show (JSON and CSV keep the groups)."""
+    size: dict[str, int] = {}
+    operators: dict[str, set[str]] = {}
+    for f in files:
+        size[f.path] = size.get(f.path, 0) + f.bytes
+        operators.setdefault(f.path, set()).update(f.operators)
+    return tuple(FileBytes(path, size[path], tuple(sorted(operators[path])))
+                 for path in sorted(size, key=lambda p: (-size[p], p)))
+
+
+def _files_text(files: tuple[FileBytes, ...], limit: int | None, with_operators: bool = False) -> list[str]:
+    """"path bytes" per file (largest first), at most `limit` and a "... N more" line; shared files also name the
+    other operators (or count them, past two)."""
+    shown = files if limit is None else files[:limit]
+    lines = []
+    for f in shown:
+        text = f"{f.path} {f.bytes}"
+        if with_operators and f.operators:
+            text += " with " + (", ".join(f.operators) if len(f.operators) <= 2 else f"{len(f.operators)} others")
+        lines.append(text)
+    if limit is not None and len(files) > limit:
+        lines.append(f"... {len(files) - limit} more")
+    return lines
+
+
+# --- JSON ---------------------------------------------------------------------------------------------------------
+
 def operators_to_dict(table: OperatorTable, source: str, arch: str = "",
                       crosscheck: ModelCrosscheck | None = None) -> dict:
     data = operator_table_to_dict(table)
@@ -67,6 +112,7 @@ def operators_to_dict(table: OperatorTable, source: str, arch: str = "",
     data.update({
         "several_resolver_sizes": several_resolver_sizes(table),
         "exclusive_bytes": exclusive_total(table),
+        "call_site_bytes": call_site_total(table),
         "shared_among_operators_bytes": shared_among_operators(table),
         "source": os.path.basename(source),
         "arch": arch,
@@ -78,7 +124,7 @@ def operators_to_dict(table: OperatorTable, source: str, arch: str = "",
 
 
 def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
-    return {
+    data = {
         "models": list(crosscheck.models),
         "unused": [
             {"op": u.op, "registration": u.registration, "exclusive_bytes": u.exclusive_bytes}
@@ -92,35 +138,131 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
         ],
         "used": [{"op": u.op, "registration": u.registration, "models": list(u.models)} for u in crosscheck.used],
     }
+    if crosscheck.sets is not None:
+        data.update(sets_to_dict(crosscheck.sets))
+    return data
+
+
+def sets_to_dict(sets: ModelSets) -> dict:
+    unused = sets.unused
+    return {
+        "unused_saving": {"ops": list(unused.ops), "bytes": unused.saving, "code_bytes": unused.code_bytes,
+                          "call_sites": unused.call_sites, "call_site_bytes": unused.call_site_bytes},
+        "predicted_rom": sets.predicted_rom,
+        "no_operators_rom": sets.no_operators_rom,
+        "model_costs": [
+            {"model": m.model, "registrations": list(m.registrations), "firmware_bytes": m.firmware_bytes,
+             "on_top_of_runtime": m.on_top_of_runtime, "only_ops": list(m.only_ops),
+             "adds_to_others": m.adds_to_others, "missing": list(m.missing)}
+            for m in sets.models
+        ],
+    }
+
+
+def what_if_to_dict(result: WhatIf, source: str, arch: str = "") -> dict:
+    return {
+        "mode": result.mode,
+        "asked": list(result.asked),
+        "dropped": list(result.dropped),
+        "kept": list(result.kept),
+        "saving": result.cost.saving,
+        "code_bytes": result.cost.code_bytes,
+        "call_sites": result.cost.call_sites,
+        "call_site_bytes": result.cost.call_site_bytes,
+        "rom": result.rom,
+        "predicted_rom": result.predicted_rom,
+        "files": [{"path": f.path, "bytes": f.bytes, "file_bytes": f.file_bytes} for f in result.files],
+        "symbols": [{"name": s.name, "path": s.path, "section": s.section, "address": s.address, "bytes": s.bytes}
+                    for s in result.symbols],
+        "notes": list(result.notes),
+        "source": os.path.basename(source),
+        "arch": arch,
+        "tool": f"size-report {__version__}",
+    }
+
+
+# --- CSV ----------------------------------------------------------------------------------------------------------
+
+def _row(kind, name="", registration="", exclusive="", shared="", runtime="", call_sites="", size="", path="",
+         operators="", models="") -> tuple:
+    return (kind, name, registration, exclusive, shared, runtime, call_sites, size, path, operators, models)
 
 
 def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | None = None) -> str:
-    """Rows kind,name,registration,exclusive_bytes,shared_bytes,bytes,files,models; `;` joins lists in a cell.
+    """Columns kind,name,registration,exclusive_bytes,shared_bytes,runtime_bytes,call_site_bytes,bytes,path,
+    operators,models; `;` joins lists in a cell.
 
-    Kinds: operator, resolver, template, runtime, shared_among_operators, total_rom, note; with models also unused
-    and missing."""
+    Kinds: operator (one per registration), operator_file (its exclusive bytes in one file), operator_shared_file
+    (its shared bytes in one file, with the other operators), resolver, template, runtime, shared_among_operators,
+    total_rom, note (runtime, call_sites, shared_among_operators and the operators' exclusive bytes add up to
+    total_rom); with models also unused, missing, unused_saving, predicted_rom, no_operators_rom, model,
+    model_on_top_of_runtime and model_adds_to_others."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for o in table.operators:
-        writer.writerow(("operator", o.op, o.registration, o.exclusive_bytes, o.shared_bytes, "", ";".join(o.files),
-                         ""))
+        writer.writerow(_row("operator", o.op, o.registration, o.exclusive_bytes, o.shared_bytes, o.runtime_bytes,
+                             o.call_site_bytes))
+        for f in o.files:
+            writer.writerow(_row("operator_file", o.op, size=f.bytes, path=f.path))
+        for f in o.shared_files:
+            writer.writerow(_row("operator_shared_file", o.op, size=f.bytes, path=f.path,
+                                 operators=";".join(f.operators)))
     for r in table.resolvers:
-        writer.writerow(("resolver", f"{r.template}<{r.arguments}>", "", "", "", r.bytes, "", ""))
+        writer.writerow(_row("resolver", f"{r.template}<{r.arguments}>", size=r.bytes))
     for t in table.templates:
-        writer.writerow(("template", f"{t.template} {t.arguments}", "", "", "", t.bytes, "", ""))
-    writer.writerow(("runtime", "", "", "", "", table.runtime_bytes, "", ""))
-    writer.writerow(("shared_among_operators", "", "", "", "", shared_among_operators(table), "", ""))
-    writer.writerow(("total_rom", "", "", "", "", table.total_rom, "", ""))
+        writer.writerow(_row("template", f"{t.template} {t.arguments}", size=t.bytes))
+    writer.writerow(_row("runtime", size=table.runtime_bytes))
+    writer.writerow(_row("call_sites", size=call_site_total(table)))
+    writer.writerow(_row("shared_among_operators", size=shared_among_operators(table)))
+    writer.writerow(_row("total_rom", size=table.total_rom))
     for note in _notes(table):
-        writer.writerow(("note", note, "", "", "", "", "", ""))
+        writer.writerow(_row("note", note))
     if crosscheck is not None:
         for u in crosscheck.unused:
-            writer.writerow(("unused", u.op, u.registration, u.exclusive_bytes, "", "", "", ""))
+            writer.writerow(_row("unused", u.op, u.registration, u.exclusive_bytes))
         for m in crosscheck.missing:
-            writer.writerow(("missing", m.op.name, m.op.registration, "", "", "", "", ";".join(m.models)))
+            writer.writerow(_row("missing", m.op.name, m.op.registration, models=";".join(m.models)))
+        sets = crosscheck.sets
+        if sets is not None:
+            writer.writerow(_row("unused_saving", str(len(sets.unused.ops)), exclusive=sets.unused.code_bytes,
+                                 call_sites=sets.unused.call_site_bytes, size=sets.unused.saving,
+                                 operators=";".join(sets.unused.ops)))
+            writer.writerow(_row("predicted_rom", size=sets.predicted_rom, models=";".join(crosscheck.models)))
+            writer.writerow(_row("no_operators_rom", size=sets.no_operators_rom))
+            for m in sets.models:
+                writer.writerow(_row("model", m.model, size=m.firmware_bytes, operators=";".join(m.registrations)))
+                writer.writerow(_row("model_on_top_of_runtime", m.model, size=m.on_top_of_runtime))
+                writer.writerow(_row("model_adds_to_others", m.model, size=m.adds_to_others,
+                                     operators=";".join(m.only_ops)))
     return out.getvalue()
 
+
+def render_what_if_csv(result: WhatIf) -> str:
+    """Columns kind,name,path,section,address,bytes,file_bytes; kinds dropped, kept, saving, code_bytes,
+    call_site_bytes, rom, predicted_rom, file, symbol, note."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("kind", "name", "path", "section", "address", "bytes", "file_bytes"))
+    for op in result.dropped:
+        writer.writerow(("dropped", op, "", "", "", "", ""))
+    for op in result.kept:
+        writer.writerow(("kept", op, "", "", "", "", ""))
+    writer.writerow(("saving", "", "", "", "", result.cost.saving, ""))
+    writer.writerow(("code_bytes", "", "", "", "", result.cost.code_bytes, ""))
+    writer.writerow(("call_site_bytes", str(result.cost.call_sites), "", "", "", result.cost.call_site_bytes, ""))
+    writer.writerow(("rom", "", "", "", "", result.rom, ""))
+    writer.writerow(("predicted_rom", "", "", "", "", result.predicted_rom, ""))
+    for f in result.files:
+        writer.writerow(("file", "", f.path, "", "", f.bytes, f.file_bytes))
+    for s in result.symbols:
+        writer.writerow(("symbol", s.name, s.path, s.section, f"0x{s.address:08x}", s.bytes, ""))
+    for note in result.notes:
+        writer.writerow(("note", note, "", "", "", "", ""))
+    return out.getvalue()
+
+
+# --- markdown -----------------------------------------------------------------------------------------------------
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|")
@@ -134,12 +276,14 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     if crosscheck is not None:
         lines += _crosscheck_markdown(crosscheck)
     if table.operators:
-        lines += ["| op | registration | exclusive | shared | files |", "|---|---|---:|---:|---|"]
+        lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
+                  "|---|---|---:|---:|---:|---|---|"]
         for o in table.operators:
-            files = ", ".join(f"`{_md(f)}`" for f in o.files)
+            files = "<br>".join(f"`{_md(t)}`" for t in _files_text(o.files, TOP_FILES))
+            shared = "<br>".join(_md(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
             lines.append(f"| {_md(o.op)} | `{_md(o.registration)}` | {o.exclusive_bytes} | {o.shared_bytes} "
-                         f"| {files} |")
-        lines.append("")
+                         f"| {o.runtime_bytes} | {files} | {shared} |")
+        lines += ["", f"_{LEGEND}_", ""]
     if table.resolvers:
         lines += [_resolver_heading(table), "", "| N | bytes | functions |", "|---:|---:|---:|"]
         lines += [f"| {r.arguments} | {r.bytes} | {len(r.symbols)} |" for r in table.resolvers]
@@ -165,18 +309,36 @@ def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
         lines.append("")
     else:
         lines += [f"Every op used by {models} is registered.", ""]
+    if crosscheck.sets is not None:
+        lines += [f"**{sentence}**" if index < 2 else sentence
+                  for index, sentence in enumerate(_sets_sentences(crosscheck))] + [""]
     if crosscheck.unused:
-        lines += [f"**{len(crosscheck.unused)} registered operator(s) no model uses** (removing them saves at least "
-                  f"{crosscheck.unused_bytes} bytes):", "", "| op | registration | exclusive |", "|---|---|---:|"]
+        lines += [f"{len(crosscheck.unused)} registered operator(s) no model uses (each row: what removing that op "
+                  "alone saves):", "", "| op | registration | alone saves |", "|---|---|---:|"]
         lines += [f"| {_md(u.op)} | `{_md(u.registration)}` | {u.exclusive_bytes} |" for u in crosscheck.unused]
         lines.append("")
+    if crosscheck.sets is not None and len(crosscheck.models) > 1:
+        lines += _model_costs_markdown(crosscheck.sets)
     return lines
 
 
+def _model_costs_markdown(sets: ModelSets) -> list[str]:
+    lines = [f"Per model (runtime, i.e. firmware with no operator: {sets.no_operators_rom} bytes):", "",
+             "| model | ops | firmware with its ops | on top of the runtime | only it needs | adds to the others |",
+             "|---|---:|---:|---:|---|---:|"]
+    for m in sets.models:
+        lines.append(f"| `{_md(os.path.basename(m.model))}` | {len(m.registrations)} | {m.firmware_bytes} "
+                     f"| {m.on_top_of_runtime} | {_md(', '.join(m.only_ops)) or '-'} | {m.adds_to_others} |")
+    return lines + [""]
+
+
+def _split(table: OperatorTable) -> str:
+    return (f"runtime {table.runtime_bytes} + operators' exclusive {exclusive_total(table)} + their AddXxx() calls "
+            f"{call_site_total(table)} + shared only among operators {shared_among_operators(table)}")
+
+
 def _summary(table: OperatorTable) -> str:
-    return (f"**ROM {table.total_rom} bytes** = runtime {table.runtime_bytes} + operators' exclusive "
-            f"{exclusive_total(table)} + shared only among operators {shared_among_operators(table)} "
-            f"({len(table.operators)} operator registrations)")
+    return f"**ROM {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator registrations)"
 
 
 def _resolver_heading(table: OperatorTable) -> str:
@@ -196,93 +358,212 @@ def _register_with(missing) -> str:
     return f"{op.method}()"
 
 
-def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
-                          crosscheck: ModelCrosscheck | None = None, color: bool = False,
-                          width: int | None = None) -> str:
-    """Terminal tables (rich); colour only when asked (the output is a terminal). Fixed width unless given."""
-    from rich import box
+def _calls(cost) -> str:
+    if not cost.call_sites:
+        return ""
+    return f" + {cost.call_site_bytes} in {cost.call_sites} AddXxx() call{'s' if cost.call_sites != 1 else ''}"
+
+
+def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
+    """The two set answers (and what they leave out), as sentences."""
+    sets = crosscheck.sets
+    unused = sets.unused
+    count = len(unused.ops)
+    sentences = [
+        f"Dropping the {count} op{'s' if count != 1 else ''} no model uses saves {unused.saving} bytes"
+        + (f" ({unused.code_bytes} of code and data only they need{_calls(unused)})" if count else ""),
+        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
+    ]
+    if crosscheck.missing:
+        sentences.append(f"That leaves out the {len(crosscheck.missing)} missing op(s): their code is not in this "
+                         "firmware, so the real firmware would be larger")
+    return sentences
+
+
+def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
+    name = os.path.basename(source)
+    lines = [f"# What if: {name}" + (f" ({arch})" if arch else ""), "", f"**{_what_if_headline(result)}**", "",
+             f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
+             f"{result.cost.code_bytes} of code and data{_calls(result.cost)})", ""]
+    if result.files:
+        lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
+        lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
+        lines.append("")
+    if result.symbols:
+        lines += [_symbols_heading(result), "", "| symbol | file | bytes |", "|---|---|---:|"]
+        lines += [f"| `{_md(s.name)}` | `{_md(s.path)}` | {s.bytes} |" for s in result.symbols[:TOP_SYMBOLS]]
+        lines.append("")
+    lines += [f"> note: {_md(note)}" for note in result.notes]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _what_if_headline(result: WhatIf) -> str:
+    dropped = ", ".join(result.dropped) or "nothing"
+    if result.mode == "keep":
+        return (f"Keep {len(result.kept)} operator registration(s) ({', '.join(result.kept) or 'none'}), "
+                f"drop the other {len(result.dropped)}: {dropped}")
+    return f"Drop {len(result.dropped)} operator registration(s): {dropped}"
+
+
+def _files_heading(result: WhatIf) -> str:
+    total = len(result.files)
+    if total > TOP_GOING_FILES:
+        return f"Files that lose flash: the {TOP_GOING_FILES} that lose most of {total} (all with --format json or csv)"
+    return f"Files that lose flash: {total}"
+
+
+def _symbols_heading(result: WhatIf) -> str:
+    total = len(result.symbols)
+    if total > TOP_SYMBOLS:
+        return f"Symbols that go: the {TOP_SYMBOLS} largest of {total} (all with --format json or csv)"
+    return f"Symbols that go: {total}"
+
+
+# --- terminal -----------------------------------------------------------------------------------------------------
+
+def _console(color: bool, width: int | None):
     from rich.console import Console
-    from rich.table import Table
 
     out = io.StringIO()
     console = Console(file=out, width=width or 160, force_terminal=color, color_system="standard" if color else None,
                       highlight=False, emoji=False, markup=False, soft_wrap=True)
+    return console, out
+
+
+def _table(*columns):
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for name, options in columns:
+        table.add_column(name, **options)
+    return table
+
+
+def _finish(out: io.StringIO) -> str:
+    return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
+
+
+def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
+                          crosscheck: ModelCrosscheck | None = None, color: bool = False,
+                          width: int | None = None) -> str:
+    """Terminal tables (rich); colour only when asked (the output is a terminal). Fixed width unless given."""
+    console, out = _console(color, width)
     name = os.path.basename(source)
     count = len(table.operators)
     console.print(f"Operators of {name}" + (f" ({arch})" if arch else "") +
                   f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
                   style="bold")
     if table.operators:
-        ops = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        ops.add_column("op", style="cyan", no_wrap=True)
-        ops.add_column("registration", overflow="fold")
-        ops.add_column("exclusive", justify="right", style="bold")
-        ops.add_column("shared", justify="right")
-        ops.add_column("files", overflow="fold", style="green")
+        ops = _table(("op", {"style": "cyan", "no_wrap": True}),
+                     ("alone saves", {"justify": "right", "style": "bold"}), ("shared", {"justify": "right"}),
+                     ("runtime", {"justify": "right"}),
+                     ("files of what only it needs", {"overflow": "fold", "style": "green", "ratio": 2}),
+                     ("shared with other operators", {"overflow": "fold", "ratio": 3}))
         for o in table.operators:
-            ops.add_row(o.op, o.registration, str(o.exclusive_bytes), str(o.shared_bytes), "\n".join(o.files))
+            ops.add_row(o.op, str(o.exclusive_bytes), str(o.shared_bytes), str(o.runtime_bytes),
+                        "\n".join(_files_text(o.files, TOP_FILES)),
+                        "\n".join(_files_text(by_path(o.shared_files), TOP_FILES, with_operators=True)))
         console.print(ops)
-        console.print("exclusive: what removing the operator's AddXxx() saves; shared: also reachable from other "
-                      "operators or the runtime", style="dim")
+        console.print(LEGEND, style="dim")
     if table.resolvers:
         console.print()
         console.print(_resolver_heading(table), style="yellow" if several_resolver_sizes(table) else None)
-        resolvers = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        resolvers.add_column("N", justify="right")
-        resolvers.add_column("bytes", justify="right", style="bold")
-        resolvers.add_column("functions", justify="right")
+        resolvers = _table(("N", {"justify": "right"}), ("bytes", {"justify": "right", "style": "bold"}),
+                           ("functions", {"justify": "right"}))
         for r in table.resolvers:
             resolvers.add_row(r.arguments, str(r.bytes), str(len(r.symbols)))
         console.print(resolvers)
     if table.templates:
         console.print()
         console.print("Other class templates with several instantiations (bytes beyond the largest one):")
-        templates = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        templates.add_column("template", overflow="fold")
-        templates.add_column("instantiations", overflow="fold")
-        templates.add_column("bytes", justify="right", style="bold")
+        templates = _table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
+                           ("bytes", {"justify": "right", "style": "bold"}))
         for t in table.templates:
             templates.add_row(t.template, t.arguments, str(t.bytes))
         console.print(templates)
     console.print()
-    console.print(f"ROM {table.total_rom} bytes = runtime {table.runtime_bytes} + operators' exclusive "
-                  f"{exclusive_total(table)} + shared only among operators {shared_among_operators(table)}")
+    console.print(f"ROM {table.total_rom} bytes = {_split(table)}")
     for note in _notes(table):
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:
         _crosscheck_tree(console, crosscheck)
-    return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
+    return _finish(out)
 
 
 def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
-    from rich import box
-    from rich.table import Table
-
     console.print()
     console.print("Models: " + ", ".join(crosscheck.models), style="bold")
     if crosscheck.unused:
-        console.print(f"Registered, but used by no model: {len(crosscheck.unused)} (removing them saves at least "
-                      f"{crosscheck.unused_bytes} bytes)")
-        unused = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        unused.add_column("op", style="cyan", no_wrap=True)
-        unused.add_column("registration", overflow="fold")
-        unused.add_column("exclusive", justify="right", style="bold")
+        console.print(f"Registered, but used by no model: {len(crosscheck.unused)}")
+        unused = _table(("op", {"style": "cyan", "no_wrap": True}), ("registration", {"overflow": "fold"}),
+                        ("alone saves", {"justify": "right", "style": "bold"}))
         for u in crosscheck.unused:
             unused.add_row(u.op, u.registration, str(u.exclusive_bytes))
         console.print(unused)
     else:
         console.print("Every registered operator is used by a model.")
+    if crosscheck.sets is not None:
+        console.print()
+        for index, sentence in enumerate(_sets_sentences(crosscheck)):
+            console.print(sentence, style="bold" if index < 2 else "yellow")
+        if len(crosscheck.models) > 1:
+            sets = crosscheck.sets
+            console.print()
+            console.print(f"Per model (runtime, i.e. firmware with no operator: {sets.no_operators_rom} bytes):")
+            per_model = _table(("model", {"overflow": "fold"}), ("ops", {"justify": "right"}),
+                               ("firmware with its ops", {"justify": "right", "style": "bold"}),
+                               ("on top of the runtime", {"justify": "right"}),
+                               ("only it needs", {"overflow": "fold"}),
+                               ("adds to the others", {"justify": "right", "style": "bold"}))
+            for m in sets.models:
+                per_model.add_row(m.model, str(len(m.registrations)), str(m.firmware_bytes), str(m.on_top_of_runtime),
+                                  ", ".join(m.only_ops) or "-", str(m.adds_to_others))
+            console.print(per_model)
     console.print()
     if crosscheck.missing:
         console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
                       "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
-        missing = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        missing.add_column("op", style="red", overflow="fold")
-        missing.add_column("kind")
-        missing.add_column("register with", overflow="fold")
-        missing.add_column("models", overflow="fold")
+        missing = _table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
+                         ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
         for m in crosscheck.missing:
             missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
         console.print(missing)
     else:
         console.print("Every op the models use is registered.", style="green")
+
+
+def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = "", color: bool = False,
+                   width: int | None = None) -> str:
+    """The --drop/--keep answer in one of FORMATS."""
+    if output_format == "json":
+        return dump_json(what_if_to_dict(result, source, arch))
+    if output_format == "csv":
+        return render_what_if_csv(result)
+    if output_format == "markdown":
+        return render_what_if_markdown(result, source, arch)
+    console, out = _console(color, width)
+    console.print(f"What if {os.path.basename(source)}" + (f" ({arch})" if arch else "") + ": "
+                  + _what_if_headline(result), style="bold")
+    console.print(f"saves {result.cost.saving} bytes: {result.cost.code_bytes} of code and data only they need"
+                  + _calls(result.cost) + (" (estimated)" if result.cost.call_sites else ""))
+    console.print(f"predicted ROM {result.predicted_rom} bytes (now {result.rom})", style="bold")
+    if result.files:
+        console.print()
+        console.print(_files_heading(result))
+        files = _table(("file", {"overflow": "fold", "style": "green"}),
+                       ("goes", {"justify": "right", "style": "bold"}), ("of its", {"justify": "right"}))
+        for f in result.files[:TOP_GOING_FILES]:
+            files.add_row(f.path, str(f.bytes), str(f.file_bytes))
+        console.print(files)
+    if result.symbols:
+        console.print()
+        console.print(_symbols_heading(result))
+        symbols = _table(("symbol", {"overflow": "fold"}), ("file", {"overflow": "fold", "style": "green"}),
+                         ("bytes", {"justify": "right", "style": "bold"}))
+        for s in result.symbols[:TOP_SYMBOLS]:
+            symbols.add_row(s.name, s.path, str(s.bytes))
+        console.print(symbols)
+    for note in result.notes:
+        console.print(f"note: {note}", style="yellow")
+    return _finish(out)

@@ -56,14 +56,40 @@ class MemoryRegion:
 
 
 @dataclass(frozen=True)
+class FileBytes:
+    """Bytes of one source file; for code an operator shares, also the other operators that need those bytes."""
+
+    path: str
+    bytes: int
+    operators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OperatorBytes:
+    """Bytes an operator shares with one other operator."""
+
+    op: str
+    bytes: int
+
+
+@dataclass(frozen=True)
 class OperatorCost:
-    """What one TFLM operator's registration pulls into the firmware."""
+    """What one TFLM operator's registration pulls into the firmware.
+
+    The flash it reaches splits three ways: exclusive (only it needs those bytes), shared (other operators need them
+    too, the runtime does not: they go when all of those operators go) and runtime (code and data that stay whatever
+    operators are removed: the interpreter, the application, helpers it calls)."""
 
     op: str  # e.g. "FULLY_CONNECTED"
     registration: str  # e.g. "tflite::Register_FULLY_CONNECTED()"
-    exclusive_bytes: int  # reachable only through this registration: what removing its AddXxx() saves
-    shared_bytes: int  # reachable from it and from other operators or the runtime
-    files: tuple[str, ...] = ()
+    exclusive_bytes: int  # reachable only through this registration: what removing its AddXxx() alone saves
+    shared_bytes: int  # reachable from it and from other operators, not from the runtime
+    files: tuple[FileBytes, ...] = ()  # its exclusive bytes by source file, largest first
+    runtime_bytes: int = 0  # runtime bytes it reaches (they stay when it goes)
+    shared_files: tuple[FileBytes, ...] = ()  # its shared bytes by source file, with the operators that share them
+    shared_with: tuple[OperatorBytes, ...] = ()  # the other operators it shares code with, most bytes first
+    call_sites: int = 0  # its AddXxx() call sites found in code that stays when it goes
+    call_site_bytes: int = 0  # their estimated bytes (the caller shrinks by that much when the calls go)
 
 
 @dataclass(frozen=True)
@@ -199,6 +225,18 @@ def report_to_dict(report: SizeReport) -> dict:
     return out
 
 
+def _files_to_list(files: tuple[FileBytes, ...]) -> list[dict]:
+    return [{"path": f.path, "bytes": f.bytes, **({"operators": list(f.operators)} if f.operators else {})}
+            for f in files]
+
+
+def _files_from_list(items) -> tuple[FileBytes, ...]:
+    # Reports saved before files carried bytes list plain paths.
+    return tuple(FileBytes(item, 0) if isinstance(item, str) else
+                 FileBytes(str(item["path"]), int(item.get("bytes", 0)), tuple(item.get("operators", ())))
+                 for item in items)
+
+
 def operator_table_to_dict(table: OperatorTable) -> dict:
     return {
         "operators": [
@@ -207,7 +245,12 @@ def operator_table_to_dict(table: OperatorTable) -> dict:
                 "registration": o.registration,
                 "exclusive_bytes": o.exclusive_bytes,
                 "shared_bytes": o.shared_bytes,
-                "files": list(o.files),
+                "runtime_bytes": o.runtime_bytes,
+                "files": _files_to_list(o.files),
+                "shared_files": _files_to_list(o.shared_files),
+                "shared_with": [{"op": s.op, "bytes": s.bytes} for s in o.shared_with],
+                "call_sites": o.call_sites,
+                "call_site_bytes": o.call_site_bytes,
             }
             for o in table.operators
         ],
@@ -225,7 +268,16 @@ def operator_table_to_dict(table: OperatorTable) -> dict:
     }
 
 
+LEGACY_SHARED_NOTE = ("saved by an earlier size-report: an operator's shared bytes there include the runtime code it "
+                      "uses, and its files have no byte counts")
+
+
 def operator_table_from_dict(data: dict) -> OperatorTable:
+    rows = data.get("operators", [])
+    legacy = any("runtime_bytes" not in o for o in rows)
+    notes = list(data.get("notes", []))
+    if legacy and LEGACY_SHARED_NOTE not in notes:
+        notes.append(LEGACY_SHARED_NOTE)
     return OperatorTable(
         operators=[
             OperatorCost(
@@ -233,9 +285,14 @@ def operator_table_from_dict(data: dict) -> OperatorTable:
                 registration=str(o.get("registration", "")),
                 exclusive_bytes=int(o["exclusive_bytes"]),
                 shared_bytes=int(o.get("shared_bytes", 0)),
-                files=tuple(o.get("files", ())),
+                files=_files_from_list(o.get("files", ())),
+                runtime_bytes=int(o.get("runtime_bytes", 0)),
+                shared_files=_files_from_list(o.get("shared_files", ())),
+                shared_with=tuple(OperatorBytes(str(s["op"]), int(s["bytes"])) for s in o.get("shared_with", ())),
+                call_sites=int(o.get("call_sites", 0)),
+                call_site_bytes=int(o.get("call_site_bytes", 0)),
             )
-            for o in data.get("operators", [])
+            for o in rows
         ],
         resolvers=[
             TemplateCost(
@@ -257,7 +314,7 @@ def operator_table_from_dict(data: dict) -> OperatorTable:
         ],
         runtime_bytes=int(data.get("runtime_bytes", 0)),
         total_rom=int(data.get("total_rom", 0)),
-        notes=list(data.get("notes", [])),
+        notes=notes,
     )
 
 

@@ -168,23 +168,32 @@ VISION_REGISTRATIONS = {"CONV_2D", "CONV_2D_INT8", "DEPTHWISE_CONV_2D", "ADD", "
 
 @pytest.fixture
 def fake_operator_cost(monkeypatch):
-    """A stand-in sizetool.operators.operator_cost returning a hand-built table (and recording its arguments)."""
+    """Stand-ins for the operator graph (sizetool.operators.graph_cache) and sizetool.operators.operator_cost returning
+    a hand-built table (and recording their arguments)."""
     import sys
     import types
 
+    from sizetool.operators import graph_cache
     from sizetool.report.report_model import OperatorCost, OperatorTable
 
     calls = []
+    graph = types.SimpleNamespace(graph=types.SimpleNamespace(decoded=False))  # no set answers from a fake
 
-    def operator_table(elf_path, report, map_path=None):
-        calls.append((elf_path, report.source, map_path))
+    def load_operator_graph(elf_path, map_path=None, use_cache=True):
+        calls.append((elf_path, map_path))
+        return graph
+
+    def operator_table_for_graph(operator_graph, report, source):
+        assert operator_graph is graph
+        calls.append((source, report.source))
         return OperatorTable(operators=[OperatorCost("SOFTMAX", "tflite::Register_SOFTMAX()", 2939, 10, ()),
                                         OperatorCost("MUL", "tflite::Register_MUL()", 998, 10, ())],
                              runtime_bytes=100, total_rom=5000)
 
     module = types.ModuleType("sizetool.operators.operator_cost")
-    module.operator_table = operator_table
+    module.operator_table_for_graph = operator_table_for_graph
     monkeypatch.setitem(sys.modules, "sizetool.operators.operator_cost", module)
+    monkeypatch.setattr(graph_cache, "load_operator_graph", load_operator_graph)
     return calls
 
 
@@ -192,7 +201,7 @@ def test_ops_prints_the_operator_table_from_operator_cost(capsys, fake_operator_
     status, out, _ = run(capsys, ELF, "--ops", "--format", "json", "--map", ELF.replace(".elf", ".map"))
     data = json.loads(out)
     assert status == 0 and [o["op"] for o in data["operators"]] == ["SOFTMAX", "MUL"]
-    assert fake_operator_cost == [(ELF, ELF, ELF.replace(".elf", ".map"))]
+    assert fake_operator_cost == [(ELF, ELF.replace(".elf", ".map")), (ELF, ELF)]
     saved = tmp_path / "saved.json"
     status, out, _ = run(capsys, ELF, "--ops", "--save", str(saved))
     assert status == 0 and out.startswith("Operators of firmware.elf") and "symbols" not in out
@@ -269,3 +278,54 @@ def test_ops_with_html_adds_the_operator_view(capsys):
     pytest.importorskip("sizetool.render.html")
     status, out, _ = run(capsys, ELF, "--ops", "--format", "html")
     assert status == 0 and '"id":"ops"' in out and '"id":"ops"' not in run(capsys, ELF, "--format", "html")[1]
+
+
+# --drop / --keep and the set answers of --model, on the fixture firmware and its keep-only links (manifest.json).
+
+KEEP_VISION = MANIFEST["builds"]["keep-only/cortex-m4/vision_subset.elf"]
+
+
+def test_model_json_predicts_the_firmware_with_exactly_the_models_ops(capsys):
+    status, out, _ = run(capsys, ELF, "--model", VISION, "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["predicted_rom"] == data["total_rom"] - data["unused_saving"]["bytes"]
+    assert abs(data["predicted_rom"] - KEEP_VISION["flash_bytes"]) <= 256
+    assert sorted(data["unused_saving"]["ops"]) == sorted(KEEP_VISION["dropped"])
+    tree = run(capsys, ELF, "--model", VISION)[1]
+    assert f"Dropping the {len(KEEP_VISION['dropped'])} ops no model uses saves {data['unused_saving']['bytes']} " \
+           "bytes" in tree
+    assert f"Firmware with exactly these models' ops: {data['predicted_rom']} bytes" in tree
+
+
+@pytest.mark.parametrize("fmt", ["tree", "json", "csv", "markdown"])
+def test_drop_prints_the_saving_and_the_predicted_rom(capsys, fmt):
+    status, out, _ = run(capsys, ELF, "--drop", ",".join(KEEP_VISION["dropped"]), "--format", fmt)
+    assert status == 0
+    keep = run(capsys, ELF, "--keep", VISION, "--format", fmt)
+    assert keep[0] == 0
+    if fmt == "json":
+        dropped, kept = json.loads(out), json.loads(keep[1])
+        assert dropped["predicted_rom"] == kept["predicted_rom"]
+        assert abs(dropped["predicted_rom"] - KEEP_VISION["flash_bytes"]) <= 256
+        assert {f["path"] for f in dropped["files"]} >= {"kernels/pooling.cc", "kernels/mul.cc"}
+    else:
+        assert "kernels/pooling.cc" in out and "predicted" in out.lower()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--drop", "ADD", "--keep", "MUL"], "not both"),
+    (["--drop", "ADD", "--model", VISION], "separate questions"),
+    (["--drop", "NOT_AN_OP"], "--drop NOT_AN_OP: no such operator registration"),
+    (["--keep", "ADD", "--format", "html"], "not html"),
+])
+def test_what_if_errors_are_one_line_and_status_2(capsys, argv, message):
+    status, out, err = run(capsys, ELF, *argv)
+    assert status == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_a_second_question_on_the_same_elf_reuses_the_graph(capsys, monkeypatch):
+    from sizetool.operators import graph_cache
+
+    assert run(capsys, ELF, "--drop", "ADD")[0] == 0
+    monkeypatch.setattr(graph_cache, "analyse_operators", lambda *a: pytest.fail("disassembled again"))
+    assert run(capsys, ELF, "--keep", "ADD,MUL", "--format", "json")[0] == 0

@@ -190,3 +190,69 @@ def test_check_save_keeps_the_operator_table(tmp_path, capsys):
     budget = budget_file(tmp_path, '[rom.operators]\nCONV_2D = "1M"\n')
     assert run(capsys, "check", ELF, "--budget", budget, "--save", saved)[0] == 0
     assert "CONV_2D" in {o.op for o in load_report(saved).operators.operators}
+
+
+# [models]: gate a model on the firmware it would need, predicted from an all-ops build (the fixture firmware), checked
+# against the fixture's keep-only links of the same models.
+
+MODELS = OUT.parents[1] / "models"
+KEEP = json.loads((OUT / "manifest.json").read_text())["builds"]
+
+
+def test_models_table_parses_with_paths_relative_to_the_budget_file(tmp_path):
+    from sizetool.ci.budget import ModelFirmware
+
+    budget = read_budget(budget_file(tmp_path, '[models]\n"models/person_detect.tflite" = "96K"\n"b.tflite" = 4096\n'))
+    assert budget.models == [str(tmp_path / "models/person_detect.tflite"), str(tmp_path / "b.tflite")]
+    assert [(r.name, r.limit.bytes, r.line) for r in budget.rules] == [
+        ("models[models/person_detect.tflite]", 96 * 1024, 2), ("models[b.tflite]", 4096, 3)]
+    firmware = {budget.models[0]: ModelFirmware(98304, 4), budget.models[1]: ModelFirmware(4097, 1)}
+    results = check_budget(budget, build_report(str(ELF)), models=firmware)
+    assert [(r.actual, r.passed) for r in results] == [(98304, True), (4097, False)]
+
+
+@pytest.mark.parametrize("text,line,message", [
+    ('[models]\n"a.tflite" = "5%"\n', 2, "percentage is not allowed"),
+    ('[models]\n"a.tflite" = { size = 1 }\n', 2, "must be a size, not a table"),
+    ('[model]\n"a.tflite" = 1\n', 1, "unknown table [model]"),
+])
+def test_bad_models_tables_name_the_line(tmp_path, text, line, message):
+    path = budget_file(tmp_path, text)
+    with pytest.raises(SizeToolError) as error:
+        read_budget(path)
+    assert f"{path}:{line}:" in str(error.value) and message in str(error.value)
+
+
+def test_a_model_needing_ops_the_build_lacks_fails_whatever_its_size(tmp_path):
+    from sizetool.ci.budget import ModelFirmware
+
+    budget = read_budget(budget_file(tmp_path, '[models]\n"m.tflite" = "1M"\n'))
+    (result,) = check_budget(budget, build_report(str(ELF)),
+                             models={budget.models[0]: ModelFirmware(9000, 2, ("Atan",))})
+    assert not result.passed and result.headroom > 0 and "needs Atan" in result.note
+
+
+def test_model_rules_need_the_elf(tmp_path, capsys):
+    saved = tmp_path / "saved.json"
+    assert run(capsys, ELF, "--ops", "--save", saved)[0] == 0
+    budget = budget_file(tmp_path, f'[models]\n"{MODELS / "vision_subset.tflite"}" = "1M"\n')
+    status, _, err = run(capsys, "check", saved, "--budget", budget)
+    assert status == 2 and "[models]" in err and "need the ELF" in err and err.count("\n") == 1
+
+
+def test_check_gates_models_on_their_predicted_firmware(tmp_path, capsys):
+    vision = KEEP["keep-only/cortex-m4/vision_subset.elf"]["flash_bytes"]
+    fully_connected = KEEP["keep-only/cortex-m4/unused_opcodes.elf"]["flash_bytes"]
+    budget = budget_file(tmp_path, f'[models]\n"{MODELS / "vision_subset.tflite"}" = {vision + 1024}\n'
+                                   f'"{MODELS / "unused_opcodes.tflite"}" = {fully_connected - 1024}\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
+    rules = json.loads(out)["rules"]
+    assert status == 1 and [r["passed"] for r in rules] == [True, False]
+    # The actual figure is the predicted firmware, close to the real keep-only link.
+    assert abs(rules[0]["actual"] - vision) <= max(256, vision // 100)
+    assert abs(rules[1]["actual"] - fully_connected) <= max(256, fully_connected // 100)
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 1 and "FAIL" in out and str(rules[1]["actual"]) in out
+    missing = budget_file(tmp_path, f'[models]\n"{MODELS / "custom_ops.tflite"}" = "1M"\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", missing)
+    assert status == 1 and "needs Atan" in out

@@ -56,3 +56,66 @@ def test_x86_64_call_and_rip_relative_lea():
 
 def test_unknown_architecture_has_no_decoder():
     assert code_decoder("xtensa", 32, True) is None
+
+
+def test_thumb_scanner_reads_each_encoding_as_capstone_does():
+    from sizetool.operators.disassembly import capstone_thumb_decoder, thumb_references
+
+    halfwords = [
+        0xF000, 0xB800,  # b.w (T4) to the next instruction
+        0xF43F, 0xAFFE,  # beq.w (T3), backwards
+        0xB108,  # cbz r0, forwards
+        0xA001,  # adr r0 (T1)
+        0xE9DF, 0x0102,  # ldrd r0, r1, [pc, #8]
+        0xED9F, 0x0A01,  # vldr s0, [pc, #4]
+        0xF85F, 0x0004,  # ldr.w r0, [pc, #-4]
+        0x4801,  # ldr r0, [pc, #4] (T1)
+        0xD0FE,  # beq (T1), to itself
+        0xE7FE,  # b (T2), to itself
+        0xF7FF, 0xFFF0,  # bl, backwards
+        0xF8D0, 0x8004,  # ldr.w r8, [r0, #4]: not a literal load, nor a branch
+        0xF241, 0x2034,  # movw r0, #0x1234
+        0xF6C0, 0x0000,  # movt r0, #0x800
+        0xBF00, 0xBF00,  # nop; nop
+    ]
+    code = struct.pack(f"<{len(halfwords)}H", *halfwords) + struct.pack("<II", 0x08000421, 0x20000010)
+    run = CodeRun(0x1000, code, 0x1000, 0x1000 + 2 * len(halfwords), "thumb")
+    expected = list(capstone_thumb_decoder()(run))
+    assert list(thumb_references(run)) == expected
+    # Branch targets, pc-relative literals (Align(pc, 4) + offset) and the MOVW/MOVT pair, worked out by hand:
+    for reference in [(0x1000, 0x1004), (0x1004, 0x1004), (0x1008, 0x100E), (0x100A, 0x1010), (0x100C, 0x1018),
+                      (0x1010, 0x1018), (0x1014, 0x1014), (0x1018, 0x1020), (0x101A, 0x101A), (0x101C, 0x101C),
+                      (0x101E, 0x1002), (0x102A, 0x08001234)]:
+        assert reference in expected
+    assert not any(address == 0x1022 for address, _ in expected)  # a load from r0 refers to nothing known
+
+
+def test_thumb_scanner_matches_capstone_on_every_fixture_build():
+    from collections import defaultdict
+
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.operators.disassembly import capstone_thumb_decoder, thumb_references
+    from sizetool.operators.reference_graph import _code_runs
+    from sizetool.report.labelling import symbol_runs
+    from tests.conftest import FIXTURES
+
+    capstone_decoder = capstone_thumb_decoder()
+    out = FIXTURES / "firmware" / "out"
+    elfs = [out / "cortex-m4/firmware.elf", out / "cortex-m4-relocs/firmware.elf",
+            *sorted((out / "keep-only/cortex-m4").glob("*.elf"))]
+    compared = 0
+    for path in elfs:
+        image = read_elf(path)
+        by_section = defaultdict(list)
+        for symbol in image.symbols:
+            if symbol.size:
+                by_section[symbol.section_index].append(symbol)
+        for section in image.sections:
+            if not (section.is_alloc and section.is_code and section.size):
+                continue
+            runs = _code_runs(image, section, image.section_data(section), symbol_runs(section, by_section[section.index]))
+            for run in runs:
+                if run.mode == "thumb":
+                    assert list(thumb_references(run)) == list(capstone_decoder(run)), (path, hex(run.start))
+                    compared += 1
+    assert compared > 500

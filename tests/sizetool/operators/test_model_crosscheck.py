@@ -123,3 +123,72 @@ def test_a_model_without_operators_leaves_every_registration_unused():
     result = crosscheck_models(TABLE, [str(MODELS / "no_operators.tflite")])
     assert result.passed and result.used == []
     assert [u.op for u in result.unused] == [o.op for o in TABLE.operators]  # already largest first
+
+
+# Set answers on the real fixture firmware, against its keep-only builds (fixtures/firmware/build.sh).
+
+OUT = FIXTURES / "firmware" / "out"
+FIRMWARE = str(OUT / "cortex-m4" / "firmware.elf")
+UNUSED_OPCODES = str(MODELS / "unused_opcodes.tflite")  # FULLY_CONNECTED
+
+
+@pytest.fixture(scope="module")
+def fixture_firmware():
+    import json
+
+    from sizetool.operators.graph_cache import load_operator_graph
+    from sizetool.operators.operator_cost import operator_table_for_graph
+    from sizetool.report.report_builder import build_report
+
+    graph = load_operator_graph(FIRMWARE, use_cache=False)
+    table = operator_table_for_graph(graph, build_report(FIRMWARE, use_cache=False), FIRMWARE)
+    return graph, table, json.loads((OUT / "manifest.json").read_text())["builds"]
+
+
+def near(predicted, real):
+    return abs(predicted - real) <= max(256, 0.01 * real)
+
+
+def test_firmware_with_exactly_the_models_ops_is_predicted_from_the_set_saving(fixture_firmware):
+    graph, table, builds = fixture_firmware
+    result = crosscheck_models(table, [VISION], operator_graph=graph)
+    sets = result.sets
+    assert set(sets.unused.ops) == {u.op for u in result.unused}
+    assert sets.predicted_rom == table.total_rom - sets.unused.saving
+    assert near(sets.predicted_rom, builds["keep-only/cortex-m4/vision_subset.elf"]["flash_bytes"])
+    # The set saving covers code only the unused ops share (pooling code, ParsePool): more than their sum.
+    assert sets.unused.saving > result.unused_bytes
+    assert sets.no_operators_rom == table.runtime_bytes
+
+
+def test_several_models_each_cost_and_what_each_adds(fixture_firmware):
+    graph, table, builds = fixture_firmware
+    result = crosscheck_models(table, [VISION, UNUSED_OPCODES], operator_graph=graph)
+    vision, fully_connected = result.sets.models
+    assert fully_connected.registrations == fully_connected.only_ops == ("FULLY_CONNECTED",)
+    assert near(result.sets.predicted_rom, builds["keep-only/cortex-m4/vision_subset+unused_opcodes.elf"]["flash_bytes"])
+    assert near(vision.firmware_bytes, builds["keep-only/cortex-m4/vision_subset.elf"]["flash_bytes"])
+    assert near(fully_connected.firmware_bytes, builds["keep-only/cortex-m4/unused_opcodes.elf"]["flash_bytes"])
+    # What FULLY_CONNECTED adds to a vision firmware: the two keep-only links differ by that much.
+    real_addition = (builds["keep-only/cortex-m4/vision_subset+unused_opcodes.elf"]["flash_bytes"]
+                     - builds["keep-only/cortex-m4/vision_subset.elf"]["flash_bytes"])
+    assert abs(fully_connected.adds_to_others - real_addition) <= 64
+    assert vision.on_top_of_runtime == vision.firmware_bytes - result.sets.no_operators_rom
+    assert vision.missing == () and fully_connected.missing == ()
+
+
+def test_a_model_needing_missing_ops_says_so_in_its_cost(fixture_firmware):
+    graph, table, _ = fixture_firmware
+    result = crosscheck_models(table, [CUSTOM, VISION], operator_graph=graph)
+    custom = result.sets.models[0]
+    assert set(custom.missing) == {"Atan", "tftext:WhitespaceTokenizer"}
+    assert set(custom.registrations) == {"CONV_2D", "CONV_2D_INT8", "DETECTION_POSTPROCESS"}
+
+
+def test_model_firmware_for_a_budget(fixture_firmware):
+    from sizetool.operators.model_crosscheck import model_firmware
+
+    graph, table, builds = fixture_firmware
+    predicted, kept, missing = model_firmware(graph, table.total_rom, UNUSED_OPCODES)
+    assert kept == ("FULLY_CONNECTED",) and missing == ()
+    assert near(predicted, builds["keep-only/cortex-m4/unused_opcodes.elf"]["flash_bytes"])

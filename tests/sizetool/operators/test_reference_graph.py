@@ -106,12 +106,13 @@ def test_a_call_to_an_entry_point_inside_another_symbol_is_an_edge(graphs):
 
 
 def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkeypatch):
+    import sizetool.operators.disassembly as disassembly
     import sizetool.operators.reference_graph as reference_graph
 
     image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
     main = next(s for s in image.symbols if s.mangled == "main")
     victim = next(s for s in image.symbols if s.name == "tflite::Register_SOFTMAX()")
-    real_decoder = reference_graph.code_decoder
+    real_decoder = disassembly.code_decoder
 
     def decoder_with_a_constant(*args):
         decode = real_decoder(*args)
@@ -123,7 +124,7 @@ def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkey
                 yield main.address, victim.address | 1  # a real Thumb function pointer still counts
         return decode_run
 
-    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_a_constant)
+    monkeypatch.setattr(disassembly, "code_decoder", decoder_with_a_constant)
     graph = reference_graph.build_reference_graph(image)
     main_node, victim_node = graph.node_at(main.address), graph.node_at(victim.address)
     assert victim_node in graph.edges[main_node]
@@ -137,7 +138,7 @@ def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkey
                 yield main.address, victim.address + 9
         return decode_run
 
-    monkeypatch.setattr(reference_graph, "code_decoder", decoder_with_only_the_constant)
+    monkeypatch.setattr(disassembly, "code_decoder", decoder_with_only_the_constant)
     graph = reference_graph.build_reference_graph(image)
     assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
 

@@ -18,7 +18,9 @@ import pytest
 from sizetool import cli
 from sizetool.render.html import RUNTIME_NODE, SHARED_NODE, render_html
 from sizetool.report.report_builder import build_report
-from sizetool.report.report_model import OperatorCost, OperatorTable, TemplateCost, report_from_dict, report_to_dict
+from sizetool.report.report_model import (
+    FileBytes, OperatorCost, OperatorTable, TemplateCost, report_from_dict, report_to_dict,
+)
 
 OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4" / "firmware.elf"
@@ -61,10 +63,11 @@ def size_tool_totals() -> tuple[int, int]:
 def hand_built_operators(total_rom: int) -> OperatorTable:
     return OperatorTable(
         operators=[
-            OperatorCost("SOFTMAX", "tflite::Register_SOFTMAX()", 1814, 300, ("kernels/softmax.cc",)),
-            OperatorCost("CONV_2D", "tflite::Register_CONV_2D()", 1558, 900, ("kernels/conv.cc", "kernels/conv_common.cc")),
-            OperatorCost("CONV_2D_INT8", "tflite::Register_CONV_2D_INT8()", 0, 2400, ("kernels/conv.cc",)),
-            OperatorCost("ADD", "tflite::Register_ADD()", 1228, 120, ("kernels/add.cc",)),
+            OperatorCost("SOFTMAX", "tflite::Register_SOFTMAX()", 1814, 300, (FileBytes("kernels/softmax.cc", 1814),)),
+            OperatorCost("CONV_2D", "tflite::Register_CONV_2D()", 1558, 900,
+                         (FileBytes("kernels/conv.cc", 1000), FileBytes("kernels/conv_common.cc", 558))),
+            OperatorCost("CONV_2D_INT8", "tflite::Register_CONV_2D_INT8()", 0, 2400),
+            OperatorCost("ADD", "tflite::Register_ADD()", 1228, 120, (FileBytes("kernels/add.cc", 1228),)),
         ],
         resolvers=[TemplateCost("tflite::MicroMutableOpResolver", "13", 646, ("AddConv2D",))],
         runtime_bytes=9000,

@@ -1,0 +1,165 @@
+"""A cache of operator graphs (operator_graph.py), keyed like the report cache by the content of the ELF and the map
+and by sizetool's own code, so a second question on an unchanged ELF skips the disassembly; and of the operator
+tables computed from them (keyed also by the options that shape the report's file names).
+
+It lives beside the report cache ($SIZETOOL_CACHE_DIR, ...; report_cache.py) and is switched off the same way
+(SIZETOOL_NO_CACHE=1, --no-cache). The newest MAX_ENTRIES graphs are kept. A cache that cannot be read or written is
+skipped: it only ever saves time. Entries are marshal'd plain tuples: fast to load, and unable to run code.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import marshal
+import os
+import tempfile
+from pathlib import Path
+
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.operators.call_sites import CallSite, PoolWord
+from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
+from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key
+from sizetool.report.report_model import OperatorTable, SizeReport, operator_table_from_dict, operator_table_to_dict
+
+SUFFIX = ".opgraph"
+TABLE_SUFFIX = ".optable"
+MAX_ENTRIES = 32  # graphs and tables together
+_FORMAT = 1
+
+
+def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:
+    """The ELF's operator graph, from the cache when the ELF and map are unchanged, else analysed (and stored)."""
+    use_cache = use_cache and cache_enabled()
+    key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT,
+                                           "code": code_fingerprint()}) if use_cache else ""
+    if use_cache:
+        cached = _load(key)
+        if cached is not None:
+            return cached
+    image = read_elf(elf_path)
+    input_sections = None
+    if map_path:
+        from sizetool.inputs.map_file import read_map
+
+        input_sections = read_map(map_path).input_sections
+    result = analyse_operators(image, input_sections)
+    if use_cache:
+        _store(key, result)
+    return result
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A digest of all of sizetool's source (the graph depends on inputs/, report/ and operators/), so a graph built
+    by other code is never reused."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parents[1]
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def to_plain(operator_graph: OperatorGraph) -> tuple:
+    graph = operator_graph.graph
+    return (
+        _FORMAT,
+        [(n.address, n.end, n.rom_bytes, n.section, n.name, n.mangled, n.kind, n.aliases) for n in graph.nodes],
+        graph.edges,
+        graph.exact,
+        graph.decoded,
+        operator_graph.rom_total,
+        [(o.op, o.registration, sorted(o.nodes), o.entry) for o in operator_graph.operators],
+        [(s.node, sorted(s.users)) for s in operator_graph.shared_roots],
+        sorted(operator_graph.runtime_roots),
+        [(c.op, c.caller, c.address, c.bytes, c.targets) for c in operator_graph.call_sites],
+        [(w.address, w.caller, w.target, w.bytes) for w in operator_graph.pool_words],
+        operator_graph.unreached_bytes,
+        operator_graph.has_symbols,
+        sorted(operator_graph.kept_targets.items()),
+    )
+
+
+def from_plain(data: tuple) -> OperatorGraph:
+    (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
+     has_symbols, kept_targets) = data
+    if version != _FORMAT:
+        raise ValueError("another cache format")
+    graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded)
+    return OperatorGraph(
+        graph=graph,
+        rom_total=rom_total,
+        operators=[OperatorRoots(op, registration, frozenset(members), entry)
+                   for op, registration, members, entry in operators],
+        shared_roots=[SharedRoot(node, frozenset(users)) for node, users in shared],
+        runtime_roots=frozenset(runtime_roots),
+        call_sites=[CallSite(*site) for site in sites],
+        pool_words=[PoolWord(*word) for word in words],
+        unreached_bytes=unreached,
+        has_symbols=has_symbols,
+        kept_targets=dict(kept_targets),
+    )
+
+
+def load_operator_table(elf_path: str, map_path: str | None, report: SizeReport, operator_graph: OperatorGraph,
+                        report_options: dict, use_cache: bool = True) -> OperatorTable:
+    """The operator table of the graph (operator_cost.operator_table_for_graph), from the cache when the ELF, map,
+    code and the report's options (which name the files) are unchanged."""
+    from sizetool.operators.operator_cost import operator_table_for_graph
+
+    use_cache = use_cache and cache_enabled()
+    key = cache_key([elf_path, map_path], {"cache": "operator-table", "format": _FORMAT, "code": code_fingerprint(),
+                                           "report": report_options, "rom": report.rom_total}) if use_cache else ""
+    if use_cache:
+        try:
+            with open(os.path.join(cache_dir(), key + TABLE_SUFFIX), "rb") as stream:
+                return operator_table_from_dict(json.loads(marshal.load(stream)))
+        except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
+            pass
+    table = operator_table_for_graph(operator_graph, report, elf_path)
+    if use_cache:
+        _write(key + TABLE_SUFFIX, json.dumps(operator_table_to_dict(table)))
+    return table
+
+
+def _load(key: str) -> OperatorGraph | None:
+    try:
+        with open(os.path.join(cache_dir(), key + SUFFIX), "rb") as stream:
+            return from_plain(marshal.load(stream))
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
+        return None
+
+
+def _store(key: str, operator_graph: OperatorGraph) -> None:
+    _write(key + SUFFIX, to_plain(operator_graph))
+
+
+def _write(name: str, payload) -> None:
+    directory = cache_dir()
+    try:
+        os.makedirs(directory, exist_ok=True)
+        handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                marshal.dump(payload, stream)
+            os.replace(temp_path, os.path.join(directory, name))
+        except BaseException:
+            os.unlink(temp_path)
+            raise
+        _prune(directory)
+    except (OSError, ValueError):
+        pass
+
+
+def _prune(directory: str) -> None:
+    entries = [e for e in os.scandir(directory) if e.name.endswith((SUFFIX, TABLE_SUFFIX)) and e.is_file()]
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda e: (e.stat().st_mtime, e.name))
+    for entry in entries[: len(entries) - MAX_ENTRIES]:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass

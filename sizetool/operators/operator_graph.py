@@ -1,0 +1,226 @@
+"""A firmware's reference graph with its roots: the one structure every operator question is answered from.
+
+Roots:
+- runtime roots: the entry point, `main`, vector tables, `.init_array` and friends, every allocated section outside
+  the usual code/data/bss sections (which linker scripts keep with KEEP, e.g. Zephyr's iterable sections), and every
+  function or object no root reaches (the linker kept it for a reason the graph cannot see);
+- one root set per operator registration: its `Register_<OP>()` function, plus the resolver's `Add<Op>()` method
+  (when it was not inlined) and the op's builtin-data parser (`tflite::ParseConv2D`) when no other registered op
+  needs them;
+- shared roots: an `Add<Op>()` method or parser that several registrations need (`AddConv2D` for CONV_2D and
+  CONV_2D_INT8, `ParsePool` for both pooling ops): it goes only when all of them go.
+
+Call sites: the code that calls `AddXxx()` (or, inlined, `Register_X()` and `AddBuiltin()`) stays when an operator
+goes, but shrinks by the call (call_sites.py estimates by how much).
+
+`analyse_operators` builds it from an ELF (the expensive step: disassembly); graph_cache.py keeps it keyed by the
+ELF's content, so later questions on the same ELF skip that step. Questions about sets of operators are answered in
+operator_sets.py, one graph walk each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from sizetool.inputs.elf_reader import ElfImage
+from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
+from sizetool.operators.reference_graph import ReferenceGraph, build_reference_graph
+
+_REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Z][A-Z0-9_]*)(?:\(\))?$")  # TFLM spells ops in capitals
+CLONE_SUFFIX = re.compile(r"( \[clone [^\]]*\])+$")
+_ADD_METHOD = re.compile(r"MicroMutableOpResolver<[^>]*>::(Add\w+)\(")
+# Sections a linker script gathers from many inputs and garbage-collects; anything else allocated is kept on purpose.
+_COLLECTED_SECTIONS = re.compile(
+    r"^\.?(text|rodata|data|datas|bss|noinit|sdata|sbss|srodata|sdata2|sbss2|tdata|tbss|ramfunc|data\.rel\.ro)(\..*)?$"
+    r"|^\.(ARM\.exidx|ARM\.extab|eh_frame|eh_frame_hdr|gcc_except_table|got|got\.plt|plt|plt\.got|plt\.sec|dynamic"
+    r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
+)
+_ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
+# TFLM's builtin-data parsers that serve several ops (the rest are "Parse" + the method name without "Add").
+_SHARED_PARSERS = {
+    "AveragePool2D": "Pool", "MaxPool2D": "Pool", "L2Pool2D": "Pool",
+    "Mean": "Reducer", "Sum": "Reducer", "ReduceMax": "Reducer", "ReduceMin": "Reducer", "ReduceAll": "Reducer",
+}
+
+
+@dataclass(frozen=True)
+class OperatorRoots:
+    op: str
+    registration: str  # demangled name of the registration function
+    nodes: frozenset[int]  # the registration and what goes with it (Add<Op>() method, unshared parser)
+    entry: int  # the registration function's node
+
+
+@dataclass(frozen=True)
+class SharedRoot:
+    """An Add<Op>() method or builtin-data parser several registered operators need: it goes when all of them go."""
+
+    node: int
+    users: frozenset[str]  # op names
+
+
+@dataclass
+class OperatorGraph:
+    graph: ReferenceGraph
+    rom_total: int  # flash of the ELF (text + data), as the nodes add up
+    operators: list[OperatorRoots] = field(default_factory=list)  # sorted by op name
+    shared_roots: list[SharedRoot] = field(default_factory=list)
+    runtime_roots: frozenset[int] = frozenset()  # including functions and objects no root reaches
+    call_sites: list[CallSite] = field(default_factory=list)
+    pool_words: list[PoolWord] = field(default_factory=list)
+    kept_targets: dict[int, tuple[int, ...]] = field(default_factory=dict)  # caller -> what it refers to outside
+    #                                                                         its AddXxx() call sites
+    unreached_bytes: int = 0  # flash reached from no root (padding, fill, data referred to in unseen ways)
+    has_symbols: bool = True
+    _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def operator_nodes(self) -> frozenset[int]:
+        return frozenset().union(*(o.nodes for o in self.operators))
+
+    @property
+    def everything(self) -> frozenset[int]:
+        """Every node reachable from all roots: what the firmware keeps today."""
+        if self._everything is None:
+            self._everything = frozenset(self.graph.reachable(self.runtime_roots | self.operator_nodes))
+        return self._everything
+
+    def operator(self, op: str) -> OperatorRoots | None:
+        return next((o for o in self.operators if o.op == op), None)
+
+
+def analyse_operators(image: ElfImage, input_sections=None) -> OperatorGraph:
+    """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
+    input sections, the functions of one code input section keep each other (the linker keeps or drops it whole)."""
+    if not image.has_symtab:
+        graph = build_reference_graph(image, with_edges=False)
+        return OperatorGraph(graph, image.rom_total, has_symbols=False)
+    # Disassembly is the expensive part: an ELF without registrations only needs the nodes for its templates.
+    has_registrations = any(
+        symbol.kind == "func" and _REGISTRATION.match(CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
+    )
+    graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections)
+    operators, shared_roots = find_operators(graph)
+    result = OperatorGraph(graph, image.rom_total, operators, shared_roots)
+    if not operators or not graph.decoded:
+        return result
+    operator_nodes = result.operator_nodes
+    runtime_roots = find_runtime_roots(image, graph)
+    reached = graph.reachable(runtime_roots | operator_nodes)
+    # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
+    # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
+    # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
+    result.runtime_roots = frozenset(runtime_roots | unreached_symbols(graph, reached))
+    result.unreached_bytes = image.rom_total - graph.rom_bytes(reached)
+    owners = {node: o.op for o in operators for node in o.nodes}
+    owners.update({shared.node: None for shared in shared_roots})
+    found = find_call_sites(image, graph, owners)
+    result.call_sites, result.pool_words, result.kept_targets = found.sites, found.pool_words, found.kept_targets
+    return result
+
+
+def find_operators(graph: ReferenceGraph) -> tuple[list[OperatorRoots], list[SharedRoot]]:
+    """One root set per Register_<OP>() function found among the graph's functions, and the roots several share."""
+    registrations: dict[str, tuple[str, int]] = {}
+    methods: dict[str, list[int]] = defaultdict(list)
+    parsers: dict[str, int] = {}
+    for index, node in enumerate(graph.nodes):
+        if node.kind != "func":
+            continue
+        for name in (node.name, *node.aliases):
+            plain = CLONE_SUFFIX.sub("", name)
+            match = _REGISTRATION.match(plain)
+            if match:
+                registrations.setdefault(match.group(1), (plain, index))
+            method = _ADD_METHOD.search(plain)
+            if method:
+                methods[method.group(1)].append(index)
+            if plain.startswith("tflite::Parse") and "(tflite::Operator const*" in plain:
+                # Spelled as TFLM spells it, which is not always the method's case (AddCumSum, ParseCumsum).
+                parsers[plain[len("tflite::Parse") : plain.index("(")].lower()] = index
+
+    # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
+    # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
+    method_of = _method_names()
+    wanted_method = {op: _method_for(op, method_of) for op in registrations}
+    wanted_parser = {op: _parser_name(method) for op, method in wanted_method.items()}
+    method_users = Counter(method for method in wanted_method.values() if method)
+    parser_users = Counter(parser for parser in wanted_parser.values() if parser)
+    operators = []
+    for op, (registration, index) in sorted(registrations.items()):
+        nodes = {index}
+        method = wanted_method[op]
+        if method and method_users[method] == 1:
+            nodes.update(methods.get(method, ()))
+        parser = wanted_parser[op]
+        if parser and parser_users[parser] == 1 and parser in parsers:
+            nodes.add(parsers[parser])
+        operators.append(OperatorRoots(op, registration, frozenset(nodes), index))
+    shared: dict[int, set[str]] = defaultdict(set)
+    for op in registrations:
+        method, parser = wanted_method[op], wanted_parser[op]
+        if method and method_users[method] > 1:
+            for node in methods.get(method, ()):
+                shared[node].add(op)
+        if parser and parser_users[parser] > 1 and parser in parsers:
+            shared[parsers[parser]].add(op)
+    own = frozenset().union(*(o.nodes for o in operators)) if operators else frozenset()
+    shared_roots = [SharedRoot(node, frozenset(users)) for node, users in sorted(shared.items()) if node not in own]
+    return operators, shared_roots
+
+
+def unreached_symbols(graph: ReferenceGraph, reached: set[int]) -> set[int]:
+    """Functions and data objects with flash bytes outside the reached set."""
+    return {
+        index for index, node in enumerate(graph.nodes)
+        if index not in reached and node.kind in ("func", "object") and node.rom_bytes
+    }
+
+
+def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:
+    """Entry point, main, vector tables, init arrays, and sections a linker script keeps on purpose."""
+    roots: set[int] = set()
+    entry = graph.node_at(image.entry & ~1 if image.arch == "arm" else image.entry)
+    if entry is not None:
+        roots.add(entry)
+    for index, node in enumerate(graph.nodes):
+        if node.name == "main" or node.mangled in ("main", "_start", "Reset_Handler"):
+            roots.add(index)
+        elif _ROOT_SECTIONS.search(node.section) or not _COLLECTED_SECTIONS.match(node.section):
+            roots.add(index)
+    return roots
+
+
+def _method_names() -> dict[str, str]:
+    """Op name as spelled in Register_<OP> -> the MicroMutableOpResolver method that registers it. Custom ops are
+    named as model_crosscheck names them (from resolver_gen's table), so --ops and --model agree."""
+    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
+
+    from sizetool.operators.model_crosscheck import REGISTER_PREFIX, model_op
+
+    methods = {name: method for name, (_code, method) in BUILTIN_OPS.items() if method}
+    for custom_name, method in TFLM_CUSTOM_OPS.items():
+        if method:
+            methods.setdefault(model_op("custom", custom_name).registration[len(REGISTER_PREFIX) :], method)
+    return methods
+
+
+def _method_for(op: str, methods: dict[str, str]) -> str | None:
+    """The Add<Op>() method of a registration name, a kernel variant (CONV_2D_INT8) included."""
+    from sizetool.operators.model_crosscheck import VARIANT_TAIL
+
+    if op in methods:
+        return methods[op]
+    for cut in range(len(op) - 1, 0, -1):
+        if op[cut] == "_" and op[:cut] in methods and VARIANT_TAIL.fullmatch(op, cut):
+            return methods[op[:cut]]
+    return None
+
+
+def _parser_name(method: str | None) -> str | None:
+    if not method:
+        return None
+    stem = method[len("Add") :]
+    return _SHARED_PARSERS.get(stem, stem).lower()

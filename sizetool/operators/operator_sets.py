@@ -1,0 +1,87 @@
+"""The set question: what dropping a set of operator registrations saves together, and what firmware is left.
+
+For a set S of registrations, the set retained size is the flash reachable from all roots minus the flash still
+reachable once S's roots are removed: code shared only among the members of S (pooling helpers, reduce helpers,
+float maths several of them pull in) counts, which no sum of single-op exclusive bytes does. A root several
+registrations share (`AddConv2D` for CONV_2D and CONV_2D_INT8, `ParsePool`) is removed when all its users are in S.
+One graph walk per question.
+
+On top of that, the callers lose the AddXxx() calls themselves (call_sites.py): call sites of members of S in code
+that stays, and literal-pool words pointing at what goes.
+
+Predicted ROM = the report's ROM total - code and data that go - call-site bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sizetool.errors import SizeToolError
+from sizetool.operators.call_sites import cut_edges
+from sizetool.operators.operator_graph import OperatorGraph
+
+
+@dataclass(frozen=True)
+class SetCost:
+    ops: tuple[str, ...]  # the registrations removed, by name
+    code_bytes: int  # flash only they reach (the set retained size)
+    call_sites: int  # their AddXxx() call sites in code that stays
+    call_site_bytes: int  # estimated bytes of those calls, literal-pool words included
+    gone: frozenset[int]  # graph nodes that go
+
+    @property
+    def saving(self) -> int:
+        return self.code_bytes + self.call_site_bytes
+
+
+def removed_roots(operator_graph: OperatorGraph, ops: set[str] | frozenset[str]) -> set[int]:
+    """The root nodes that go with a set of registrations: their own roots, and shared roots all of whose users go."""
+    removed: set[int] = set()
+    for operator in operator_graph.operators:
+        if operator.op in ops:
+            removed |= operator.nodes
+    for shared in operator_graph.shared_roots:
+        if shared.users <= ops:
+            removed.add(shared.node)
+    return removed
+
+
+def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
+    """What removing every registration in `ops` (op names as in the table) saves: one walk of the graph."""
+    chosen = frozenset(ops)
+    unknown = chosen - {o.op for o in operator_graph.operators}
+    if unknown:
+        raise SizeToolError(f"not registered in this firmware: {', '.join(sorted(unknown))}")
+    if not operator_graph.graph.decoded:
+        raise SizeToolError("this architecture's code is not disassembled, so what a set of operators shares cannot "
+                            "be told")
+    graph = operator_graph.graph
+    everything = operator_graph.everything
+    if not chosen:
+        return SetCost((), 0, 0, 0, frozenset())
+    removed = removed_roots(operator_graph, chosen)
+    roots = (operator_graph.runtime_roots | operator_graph.operator_nodes) - removed
+    cut = cut_edges(operator_graph.call_sites, operator_graph.kept_targets, chosen)
+    remaining = graph.reachable(roots, removed=removed, cut=cut)
+    return cost_of_gone(operator_graph, chosen, everything - remaining)
+
+
+def cost_of_gone(operator_graph: OperatorGraph, chosen: frozenset[str], gone) -> SetCost:
+    """The SetCost of removing `chosen`, given the nodes that go: their bytes, and the calls in code that stays."""
+    everything = operator_graph.everything
+    stays = lambda node: node in everything and node not in gone  # noqa: E731
+    sites = [s for s in operator_graph.call_sites if s.op in chosen and stays(s.caller)]
+    words = {w.address: w.bytes for w in operator_graph.pool_words if w.target in gone and stays(w.caller)}
+    return SetCost(
+        ops=tuple(sorted(chosen)),
+        code_bytes=operator_graph.graph.rom_bytes(gone),
+        call_sites=len(sites),
+        call_site_bytes=sum(s.bytes for s in sites) + sum(words.values()),
+        gone=frozenset(gone),
+    )
+
+
+def keep_only(operator_graph: OperatorGraph, kept) -> SetCost:
+    """What removing every registration except `kept` saves."""
+    kept = frozenset(kept)
+    return set_cost(operator_graph, {o.op for o in operator_graph.operators} - kept)

@@ -1,0 +1,125 @@
+"""operator_sets.py: what dropping a set of registrations saves, against the fixture's keep-only builds.
+
+Ground truth: fixtures/firmware/build.sh links the app once per fixture model with only the registrations that model
+needs (keep-only/<arch>/<model>.elf, listed with their kept and dropped ops in manifest.json); the flash of that link
+is what "firmware with exactly these models' ops" must predict.
+"""
+
+import json
+
+import pytest
+
+from sizetool.errors import SizeToolError
+from sizetool.operators import operator_sets
+from sizetool.operators.graph_cache import load_operator_graph
+from sizetool.operators.operator_sets import keep_only, removed_roots, set_cost
+from sizetool.report.report_builder import build_report
+from tests.conftest import FIXTURES
+
+OUT = FIXTURES / "firmware" / "out"
+MANIFEST = json.loads((OUT / "manifest.json").read_text())
+KEEP_ONLY = sorted(name for name in MANIFEST["builds"] if name.startswith("keep-only/"))
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return {arch: load_operator_graph(str(OUT / arch / "firmware.elf"), use_cache=False)
+            for arch in ("cortex-m4", "riscv32", "host-x86_64")}
+
+
+@pytest.fixture(scope="module")
+def roms():
+    return {arch: build_report(str(OUT / arch / "firmware.elf"), use_cache=False).rom_total
+            for arch in ("cortex-m4", "riscv32", "host-x86_64")}
+
+
+def test_every_architecture_has_keep_only_builds():
+    assert {name.split("/")[1] for name in KEEP_ONLY} == {"cortex-m4", "riscv32", "host-x86_64"}
+    assert all(MANIFEST["builds"][name]["dropped"] for name in KEEP_ONLY)
+
+
+@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if "/host-x86_64/" not in n])
+def test_keep_only_predicts_the_real_link_within_one_percent_or_256_bytes(graphs, roms, name):
+    build = MANIFEST["builds"][name]
+    arch = name.split("/")[1]
+    predicted = roms[arch] - keep_only(graphs[arch], build["ops"]).saving
+    real = build["flash_bytes"]
+    assert abs(predicted - real) <= max(256, 0.01 * real), (predicted, real)
+
+
+@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if "/host-x86_64/" in n])
+def test_keep_only_on_the_host_build_stays_within_three_percent(graphs, roms, name):
+    # g++ -O2 inlines what is left: with one AddXxx() call left, RegisterVisionOps() and AddBuiltin() fold into main()
+    # (their separate copies, call overhead and unwind entries go), which no reference graph of the all-ops build shows.
+    # The MCU builds (-Os) keep those functions, see above; docs/operator-cost.md gives the figures.
+    build = MANIFEST["builds"][name]
+    predicted = roms["host-x86_64"] - keep_only(graphs["host-x86_64"], build["ops"]).saving
+    real = build["flash_bytes"]
+    assert abs(predicted - real) <= max(256, 0.03 * real), (predicted, real)
+
+
+@pytest.mark.parametrize("arch", ["cortex-m4", "riscv32"])
+def test_the_set_answer_beats_the_sum_of_single_op_savings(graphs, arch):
+    # Dropping the pools together frees the pooling code they share and ParsePool; no single op's figure holds that.
+    for name in KEEP_ONLY:
+        build = MANIFEST["builds"][name]
+        if not name.startswith(f"keep-only/{arch}/"):
+            continue
+        truth = build["flash_saving_bytes"]
+        together = set_cost(graphs[arch], build["dropped"])
+        one_by_one = sum(set_cost(graphs[arch], {op}).saving for op in build["dropped"])
+        assert together.saving > one_by_one
+        assert abs(together.saving - truth) < abs(one_by_one - truth)
+
+
+def test_a_shared_root_goes_only_with_all_its_users(graphs):
+    graph = graphs["cortex-m4"]
+    parse_pool = next(i for i, n in enumerate(graph.graph.nodes) if n.name.startswith("tflite::ParsePool("))
+    assert any(s.node == parse_pool for s in graph.shared_roots)
+    assert parse_pool not in removed_roots(graph, {"AVERAGE_POOL_2D"})
+    assert parse_pool not in set_cost(graph, {"AVERAGE_POOL_2D"}).gone
+    assert parse_pool in set_cost(graph, {"AVERAGE_POOL_2D", "MAX_POOL_2D"}).gone
+
+
+def test_calls_that_only_dropped_call_sites_make_go_with_them(graphs):
+    # AddCustom() is called only where SINH, WINDOW and DETECTION_POSTPROCESS are registered.
+    graph = graphs["cortex-m4"]
+    add_custom = next(i for i, n in enumerate(graph.graph.nodes) if "::AddCustom(" in n.name)
+    assert add_custom not in set_cost(graph, {"SINH", "WINDOW"}).gone
+    assert add_custom in set_cost(graph, {"SINH", "WINDOW", "DETECTION_POSTPROCESS"}).gone
+
+
+def test_one_op_alone_is_the_table_figure_and_nothing_saves_nothing(graphs):
+    from sizetool.operators.operator_cost import operator_table_for_graph
+
+    graph = graphs["riscv32"]
+    table = operator_table_for_graph(graph, build_report(str(OUT / "riscv32/firmware.elf")), "riscv32")
+    for cost in table.operators:
+        alone = set_cost(graph, {cost.op})
+        assert (alone.code_bytes, alone.call_site_bytes) == (cost.exclusive_bytes, cost.call_site_bytes)
+    assert set_cost(graph, set()).saving == 0
+    everything = set_cost(graph, {c.op for c in table.operators})
+    assert table.total_rom - everything.saving == table.runtime_bytes
+
+
+def test_one_graph_walk_per_question(graphs, monkeypatch):
+    graph = graphs["cortex-m4"]
+    graph.everything  # computed once per graph, before any question
+    walks = []
+    original = type(graph.graph).reachable
+    monkeypatch.setattr(type(graph.graph), "reachable", lambda self, *a, **k: walks.append(1) or original(self, *a, **k))
+    set_cost(graph, {"ADD", "MUL", "SOFTMAX", "LOGISTIC", "RESHAPE"})
+    keep_only(graph, {"CONV_2D"})
+    assert len(walks) == 2
+
+
+def test_an_op_the_firmware_does_not_register_is_an_error(graphs):
+    with pytest.raises(SizeToolError, match="not registered in this firmware: CONV_3D"):
+        set_cost(graphs["cortex-m4"], {"CONV_3D", "ADD"})
+
+
+def test_undecoded_code_cannot_answer_set_questions(graphs, monkeypatch):
+    graph = graphs["cortex-m4"]
+    monkeypatch.setattr(graph.graph, "decoded", False)
+    with pytest.raises(SizeToolError, match="not disassembled"):
+        operator_sets.set_cost(graph, {"ADD"})
