@@ -35,11 +35,22 @@ def load_make_models():
 
 
 def write_large_model(path: Path, size_mb: int, operators: int) -> None:
+    """An int8 model: ten builtin ops with their real tensor types (constant weights in the one big buffer), a TFLM
+    custom op, and an unused LSTM entry that must not count."""
     make_models = load_make_models()
+    Op = make_models.Op
     codes = [{"builtin": code, "version": 1 + code % 3} for code in (3, 4, 9, 22, 25, 0, 18, 1, 17, 2)]
-    codes += [{"custom": "SignalWindow", "deprecated": 32}, {"builtin": 16}]  # an unused LSTM entry must not count
+    codes += [{"custom": "SignalWindow", "deprecated": 32}, {"builtin": 16}]
+    weighted = ("int8", "const int8", "const int32")
+    shapes = {0: Op(0, weighted, ("int8",)), 1: Op(1, weighted, ("int8",)), 2: Op(2, weighted, ("int8",)),
+              3: Op(3, ("int8", "const int32"), ("int8",)), 4: Op(4, ("int8",), ("int8",)),
+              5: Op(5, ("int8", "int8"), ("int8",)), 6: Op(6, ("int8", "int8"), ("int8",)),
+              7: Op(7, ("int8",), ("int8",)), 8: Op(8, ("int8",), ("int8",)),
+              9: Op(9, ("int8", "int8", "int8"), ("int8",)),
+              10: Op(10, ("int16", "const int16"), ("int16",))}
     per_subgraph = operators // 3
-    subgraphs = [[i % 9 for i in range(per_subgraph)], [9] * per_subgraph, [10] * (operators - 2 * per_subgraph)]
+    subgraphs = [[shapes[i % 9] for i in range(per_subgraph)], [shapes[9]] * per_subgraph,
+                 [shapes[10]] * (operators - 2 * per_subgraph)]
     data = make_models.build_model(codes, subgraphs, weights_bytes=size_mb * 1024 * 1024)
     path.write_bytes(data)
 
