@@ -115,6 +115,15 @@ class TypePattern:
             return False
         return output_tokens is None or _match_side(output_tokens, outputs, bound)
 
+    def allows(self, output: bool, position: int, code: int) -> bool:
+        """Whether this pattern could take a tensor of type `code` at input (or output) `position`."""
+        inputs, outputs = self._sides
+        tokens = outputs if output else inputs
+        if tokens is None or not tokens or (position >= len(tokens) and not tokens[-1].repeats):
+            return True
+        token = tokens[min(position, len(tokens) - 1)]
+        return token.anything or token.variable is not None or code in token.allowed
+
     def display(self, shown_inputs: tuple[int, ...] | None = None) -> str:
         """The pattern as a signature: the inputs (those at shown_inputs, when given) joined by ×, outputs after →;
         "*" reads "any", a repeated token ends in "…"."""

@@ -7,8 +7,9 @@ Pure functions over typed operator uses (operator_uses) and TFLM's type facts (t
 - model_rejections(): every refused combination of some models, with model, op, subgraph and operator indices.
 - choose_variant(): the one automatic KernelVariant that runs every given use of an op, or None and why.
 
-type_rejections() and variant_every_model_allows() are the same answers straight from model paths, for other tools
-(size-report --model): they read the models themselves and raise ResolverGenError on a bad file.
+type_rejections(), variant_every_model_allows(), variant_choices() and variant_misfits() are the same answers straight
+from model paths, for other tools (size-report --model): they read the models themselves and raise ResolverGenError
+on a missing or corrupt model.
 """
 
 from __future__ import annotations
@@ -79,9 +80,18 @@ def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
         weight = type_name(sorted(_NARROW_INTS & set(constant))[0])
         return (f"hybrid: float32 activations with {weight} weights (dynamic-range quantization), which TFLM does "
                 "not run (quantize the activations too, or keep float32 weights)")
-    if _INT64 in present:
+    if _misplaced(rule, types, _INT64):
         return f"int64 tensors, which TFLM's {key.name} kernel does not take"
     return f"TFLM's {key.name} kernel does not take these types"
+
+
+def _misplaced(rule: OpTypes, types: TensorTypes, code: int) -> bool:
+    """Whether some tensor of type `code` sits where no accepted pattern of the op takes that type."""
+    for output, side in ((False, types.inputs), (True, types.outputs)):
+        for position, actual in enumerate(side):
+            if actual == code and not any(p.allows(output, position, code) for p in rule.accepts or ()):
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -196,3 +206,36 @@ def variant_every_model_allows(model_paths: Iterable[str | os.PathLike], op: str
 
     kind = "builtin" if op in BUILTIN_OPS else "custom"
     return variant_for_models(_read(model_paths), OpKey(kind, op))
+
+
+def variant_choices(model_paths: Iterable[str | os.PathLike]) -> dict[str, VariantChoice]:
+    """variant_every_model_allows for every op of the models that has type-reduced registrations, read once:
+    op name -> VariantChoice. Ops without any variant (RESHAPE, ...) and ops TFLM cannot run are left out."""
+    models = _read(model_paths)
+    keys = sorted({use.key for model in models for use in model.ops if VARIANTS_BY_OP.get((use.key.kind, use.key.name))})
+    return {key.name: variant_for_models(models, key) for key in keys}
+
+
+def variant_misfits(model_paths: Iterable[str | os.PathLike], variant_name: str) -> list[TypeRejection]:
+    """Uses of the variant's op whose types the variant does not run (a firmware registering CONV_2D_INT8 for a model
+    with a float32 CONV_2D fails at run time with CMSIS-NN). variant_name as in KERNEL_VARIANTS ("CONV_2D_INT8");
+    ResolverGenError for an unknown name."""
+    from resolver_gen.errors import ResolverGenError
+    from resolver_gen.tflm_types import KERNEL_VARIANTS
+
+    variant = next((v for v in KERNEL_VARIANTS if v.name == variant_name), None)
+    if variant is None:
+        raise ResolverGenError(f"{variant_name}: not a TFLM type-reduced registration")
+    key = OpKey(variant.kind, variant.op)
+    misfits = []
+    for model in _read(model_paths):
+        for use in model.ops:
+            if use.key != key:
+                continue
+            for (sub, types), operators in use.typed.items():
+                if not variant.accepts.matches(types.inputs, types.outputs):
+                    misfits.append(TypeRejection(
+                        str(model.path), use.name, sub, tuple(operators), signature(key, types),
+                        f"{variant.name} runs only {variant.accepts.display(op_types(key.kind, key.name).shown_inputs)}",
+                        (variant.accepts.display(op_types(key.kind, key.name).shown_inputs),)))
+    return misfits
