@@ -122,7 +122,7 @@ class TypePattern:
         if tokens is None or not tokens or (position >= len(tokens) and not tokens[-1].repeats):
             return True
         token = tokens[min(position, len(tokens) - 1)]
-        return token.anything or token.variable is not None or code in token.allowed
+        return token.anything or (token.variable is not None and code != ABSENT) or code in token.allowed
 
     def display(self, shown_inputs: tuple[int, ...] | None = None) -> str:
         """The pattern as a signature: the inputs (those at shown_inputs, when given) joined by ×, outputs after →;
@@ -152,6 +152,19 @@ def _op(*patterns: str, shown: tuple[int, ...] | None = None, cmsis_nn: str = ""
 
 
 UNCHECKED = OpTypes(None)
+
+
+def _lstm(activation: str, weights: str, cell: str) -> str:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM's 24 inputs: activation, 8 gate weights (one type), no peephole (9-11), 4 gate
+    biases (one type), no projection (16-17), hidden state (the activation type), cell state, no layer norm (20-23)."""
+    return (f"{activation} " + f"{weights} " * 8 + "- - - " + "B B B B " + "- - " + f"{activation} {cell} "
+            + "- - - - " + f"-> {activation}")
+
+
+# Types TFLM's allocator has no element size for (memory_helpers.cc): a model with such a tensor fails to allocate
+# whatever op uses it ("Failed to populate a temp TfLiteTensor struct from flatbuffer data!").
+UNALLOCATABLE_TYPES: frozenset[int] = frozenset(
+    TENSOR_TYPE_CODES[name] for name in ("string", "variant", "int2", "uint4", "float8e4m3fn", "float8e5m2"))
 _FLOAT_ONLY = _op("float32 -> float32")
 _ELEMENTWISE_8_16 = _op("float32 -> float32", "int8 -> int8", "int16 -> int16")
 _POOL = _op("float32 -> float32", "int8 -> int8", "int16 -> int16")
@@ -230,7 +243,7 @@ OP_TYPES: dict[str, OpTypes] = {
                  "int32 * int32|- -> int32", shown=(0,)),
     "PRELU": _op("float32 *", "int8 *", "int16 int8", shown=(0, 1)),
     "QUANTIZE": _op("float32 -> int8|int16", "int32 -> int8|int16", "int16 -> int8|int16|int32",
-                    "int8 -> int8|int16|int32", "uint8 -> int8"),
+                    "int8 -> int8|uint8|int16|int32", "uint8 -> int8"),
     "READ_VARIABLE": UNCHECKED,
     "REDUCE_ALL": _op("bool int32 -> bool", shown=(0,)),
     "REDUCE_MAX": _op("float32 int32 -> float32", "int8 int32 -> int8", shown=(0,)),
@@ -243,7 +256,9 @@ OP_TYPES: dict[str, OpTypes] = {
     "REVERSE_V2": _op("float32 int32 -> float32", "int32 int32 -> int32", "int16 int32 -> int16",
                       "int8 int32 -> int8", "int64 int32 -> int64", "bool int32 -> bool", shown=(0,)),
     "ROUND": _FLOAT_ONLY,
-    "RSQRT": _op("float32 -> float32", "int8 -> int8"),
+    # ABS, RSQRT (and the float-only elementwise ops): the type check in their Prepare never fires (the function
+    # it means to call is an unnamed template parameter, so the call is a cast), so the Eval switch decides.
+    "RSQRT": _ELEMENTWISE_8_16,
     "SELECT_V2": _op("bool float32 float32", "bool int8 int8", "bool int16 int16"),
     "SHAPE": _op("* -> int32"),
     "SIN": _FLOAT_ONLY,
@@ -266,8 +281,8 @@ OP_TYPES: dict[str, OpTypes] = {
     "TRANSPOSE": _op("float32 * -> float32", "int8 * -> int8", "int16 * -> int16", shown=(0,)),
     "TRANSPOSE_CONV": _op("* float32 float32 -> float32", "* int8 int8 -> int8", "* int8 int16 -> int16",
                           shown=(2, 1)),
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": _op("float32 * float32 -> float32", "int8 * int8 -> int8",
-                                        "int16 * int8 -> int16", shown=(0, 2)),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _op(_lstm("float32", "float32", "float32"), _lstm("int8", "int8", "int16"),
+                                        _lstm("int16", "int8", "int16"), shown=(0, 2)),
     "UNPACK": _op("float32|int32|int16|int8"),
     "VAR_HANDLE": UNCHECKED,
     "WHILE": UNCHECKED,
@@ -348,10 +363,10 @@ KERNEL_VARIANTS: tuple[KernelVariant, ...] = (
              ("cmsis_nn", "hexagon", "xtensa")),
     _variant("TRANSPOSE_CONV_INT8", "* int8 int8 -> int8", _K + "transpose_conv.h", _CMSIS),
     _variant("TRANSPOSE_INT8", "int8 * -> int8", _K + "transpose.h", _CMSIS),
-    _variant("UNIDIRECTIONAL_SEQUENCE_LSTM_INT8", "int8 * int8 -> int8", _K + "unidirectional_sequence_lstm.h",
+    _variant("UNIDIRECTIONAL_SEQUENCE_LSTM_INT8", _lstm("int8", "int8", "int16"), _K + "unidirectional_sequence_lstm.h",
              _CMSIS),
-    _variant("UNIDIRECTIONAL_SEQUENCE_LSTM_INT16", "int16 * int8 -> int16", _K + "unidirectional_sequence_lstm.h",
-             _CMSIS),
+    _variant("UNIDIRECTIONAL_SEQUENCE_LSTM_INT16", _lstm("int16", "int8", "int16"),
+             _K + "unidirectional_sequence_lstm.h", _CMSIS),
     _variant("RFFT_INT16", "int16 -> int16", _RFFT, ("all",), op="SignalRfft", **_SIGNAL),
     _variant("RFFT_INT32", "int32 -> int32", _RFFT, ("all",), op="SignalRfft", **_SIGNAL),
     _variant("RFFT_FLOAT", "float32 -> float32", _RFFT, ("all",), op="SignalRfft", **_SIGNAL),

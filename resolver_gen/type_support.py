@@ -21,7 +21,8 @@ from typing import Iterable
 from resolver_gen.operator_uses import ModelUses, OpKey
 from resolver_gen.tflite_reader import TensorTypes
 from resolver_gen.tflm_types import (
-    ABSENT, TENSOR_TYPE_CODES, TENSOR_TYPE_NAMES, VARIANTS_BY_OP, KernelVariant, OpTypes, op_types, type_name,
+    ABSENT, TENSOR_TYPE_CODES, TENSOR_TYPE_NAMES, UNALLOCATABLE_TYPES, VARIANTS_BY_OP, KernelVariant, OpTypes,
+    op_types, type_name,
 )
 
 _UINT8, _INT64 = TENSOR_TYPE_CODES["uint8"], TENSOR_TYPE_CODES["int64"]
@@ -59,15 +60,19 @@ def accepts(rule: OpTypes, types: TensorTypes) -> bool:
 def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
     """Why TFLM's kernel for the op refuses these tensor types (the likely cause first), or None if it runs them.
 
-    An operator without any tensor says nothing about types and is not refused here."""
-    rule = op_types(key.kind, key.name)
-    if (not types.inputs and not types.outputs) or accepts(rule, types):
-        return None
+    An operator without any tensor says nothing about types and is not refused here. Tensors of a type TFLM cannot
+    allocate (string, ...) or does not know are refused for any op, custom ops included."""
     present = [t for t in types.inputs + types.outputs if t != ABSENT]
-    constant = [t for t, const in zip(types.inputs, types.constant_inputs) if const]
     unknown = sorted({t for t in present if t not in TENSOR_TYPE_NAMES})
     if unknown:
         return f"tensor type code {unknown[0]} is not in the TFLite schema TFLM knows"
+    unallocatable = [t for t in present if t in UNALLOCATABLE_TYPES]
+    if unallocatable:
+        return f"{type_name(unallocatable[0])} tensors, which TFLM cannot allocate"
+    rule = op_types(key.kind, key.name)
+    if (not types.inputs and not types.outputs) or accepts(rule, types):
+        return None
+    constant = [t for t, const in zip(types.inputs, types.constant_inputs) if const]
     if _UINT8 in present:
         return ("uint8 tensors: legacy uint8 quantization, which TFLM's kernels no longer run "
                 "(convert the model with int8 quantization)")
@@ -80,9 +85,25 @@ def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
         weight = type_name(sorted(_NARROW_INTS & set(constant))[0])
         return (f"hybrid: float32 activations with {weight} weights (dynamic-range quantization), which TFLM does "
                 "not run (quantize the activations too, or keep float32 weights)")
+    extra = [i for i, t in enumerate(types.inputs) if t != ABSENT and not _may_be(rule, i, present=True)]
+    missing = [i for i, t in enumerate(types.inputs) if t == ABSENT and not _may_be(rule, i, present=False)]
+    if extra or missing:
+        parts = ([f"input{'s' if len(extra) > 1 else ''} {', '.join(map(str, extra))} given"] if extra else []) + \
+                ([f"input{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} omitted"] if missing else [])
+        return f"{' and '.join(parts)}, which TFLM's {key.name} kernel does not allow"
     if _misplaced(rule, types, _INT64):
         return f"int64 tensors, which TFLM's {key.name} kernel does not take"
     return f"TFLM's {key.name} kernel does not take these types"
+
+
+def _may_be(rule: OpTypes, position: int, present: bool) -> bool:
+    """Whether some accepted pattern lets input `position` be given (present) or omitted."""
+    for pattern in rule.accepts or ():
+        if present and any(pattern.allows(False, position, code) for code in TENSOR_TYPE_NAMES):
+            return True
+        if not present and pattern.allows(False, position, ABSENT):
+            return True
+    return False
 
 
 def _misplaced(rule: OpTypes, types: TensorTypes, code: int) -> bool:
@@ -123,10 +144,14 @@ class TypeRejection:
 
 def model_rejections(models: Iterable[ModelUses]) -> list[TypeRejection]:
     """Every refused type combination of the models, per model in the order given, then by op, subgraph, operator."""
+    from resolver_gen.tflm_registry import registration_for
+
     rejections = []
     for model in models:
         found = []
         for use in model.ops:
+            if not registration_for(use.key.kind, use.key.name).supported:
+                continue  # no TFLM kernel at all: reported as an unsupported op, whatever its types
             for (sub, types), operators in use.typed.items():
                 reason = rejection_reason(use.key, types)
                 if reason is not None:

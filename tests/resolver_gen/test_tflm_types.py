@@ -177,3 +177,41 @@ def test_every_variant_goes_through_its_ops_add_method(tflm_dir):
                               rf"(?:[\w:]+::)?Register_(\w+)\(\)", resolver)
         assert signature, method
         assert signature.group(1) == reference and signature.group(2) == generic, variant.name
+
+
+# --- docs/gen-resolver.md shows these tables as they are --------------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def accepted_types_table() -> str:
+    from resolver_gen.operator_uses import OpKey
+    from resolver_gen.type_support import accepted_signatures
+
+    rows = ["| op | TFLM's reference kernel takes |", "|---|---|"]
+    for kind, table in (("builtin", OP_TYPES), ("custom", CUSTOM_OP_TYPES)):
+        for name in sorted(table):
+            rule = table[name]
+            takes = ", ".join(accepted_signatures(OpKey(kind, name))) or "(checks no type)"
+            if rule.cmsis_nn:
+                takes += f" (CMSIS-NN {rule.cmsis_nn})"
+            rows.append(f"| {name} | {_cell(takes)} |")
+    return "\n".join(rows) + "\n"
+
+
+def variants_table() -> str:
+    rows = ["| registration | runs | own code with | header |", "|---|---|---|---|"]
+    for variant in sorted(KERNEL_VARIANTS, key=lambda v: v.name):
+        rule = (OP_TYPES if variant.kind == "builtin" else CUSTOM_OP_TYPES)[variant.op]
+        runs = variant.accepts.display(rule.shown_inputs)
+        where = "every build" if variant.everywhere else ", ".join(variant.implemented_by)
+        note = "" if variant.automatic else " (never chosen)"
+        rows.append(f"| `{variant.function}()`{note} | {_cell(runs)} | {where} | `{variant.header}` |")
+    return "\n".join(rows) + "\n"
+
+
+def test_docs_show_the_tables_as_they_are():
+    docs = (REPO_ROOT / "docs" / "gen-resolver.md").read_text()
+    assert accepted_types_table() in docs
+    assert variants_table() in docs
