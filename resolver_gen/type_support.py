@@ -88,12 +88,16 @@ def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
     extra = [i for i, t in enumerate(types.inputs) if t != ABSENT and not _may_be(rule, i, present=True)]
     missing = [i for i, t in enumerate(types.inputs) if t == ABSENT and not _may_be(rule, i, present=False)]
     if extra or missing:
-        parts = ([f"input{'s' if len(extra) > 1 else ''} {', '.join(map(str, extra))} given"] if extra else []) + \
-                ([f"input{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} omitted"] if missing else [])
+        parts = [f"{_inputs(extra)} given"] if extra else []
+        parts += [f"{_inputs(missing)} omitted"] if missing else []
         return f"{' and '.join(parts)}, which TFLM's {key.name} kernel does not allow"
     if _misplaced(rule, types, _INT64):
         return f"int64 tensors, which TFLM's {key.name} kernel does not take"
     return f"TFLM's {key.name} kernel does not take these types"
+
+
+def _inputs(positions: list[int]) -> str:
+    return f"input{'s' if len(positions) > 1 else ''} {', '.join(map(str, positions))}"
 
 
 def _may_be(rule: OpTypes, position: int, present: bool) -> bool:

@@ -78,6 +78,25 @@ def test_combinations_tflm_runs_although_a_first_reading_said_otherwise(op, inpu
     assert rejection_reason(OpKey("builtin", op), types(inputs, outputs)) is None
 
 
+def lstm(present: set[int], activation="int8", weights="int8", cell="int16"):
+    names = {0: activation, 18: activation, 19: cell, **{i: weights for i in range(1, 9)},
+             **{i: "int32" for i in range(12, 16)}}
+    inputs = tuple(names.get(i, weights) if i in present else "-" for i in range(24))
+    return types(inputs, (activation,), [i not in (0, 18, 19) for i in range(24)])
+
+
+def test_lstm_inputs_tflm_refuses():
+    key = OpKey("builtin", "UNIDIRECTIONAL_SEQUENCE_LSTM")
+    plain = set(range(9)) | set(range(12, 16)) | {18, 19}
+    assert rejection_reason(key, lstm(plain)) is None
+    assert rejection_reason(key, lstm(plain, "int16")) is None
+    assert rejection_reason(key, lstm(plain | {16, 17, 20})) == \
+        "inputs 16, 17, 20 given, which TFLM's UNIDIRECTIONAL_SEQUENCE_LSTM kernel does not allow"
+    assert rejection_reason(key, lstm(plain - {1})) == \
+        "input 1 omitted, which TFLM's UNIDIRECTIONAL_SEQUENCE_LSTM kernel does not allow"  # CIFG
+    assert signature(key, lstm(plain)) == "int8×int8→int8"
+
+
 def test_an_operator_without_tensors_is_not_type_checked():
     assert rejection_reason(CONV, TensorTypes((), (), ())) is None
 
