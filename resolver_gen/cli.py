@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from resolver_gen import __version__
@@ -74,6 +73,8 @@ def parse_custom(values: list[str]) -> dict[str, str]:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write text to path through a temp file in the same directory and os.replace: never a half-written file."""
+    import tempfile
+
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)

@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from resolver_gen.digest import BackgroundDigest
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.tflite_reader import OperatorCodeEntry, OperatorTable, TensorTypes, read_operator_table
 from resolver_gen.tflm_registry import CUSTOM_BUILTIN_CODE, builtin_name
+
+if TYPE_CHECKING:  # hashing (hashlib, threading) is imported only by the runs that hash: --format json
+    from resolver_gen.digest import BackgroundDigest
 
 
 @dataclass(frozen=True, order=True)
@@ -93,6 +96,8 @@ class ModelUses:
     @property
     def sha256(self) -> str:
         if self._sha256 is None:
+            from resolver_gen.digest import BackgroundDigest
+
             self._sha256 = self.digest.hexdigest() if self.digest else BackgroundDigest(self.path).hexdigest()
         return self._sha256
 
@@ -136,6 +141,10 @@ def read_model_uses(path: str | os.PathLike, hash_in_background: bool = True) ->
     """Scan one model; its SHA-256 is computed on a background thread and awaited when first read."""
     path = Path(path)
     # Hashing is the long pole: start it before the scan (a file that fails the scan ends the run anyway).
-    digest = BackgroundDigest(path) if hash_in_background and path.is_file() else None
+    digest = None
+    if hash_in_background and path.is_file():
+        from resolver_gen.digest import BackgroundDigest
+
+        digest = BackgroundDigest(path)
     table = read_operator_table(path)
     return ModelUses(table.path, table.subgraph_count, operator_uses(table), digest)
