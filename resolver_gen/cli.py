@@ -1,7 +1,8 @@
 """gen-resolver command line: .tflite models -> minimal MicroMutableOpResolver header (or lite source, JSON, tables).
 
-Exit status: 0 ok; 1 a gate failed (an op TFLM cannot run, a model without operators, --check found a stale file);
-2 usage or input error (one line on stderr naming the file and the problem, nothing written).
+Exit status: 0 ok; 1 a gate failed (an op TFLM cannot run, tensor types TFLM's kernels refuse, a model without
+operators, --check found a stale file); 2 usage or input error (one line on stderr naming the file and the problem,
+nothing written).
 
 Why argparse and not typer here: gen-resolver is one command without subcommands, and its whole run (start-up
 included) has to stay near 0.2 s; importing typer (and click) costs about 45 ms, a quarter of that budget, for no gain
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from resolver_gen import __version__
@@ -31,7 +31,8 @@ class _ArgumentParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
-        epilog="Exit status: 0 ok, 1 unsupported op / model without operators / --check stale, 2 bad input.")
+        epilog="Exit status: 0 ok, 1 unsupported op or tensor types / model without operators / --check stale, "
+               "2 bad input.")
     parser.add_argument("models", nargs="+", metavar="MODEL", help=".tflite file(s); several give one union resolver")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--format", choices=FORMATS, default="header",
@@ -42,8 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--namespace", metavar="NS", help="put the generated names in C++ namespace NS (a::b allowed)")
     parser.add_argument("--custom", action="append", default=[], metavar="NAME=FUNCTION",
                         help="register custom op NAME with tflite::FUNCTION() (repeatable)")
+    parser.add_argument("--reduce-types", action="store_true",
+                        help="register each op with TFLM's type-reduced kernel (e.g. Register_CONV_2D_INT8) when one "
+                             "runs every use in every model; smaller with CMSIS-NN, the same as the generic one with "
+                             "reference kernels")
     parser.add_argument("--allow-unsupported", action="store_true",
-                        help="write the header even if TFLM has no kernel for some op (a comment lists them)")
+                        help="write the header even if TFLM has no kernel for some op or refuses some tensor types "
+                             "(a comment lists them)")
     parser.add_argument("--check", metavar="FILE",
                         help="do not write: exit 1 (printing a diff) if FILE differs from what would be generated")
     parser.add_argument("--list", action="store_true", help="print a table of each model's ops instead of a header")
@@ -67,6 +73,8 @@ def parse_custom(values: list[str]) -> dict[str, str]:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write text to path through a temp file in the same directory and os.replace: never a half-written file."""
+    import tempfile
+
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -126,11 +134,13 @@ def _gate(plan, args) -> bool:
                   file=sys.stderr)
             failed = True
     if args.format == "header":
-        if plan.unsupported and not args.allow_unsupported:
+        if (plan.unsupported or plan.type_rejections) and not args.allow_unsupported:
             for op in plan.unsupported:
                 for model in sorted(op.uses_by_model):
                     print(f"{PROG}: unsupported op {op.name} in {model}: {op.registration.unsupported_reason}",
                           file=sys.stderr)
+            for rejection in plan.type_rejections:
+                print(f"{PROG}: unsupported types: {rejection.message()}", file=sys.stderr)
             print(f"{PROG}: use --allow-unsupported to write the header anyway", file=sys.stderr)
             failed = True
         elif not failed and not plan.registered:
@@ -148,14 +158,17 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
-    # Model hashes run on background threads while this thread works; a short switch interval makes this thread
-    # hand the GIL over promptly at each hashed chunk instead of after the default 5 ms.
-    sys.setswitchinterval(0.0005)
-    models = [read_model_uses(path, hash_in_background=not args.list) for path in args.models]
+    # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
+    # same for any model size): it is hashed on a background thread while this thread works, and a short switch
+    # interval makes this thread hand the GIL over promptly at each hashed chunk instead of after the default 5 ms.
+    hashing = args.format == "json" and not args.list
+    if hashing:
+        sys.setswitchinterval(0.0005)
+    models = [read_model_uses(path, hash_in_background=hashing) for path in args.models]
     used_customs = {use.name for model in models for use in model.ops if use.is_custom}
     for name in sorted(set(overrides) - used_customs):
         raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
-    plan = build_plan(models, overrides)
+    plan = build_plan(models, overrides, reduce_types=args.reduce_types)
 
     if args.list:
         render.print_tables(plan)

@@ -7,6 +7,7 @@ Rules (the TFLite schema's and TFLM's):
   0 is also read as custom: a zero there is an unwritten field, not an ADD.
 - an op counts only if some operator of some subgraph uses it (WHILE/IF/CALL_ONCE bodies are subgraphs too);
   operator_codes entries that no operator uses are ignored.
+- each use keeps the tensor types of its operators (TensorTypes), grouped by subgraph, with the operator indices.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from resolver_gen.digest import BackgroundDigest
 from resolver_gen.errors import ResolverGenError
-from resolver_gen.tflite_reader import OperatorCodeEntry, OperatorTable, read_operator_table
+from resolver_gen.tflite_reader import OperatorCodeEntry, OperatorTable, TensorTypes, read_operator_table
 from resolver_gen.tflm_registry import CUSTOM_BUILTIN_CODE, builtin_name
+
+if TYPE_CHECKING:  # hashing (hashlib, threading) is imported only by the runs that hash: --format json
+    from resolver_gen.digest import BackgroundDigest
 
 
 @dataclass(frozen=True, order=True)
@@ -36,6 +40,8 @@ class OperatorUse:
     key: OpKey
     builtin_code: int | None  # None for a custom op
     uses: dict[tuple[int, int], int] = field(default_factory=dict)  # (subgraph, version) -> operator count
+    # (subgraph, tensor types) -> indices, within the subgraph, of the operators with those types (ascending)
+    typed: dict[tuple[int, TensorTypes], list[int]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -67,6 +73,11 @@ class OperatorUse:
     def total_uses(self) -> int:
         return sum(self.uses.values())
 
+    @property
+    def tensor_types(self) -> list[TensorTypes]:
+        """The distinct type combinations of this op's operators, in order of first appearance."""
+        return list(dict.fromkeys(types for _sub, types in self.typed))
+
 
 @dataclass
 class ModelUses:
@@ -85,6 +96,8 @@ class ModelUses:
     @property
     def sha256(self) -> str:
         if self._sha256 is None:
+            from resolver_gen.digest import BackgroundDigest
+
             self._sha256 = self.digest.hexdigest() if self.digest else BackgroundDigest(self.path).hexdigest()
         return self._sha256
 
@@ -107,12 +120,20 @@ def operator_uses(table: OperatorTable) -> list[OperatorUse]:
     """Merge the used operator_codes entries of one model into one OperatorUse per op."""
     label = str(table.path)
     merged: dict[OpKey, OperatorUse] = {}
-    for (sub, index), count in sorted(table.uses.items()):
+    keys = {}
+    for (sub, index, types), operators in sorted(table.operators.items(), key=lambda item: (item[0][0], item[1][0])):
         entry = table.operator_codes[index]
-        key, code = op_key(entry, label, index)
+        if index not in keys:
+            keys[index] = op_key(entry, label, index)
+        key, code = keys[index]
         use = merged.setdefault(key, OperatorUse(key, code))
         slot = (sub, entry.version)
-        use.uses[slot] = use.uses.get(slot, 0) + count
+        use.uses[slot] = use.uses.get(slot, 0) + len(operators)
+        use.typed.setdefault((sub, types), []).extend(operators)
+    for use in merged.values():
+        for indices in use.typed.values():
+            indices.sort()
+        use.uses = dict(sorted(use.uses.items()))
     return [merged[key] for key in sorted(merged)]
 
 
@@ -120,6 +141,10 @@ def read_model_uses(path: str | os.PathLike, hash_in_background: bool = True) ->
     """Scan one model; its SHA-256 is computed on a background thread and awaited when first read."""
     path = Path(path)
     # Hashing is the long pole: start it before the scan (a file that fails the scan ends the run anyway).
-    digest = BackgroundDigest(path) if hash_in_background and path.is_file() else None
+    digest = None
+    if hash_in_background and path.is_file():
+        from resolver_gen.digest import BackgroundDigest
+
+        digest = BackgroundDigest(path)
     table = read_operator_table(path)
     return ModelUses(table.path, table.subgraph_count, operator_uses(table), digest)

@@ -1,4 +1,8 @@
-"""The union of the ops of one or more models, each op paired with its TFLM registration (pure data, no output)."""
+"""The union of the ops of one or more models, each op paired with its TFLM registration (pure data, no output).
+
+With reduce_types, each op also gets the type-reduced registration (KernelVariant) that runs every use of it in every
+model, when there is one; the plan also lists every use whose tensor types TFLM's kernels refuse.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ from dataclasses import dataclass, field
 
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.operator_uses import ModelUses, OperatorUse, OpKey
+from resolver_gen.tflite_reader import TensorTypes
 from resolver_gen.tflm_registry import Registration, registration_for
+from resolver_gen.type_support import TypeRejection, VariantChoice, choose_variant, model_rejections
 
 
 @dataclass
@@ -17,10 +23,16 @@ class PlannedOp:
     builtin_code: int | None
     registration: Registration
     uses_by_model: dict[str, OperatorUse] = field(default_factory=dict)
+    variant: VariantChoice | None = None  # set with reduce_types, for ops TFLM registers with its own method
 
     @property
     def name(self) -> str:
         return self.key.name
+
+    @property
+    def tensor_types(self) -> list[TensorTypes]:
+        """The distinct type combinations of the op across all models (models in the order given)."""
+        return list(dict.fromkeys(t for use in self.uses_by_model.values() for t in use.tensor_types))
 
     @property
     def versions(self) -> list[int]:
@@ -35,6 +47,8 @@ class PlannedOp:
 class ResolverPlan:
     models: list[ModelUses]
     ops: list[PlannedOp]  # every op of every model once, sorted by method (or op name)
+    type_rejections: list[TypeRejection] = field(default_factory=list)  # uses TFLM's kernels refuse for types
+    reduce_types: bool = False
 
     @property
     def registered(self) -> list[PlannedOp]:
@@ -45,8 +59,12 @@ class ResolverPlan:
         return [op for op in self.ops if not op.registration.supported]
 
 
-def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None = None) -> ResolverPlan:
-    """Union of the models' ops. Two models with the same file name would be indistinguishable: that is an error."""
+def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None = None,
+               reduce_types: bool = False) -> ResolverPlan:
+    """Union of the models' ops. Two models with the same file name would be indistinguishable: that is an error.
+
+    reduce_types picks a type-reduced registration per op where one runs every use (not for ops TFLM cannot run,
+    nor for custom ops registered with a user's function)."""
     names = [model.name for model in models]
     for name in sorted({n for n in names if names.count(n) > 1}):
         raise ResolverGenError(f"{name}: given more than once (models are told apart by file name)")
@@ -60,7 +78,11 @@ def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None 
             op.uses_by_model[model.name] = use
     ops = sorted(planned.values(), key=lambda op: op.sort_key)
     _check_custom_functions_distinct(ops)
-    return ResolverPlan(models, ops)
+    if reduce_types:
+        for op in ops:
+            if op.registration.method:
+                op.variant = choose_variant(op.key, op.tensor_types)
+    return ResolverPlan(models, ops, model_rejections(models), reduce_types)
 
 
 def _check_custom_functions_distinct(ops: list[PlannedOp]) -> None:

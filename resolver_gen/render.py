@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.plan import PlannedOp, ResolverPlan
 from resolver_gen.tflm_registry import TFLITE_CUSTOM_REGISTRATIONS, registration_function_name
+from resolver_gen.tflm_types import VARIANTS_BY_OP, type_name
+from resolver_gen.type_support import rejection_reason, signature
 
 TOOL = "gen-resolver"
-SHA256_PREFIX = 16
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -73,19 +75,60 @@ def _versions(versions: list[int]) -> str:
     return "v" + ",".join(str(v) for v in versions)
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _signatures(op: PlannedOp, use) -> str:
+    return ", ".join(text for text in dict.fromkeys(signature(op.key, types) for types in use.tensor_types) if text)
+
+
 def _usage_comment(op: PlannedOp) -> str:
     parts = []
     for model, use in sorted(op.uses_by_model.items()):
-        count = use.total_uses
-        parts.append(f"{model} {_versions(use.versions)} ({count} use{'s' if count != 1 else ''})")
+        types = _signatures(op, use)
+        parts.append(f"{model} {_versions(use.versions)} ({_plural(use.total_uses, 'use')}"
+                     + (f": {types})" if types else ")"))
     text = f"{op.name}: " + "; ".join(parts)
     if op.registration.note:
         text += f". Note: {op.registration.note}"
     return comment_text(text)
 
 
+def _variant_comment(op: PlannedOp) -> str | None:
+    """Why this registration: the variant and the types it runs, or why the generic one (ops that have variants)."""
+    choice = op.variant
+    if choice is None:
+        return None
+    if choice.variant is not None:
+        return comment_text(f"{choice.variant.name}: {choice.reason}")
+    if VARIANTS_BY_OP.get((op.key.kind, op.key.name)):
+        return comment_text(f"generic {op.name}: {choice.reason}")
+    return None
+
+
+def _call(op: PlannedOp) -> str:
+    registration = op.registration
+    if registration.custom_registration:
+        return f'AddCustom("{cpp_string(op.name)}", tflite::{registration.custom_registration}())'
+    variant = op.variant.variant if op.variant else None
+    if variant is not None:
+        return f"{registration.method}({variant.function}())"
+    return f"{registration.method}()"
+
+
 def _model_lines(plan: ResolverPlan) -> list[str]:
-    return [comment_text(f"{model.name} (sha256 {model.sha256[:SHA256_PREFIX]})") for model in plan.models]
+    lines = []
+    for model in plan.models:
+        operators = sum(use.total_uses for use in model.ops)
+        lines.append(comment_text(f"{model.name}: {_plural(operators, 'operator')} in "
+                                  f"{_plural(model.subgraph_count, 'subgraph')}"))
+    return lines
+
+
+def _rejection_lines(plan: ResolverPlan) -> list[str]:
+    return [comment_text(f"{PurePath(r.model).name}: {r.op} in subgraph {r.subgraph}, {r.operator_list} "
+                         f"({r.types}): {r.reason}") for r in plan.type_rejections]
 
 
 def _environment():
@@ -109,20 +152,16 @@ def load_template(name: str):
 def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None) -> str:
     """The TFLM MicroMutableOpResolver<N> header."""
     template = template or load_template("header.h.j2")
-    ops = []
-    for op in plan.registered:
-        registration = op.registration
-        if registration.custom_registration:
-            call = f'AddCustom("{cpp_string(op.name)}", tflite::{registration.custom_registration}())'
-        else:
-            call = f"{registration.method}()"
-        ops.append({"comment": _usage_comment(op), "call": call})
+    ops = [{"comment": _usage_comment(op), "why": _variant_comment(op), "call": _call(op)} for op in plan.registered]
     unsupported = [comment_text(f"{op.name} ({', '.join(sorted(op.uses_by_model))}): {op.registration.unsupported_reason}")
                    for op in plan.unsupported]
     custom_functions = sorted({op.registration.custom_registration for op in plan.registered
                                if op.registration.custom_registration})
+    variant_headers = sorted({op.variant.variant.header for op in plan.registered
+                              if op.variant and op.variant.variant})
     return template.render(tool=TOOL, version=__version__, models=_model_lines(plan), unsupported=unsupported,
-                           custom_functions=custom_functions, ops=ops, naming=naming)
+                           refused=_rejection_lines(plan), custom_functions=custom_functions,
+                           variant_headers=variant_headers, ops=ops, naming=naming)
 
 
 def _lite_registration(op: PlannedOp, custom_overrides: dict[str, str]) -> str:
@@ -175,14 +214,31 @@ def plan_as_data(plan: ResolverPlan) -> dict:
                 "tflm_method": registration.method,
                 "custom_registration": registration.custom_registration,
                 "unsupported": registration.unsupported_reason,
+                "types": [_typed_use(op, sub, types, operators) for (sub, types), operators in use.typed.items()],
             })
         models.append({"file": model.name, "sha256": model.sha256, "subgraphs": model.subgraph_count, "ops": ops})
     resolver = {
         "op_count": len(plan.registered),
         "calls": [op.registration.method or f"AddCustom({op.name})" for op in plan.registered],
         "unsupported": [op.name for op in plan.unsupported],
+        "type_rejections": [{"model": PurePath(r.model).name, "op": r.op, "subgraph": r.subgraph,
+                             "operators": list(r.operators), "types": r.types, "reason": r.reason,
+                             "accepted": list(r.accepted)} for r in plan.type_rejections],
     }
+    if plan.reduce_types:
+        resolver["type_reduced"] = {
+            op.name: {"variant": op.variant.variant.name if op.variant.variant else None,
+                      "function": op.variant.variant.function if op.variant.variant else None,
+                      "reason": op.variant.reason}
+            for op in plan.registered if op.variant is not None}
     return {"tool": TOOL, "version": __version__, "models": models, "resolver": resolver}
+
+
+def _typed_use(op: PlannedOp, sub: int, types, operators: list[int]) -> dict:
+    return {"subgraph": sub, "operators": operators, "signature": signature(op.key, types),
+            "inputs": [type_name(t) for t in types.inputs], "outputs": [type_name(t) for t in types.outputs],
+            "constant_inputs": list(types.constant_inputs), "refused": rejection_reason(op.key, types)
+            if op.registration.supported else None}
 
 
 def render_json(plan: ResolverPlan) -> str:
@@ -192,16 +248,17 @@ def render_json(plan: ResolverPlan) -> str:
 
 
 def print_tables(plan: ResolverPlan, file=None) -> None:
-    """--list: one rich table per model (op, code, versions, uses per subgraph, TFLM method or "unsupported")."""
+    """--list: one rich table per model (op, code, versions, uses per subgraph, tensor types, TFLM registration)."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(file=file, highlight=False)
+    if not console.is_terminal:  # a pipe or file: wide enough that signatures stay on one line
+        console = Console(file=file, highlight=False, width=160)
     for model in plan.models:
-        table = Table(title=Text(f"{model.name} ({model.subgraph_count} subgraph{'s' if model.subgraph_count != 1 else ''})"),
-                      title_justify="left")
-        for column in ("op", "code", "versions", "uses per subgraph", "TFLM registration"):
+        table = Table(title=Text(f"{model.name} ({_plural(model.subgraph_count, 'subgraph')})"), title_justify="left")
+        for column in ("op", "code", "versions", "uses per subgraph", "types (uses)", "TFLM registration"):
             table.add_column(column)
         for op in sorted(plan.ops, key=lambda op: (op.key.kind, op.name)):
             use = op.uses_by_model.get(model.name)
@@ -211,13 +268,24 @@ def print_tables(plan: ResolverPlan, file=None) -> None:
             if not registration.supported:
                 how = Text("unsupported", style="red")
             elif registration.custom_registration:
-                how = f"AddCustom({registration.custom_registration})"
+                how = Text(f"AddCustom({registration.custom_registration})")
             else:
-                how = registration.method
+                how = Text(_call(op))
             code = "custom" if op.builtin_code is None else str(op.builtin_code)
             uses = ", ".join(f"{sub}: {count}" for sub, count in use.uses_per_subgraph.items())
-            table.add_row(Text(op.name), code, ",".join(map(str, use.versions)), uses,
-                          how if isinstance(how, Text) else Text(how))
+            types = Text()
+            counts: dict[str, int] = {}
+            refused: dict[str, bool] = {}
+            for (_sub, tensor_types), operators in use.typed.items():
+                text = signature(op.key, tensor_types)
+                if not text:
+                    continue
+                counts[text] = counts.get(text, 0) + len(operators)
+                refused[text] = registration.supported and rejection_reason(op.key, tensor_types) is not None
+            for i, (text, count) in enumerate(counts.items()):
+                types.append(("\n" if i else "") + f"{text} ({count})" + (" refused" if refused[text] else ""),
+                             style="red" if refused[text] else "")
+            table.add_row(Text(op.name), code, ",".join(map(str, use.versions)), uses, types, how)
         if not model.ops:
-            table.add_row("(no operators)", "", "", "", "")
+            table.add_row("(no operators)", "", "", "", "", "")
         console.print(table)

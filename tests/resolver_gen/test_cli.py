@@ -35,8 +35,6 @@ def models(fixtures_dir):
     ("keyword_scrambled.tflite", ["AddFullyConnected", "AddQuantize", "AddSoftmax", "AddSvdf"]),
     ("trained_lstm_int8.tflite", ["AddFullyConnected", "AddReshape", "AddSoftmax", "AddUnidirectionalSequenceLSTM"]),
     ("multi_subgraphs_while.tflite", ["AddAdd", "AddLess", "AddMul", "AddWhile"]),
-    ("coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite",
-     ["AddConcatenation", "AddConv2D", "AddDepthwiseConv2D", "AddDetectionPostprocess", "AddLogistic", "AddReshape"]),
     ("audio_preprocessor_int8.tflite",
      ["AddAdd", "AddCast", "AddConcatenation", "AddDiv", "AddEnergy", "AddFftAutoScale", "AddFilterBank",
       "AddFilterBankLog", "AddFilterBankSpectralSubtraction", "AddFilterBankSquareRoot", "AddMaximum", "AddMinimum",
@@ -82,8 +80,8 @@ def test_union_names_each_model_and_prefixes_names(models, capsys):
     assert "constexpr unsigned int Kws_kNumOps = 3;" in out
     assert "using Kws_OpResolver = tflite::MicroMutableOpResolver<Kws_kNumOps>;" in out
     assert "inline TfLiteStatus Kws_RegisterOps(Kws_OpResolver& resolver) {" in out
-    assert re.search(r"//   deprecated_codes.tflite \(sha256 [0-9a-f]{16}\)", out)
-    assert re.search(r"//   unused_opcodes.tflite \(sha256 [0-9a-f]{16}\)", out)
+    assert "//   deprecated_codes.tflite: 3 operators in 1 subgraph\n" in out
+    assert "//   unused_opcodes.tflite: 1 operator in 1 subgraph\n" in out
     assert "// CONV_2D: deprecated_codes.tflite v2 (2 uses)" in out
 
 
@@ -219,7 +217,7 @@ def test_list_prints_a_table_per_model(models, capsys):
     assert status == 0
     assert "control_flow.tflite (4 subgraphs)" in out and "unsupported_ops.tflite (1 subgraph)" in out
     row = next(line for line in out.splitlines() if " FULLY_CONNECTED " in line and "1,3" in line)
-    assert "0: 1, 1: 1" in row and "AddFullyConnected" in row
+    assert "0: 1, 1: 1" in row and "AddFullyConnected()" in row
     assert any(" LSTM " in line and "unsupported" in line for line in out.splitlines())
 
 
@@ -250,3 +248,137 @@ def test_output_file_is_readable_like_any_source_file(models, tmp_path, capsys):
         assert header.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600
     finally:
         os.umask(previous)
+
+
+# --- tensor types -----------------------------------------------------------------------------------------------------
+
+def calls_in(header: str) -> list[str]:
+    return re.findall(r"status = resolver\.(\w+\([^;]*\));", header)
+
+
+def test_reduce_types_writes_each_variant_with_its_include_and_why(models, capsys):
+    status, out, err = run(capsys, models / "int8_vision.tflite", "--reduce-types")
+    assert (status, err) == (0, "")
+    assert calls_in(out) == [
+        "AddAveragePool2D(tflite::Register_AVERAGE_POOL_2D_INT8())", "AddConv2D(tflite::Register_CONV_2D_INT8())",
+        "AddDepthwiseConv2D(tflite::Register_DEPTHWISE_CONV_2D_INT8())",
+        "AddFullyConnected(tflite::Register_FULLY_CONNECTED_INT8())",
+        "AddMaxPool2D(tflite::Register_MAX_POOL_2D_INT8())", "AddPad(tflite::Register_PAD_INT8())", "AddReshape()",
+        "AddSoftmax(tflite::Register_SOFTMAX_INT8())", "AddTranspose(tflite::Register_TRANSPOSE_INT8())"]
+    # PAD_INT8 and TRANSPOSE_INT8 are declared in headers micro_mutable_op_resolver.h does not include.
+    for header in ("conv.h", "depthwise_conv.h", "fully_connected.h", "pad.h", "pooling.h", "softmax.h", "transpose.h"):
+        assert f'#include "tensorflow/lite/micro/kernels/{header}"\n' in out
+    assert ("  // CONV_2D: int8_vision.tflite v3 (2 uses: int8×int8→int8)\n"
+            "  // CONV_2D_INT8: every use is int8×int8→int8\n"
+            "  status = resolver.AddConv2D(tflite::Register_CONV_2D_INT8());\n") in out
+
+
+def test_without_reduce_types_the_header_is_generic_but_shows_the_types(models, capsys):
+    status, out, _ = run(capsys, models / "int8_vision.tflite")
+    assert status == 0 and "Register_" not in out and "kernels/" not in out
+    assert "  // SOFTMAX: int8_vision.tflite v2 (1 use: int8→int8)\n  status = resolver.AddSoftmax();" in out
+
+
+def test_reduce_types_over_two_models_explains_the_generic_ones(models, capsys):
+    status, out, _ = run(capsys, models / "int8_vision.tflite", models / "mixed_float.tflite", "--reduce-types")
+    assert status == 0
+    assert "AddConv2D(tflite::Register_CONV_2D_INT8())" in calls_in(out)
+    assert "AddSoftmax()" in calls_in(out) and "AddFullyConnected()" in calls_in(out)
+    assert ("  // generic SOFTMAX: no single type-reduced registration (SOFTMAX_INT8, SOFTMAX_INT8_INT16, "
+            "SOFTMAX_INT16) runs int8→int8 and int8→int16\n") in out
+
+
+def test_reduce_types_signal_rfft_is_passed_by_pointer(models, capsys):
+    status, out, _ = run(capsys, models / "signal_rfft_int16.tflite", "--reduce-types")
+    assert status == 0
+    assert "AddRfft(tflite::tflm_signal::Register_RFFT_INT16())" in calls_in(out)
+    assert '#include "signal/micro/kernels/rfft.h"' in out
+
+
+def test_check_compares_with_the_same_option(models, tmp_path, capsys):
+    header = tmp_path / "ops.h"
+    model = models / "int16x8.tflite"
+    assert run(capsys, model, "--reduce-types", "-o", header)[0] == 0
+    assert run(capsys, model, "--reduce-types", "--check", header) == (0, "", "")
+    status, _, err = run(capsys, model, "--check", header)
+    assert status == 1 and "-  status = resolver.AddConv2D(tflite::Register_CONV_2D_INT16());" in err
+
+
+@pytest.mark.parametrize("model, lines", [
+    ("hybrid.tflite", ["FULLY_CONNECTED in subgraph 0, operator 1 (float32×int8→float32): hybrid: "]),
+    ("uint8_legacy.tflite", ["CONV_2D in subgraph 0, operator 1 (uint8×uint8→uint8): uint8 tensors: ",
+                             "SOFTMAX in subgraph 0, operator 2 (uint8→uint8): uint8 tensors: "]),
+    ("float16_weights.tflite", ["DEQUANTIZE in subgraph 0, operator 0 (float16→float32): float16 weights: "]),
+    ("int64_and_int32.tflite", ["ARG_MAX in subgraph 1, operator 1 (float32→int64): int64 tensors, ",
+                                "FLOOR_MOD in subgraph 1, operator 0 (int32×int32→int32): TFLM's FLOOR_MOD kernel "]),
+])
+def test_types_tflm_refuses_exit_1_naming_model_op_subgraph_operator_and_types(models, capsys, model, lines):
+    status, out, err = run(capsys, models / model)
+    assert status == 1 and out == ""
+    refusals = [line for line in err.splitlines() if line.startswith("gen-resolver: unsupported types: ")]
+    assert len(refusals) == len(lines)
+    for refusal, expected in zip(refusals, lines):
+        assert refusal.startswith(f"gen-resolver: unsupported types: {models / model}: {expected}")
+        assert "; TFLM's kernel takes " in refusal
+    assert err.endswith("gen-resolver: use --allow-unsupported to write the header anyway\n")
+
+
+def test_allow_unsupported_registers_the_op_and_lists_the_refusals(models, capsys):
+    status, out, _ = run(capsys, models / "hybrid.tflite", "--allow-unsupported", "--reduce-types")
+    assert status == 0
+    assert "// TFLM WILL REFUSE these tensor types at run time (written with --allow-unsupported):\n" in out
+    assert "//   hybrid.tflite: FULLY_CONNECTED in subgraph 0, operator 1 (float32×int8→float32): hybrid: " in out
+    assert calls_in(out) == ["AddConv2D()", "AddFullyConnected()", "AddSoftmax()"]
+
+
+def test_json_reports_types_refusals_and_variants_without_failing(models, capsys):
+    import json
+
+    status, out, _ = run(capsys, models / "hybrid.tflite", models / "int8_vision.tflite", "--format", "json",
+                         "--reduce-types")
+    assert status == 0
+    data = json.loads(out)
+    fully_connected = {op["name"]: op for op in data["models"][0]["ops"]}["FULLY_CONNECTED"]
+    assert fully_connected["types"] == [{
+        "subgraph": 0, "operators": [1], "signature": "float32×int8→float32",
+        "inputs": ["float32", "int8", "float32"], "outputs": ["float32"], "constant_inputs": [False, True, True],
+        "refused": fully_connected["types"][0]["refused"]}]
+    assert fully_connected["types"][0]["refused"].startswith("hybrid")
+    [rejection] = data["resolver"]["type_rejections"]
+    assert (rejection["model"], rejection["op"], rejection["operators"]) == ("hybrid.tflite", "FULLY_CONNECTED", [1])
+    reduced = data["resolver"]["type_reduced"]
+    assert reduced["MAX_POOL_2D"] == {"variant": "MAX_POOL_2D_INT8", "function": "tflite::Register_MAX_POOL_2D_INT8",
+                                      "reason": "every use is int8→int8"}
+    assert reduced["FULLY_CONNECTED"]["variant"] is None
+
+
+def test_list_shows_types_and_refusals(models, capsys):
+    status, out, _ = run(capsys, models / "uint8_legacy.tflite", "--list", "--reduce-types")
+    assert status == 0
+    conv = next(line for line in out.splitlines() if " CONV_2D " in line)
+    assert "uint8×uint8→uint8 (1) refused" in conv
+    quantize = next(line for line in out.splitlines() if " QUANTIZE " in line)
+    assert "uint8→int8 (1)" in quantize and "refused" not in quantize
+
+
+def test_real_models_reduce_types(shared_models, capsys):
+    status, out, _ = run(capsys, shared_models / "person_detect.tflite", "--reduce-types")
+    assert status == 0
+    assert calls_in(out) == [
+        "AddAveragePool2D(tflite::Register_AVERAGE_POOL_2D_INT8())", "AddConv2D(tflite::Register_CONV_2D_INT8())",
+        "AddDepthwiseConv2D(tflite::Register_DEPTHWISE_CONV_2D_INT8())", "AddReshape()",
+        "AddSoftmax(tflite::Register_SOFTMAX_INT8())"]
+    status, out, _ = run(capsys, shared_models / "keyword_scrambled.tflite", "--reduce-types")
+    assert calls_in(out) == ["AddFullyConnected(tflite::Register_FULLY_CONNECTED_INT8())", "AddQuantize()",
+                             "AddSoftmax(tflite::Register_SOFTMAX_INT8_INT16())", "AddSvdf(tflite::Register_SVDF_INT8())"]
+
+
+def test_real_legacy_uint8_ssd_is_refused(shared_models, capsys):
+    model = shared_models / "coco_ssd_mobilenet_v1_1.0_quant_2018_06_29.tflite"
+    status, out, err = run(capsys, model)
+    assert status == 1 and out == ""
+    assert f"unsupported types: {model}: CONV_2D in subgraph 0, operators 0, 2, 4, 6, 8 and 29 more " \
+           "(uint8×uint8→uint8): uint8 tensors: legacy uint8 quantization" in err
+    status, out, _ = run(capsys, model, "--allow-unsupported")
+    assert status == 0 and methods_in(out) == [
+        "AddConcatenation", "AddConv2D", "AddDepthwiseConv2D", "AddDetectionPostprocess", "AddLogistic", "AddReshape"]

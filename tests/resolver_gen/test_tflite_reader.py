@@ -95,3 +95,71 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ResolverGenError, match="not a regular file"):
         read_operator_table(fifo)
+
+
+def test_reads_tensor_types_and_constant_inputs(fixtures_dir):
+    from resolver_gen.tflite_reader import TensorTypes
+
+    table = read_operator_table(fixtures_dir / "models" / "hybrid.tflite")
+    float32, int8 = 0, 9
+    assert table.operators == {
+        (0, 0, TensorTypes((float32, float32, float32), (float32,), (False, True, True))): [0],
+        (0, 2, TensorTypes((float32, int8, float32), (float32,), (False, True, True))): [1],
+        (0, 3, TensorTypes((float32,), (float32,), (False,))): [2],
+    }
+    assert table.uses == {(0, 0): 1, (0, 2): 1, (0, 3): 1}
+
+
+def test_groups_operators_by_types_and_keeps_omitted_inputs(fixtures_dir):
+    from resolver_gen.tflite_reader import NO_TENSOR, TensorTypes
+
+    table = read_operator_table(fixtures_dir / "models" / "signal_rfft_int16.tflite")
+    assert (0, 3, TensorTypes((9, 9, NO_TENSOR), (9,), (False, True, False))) in table.operators
+    vision = read_operator_table(fixtures_dir / "models" / "int8_vision.tflite")
+    conv = [indices for (sub, index, _types), indices in vision.operators.items() if index == 0]
+    assert conv == [[0, 3]]  # both int8 convolutions, one group
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("tensor_index_out_of_range.tflite", "subgraph 0 operator 0 reads tensor 7, past the end of the subgraph's "
+                                         "tensors (1 entries)"),
+    ("buffer_index_out_of_range.tflite", "subgraph 0 tensor 0 uses buffer 5, past the end of the model's buffers "
+                                         "(1 entries)"),
+])
+def test_bad_tensor_and_buffer_indices(fixtures_dir, name, problem):
+    path = fixtures_dir / "models" / name
+    with pytest.raises(ResolverGenError) as error:
+        read_operator_table(path)
+    assert str(error.value) == f"{path}: {problem}"
+
+
+def test_every_truncation_of_a_typed_model_is_an_error_or_cuts_only_unread_bytes(fixtures_dir, tmp_path):
+    model = fixtures_dir / "models" / "signal_rfft_int16.tflite"
+    data = model.read_bytes()
+    whole = read_operator_table(model).operators
+    path = tmp_path / "cut.tflite"
+    errors = 0
+    for length in range(1, len(data)):
+        path.write_bytes(data[:length])
+        try:
+            assert read_operator_table(path).operators == whole  # only bytes never read were cut (buffer 0's vtable)
+        except ResolverGenError:
+            errors += 1
+    assert errors >= len(data) - 16
+
+
+def test_random_byte_flips_in_a_typed_model_never_escape_as_other_exceptions(fixtures_dir, tmp_path):
+    import random
+
+    data = (fixtures_dir / "models" / "int8_vision.tflite").read_bytes()
+    rng = random.Random(4321)
+    path = tmp_path / "flipped.tflite"
+    for _ in range(400):
+        corrupt = bytearray(data)
+        for _ in range(3):
+            corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+        path.write_bytes(bytes(corrupt))
+        try:
+            read_operator_table(path)
+        except ResolverGenError:
+            pass
