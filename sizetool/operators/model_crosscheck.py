@@ -8,7 +8,11 @@ map ops alike):
 - how large the firmware would be with exactly the models' ops (the ROM total minus that saving); with several
   models, each model's own cost on top of the runtime and what it adds to the others (the ops only it needs);
 - which ops a model needs that the firmware does not register: TFLM's interpreter would stop at start-up with
-  "Didn't find op for builtin opcode ..." (or "... custom opcode ..."). A predicted size then leaves them out.
+  "Didn't find op for builtin opcode ..." (or "... custom opcode ..."). A predicted size then leaves them out;
+- which operators' tensor types TFLM's kernels refuse (hybrid float32×int8, legacy uint8, ...: gen-resolver's rule,
+  resolver_gen.type_support), and which uses a registered type-reduced kernel (CONV_2D_INT8 without CONV_2D) cannot
+  run: the model would fail on the device, so the check fails as for a missing op;
+- which generic registrations (CONV_2D) could be a type-reduced one (CONV_2D_INT8) because every model allows it.
 
 A model op is satisfied by the registrations TFLM would use for it:
 - builtin X: Register_X, or a kernel variant named by its types: Register_X_INT8, _INT16, _INT4, _FLOAT32,
@@ -24,7 +28,7 @@ Op names in the firmware table are registration names without "Register_" and wi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sizetool.errors import SizeToolError
@@ -36,7 +40,7 @@ if TYPE_CHECKING:
 
 REGISTER_PREFIX = "Register_"
 # What may follow the op's name in a kernel variant's registration: element types (CONV_2D_INT8, SOFTMAX_INT8_INT16).
-VARIANT_TAIL = re.compile(r"(?:_(?:U?INT\d+(?:X\d+)?|FLOAT\d*))+")
+VARIANT_TAIL = re.compile(r"(?:_(?:U?INT\d+(?:X\d+)?|FLOAT\d*)(?:REF)?)+")
 # Registration functions of TFLM's named custom ops that do not follow the naming rule (micro_mutable_op_resolver.h).
 _TFLM_CUSTOM_FUNCTIONS = {"ethos-u": "Register_ETHOSU"}
 
@@ -111,6 +115,39 @@ class ModelSets:
         return self.rom - self.unused.saving
 
 
+@dataclass(frozen=True)
+class TypeProblem:
+    """Operators of one model whose tensor types the firmware cannot run: TFLM's kernels refuse them, or the
+    firmware registers only a type-reduced kernel that does not take them."""
+
+    model: str
+    op: str
+    subgraph: int
+    operators: tuple[int, ...]  # indices within the subgraph
+    types: str  # e.g. "float32×int8→float32"
+    reason: str
+    message: str  # the whole one-line explanation (model, op, subgraph, operators, types, why)
+
+
+@dataclass(frozen=True)
+class VariantSuggestion:
+    """A generic registration every model could do with a type-reduced one (AddConv2D(Register_CONV_2D_INT8()))."""
+
+    op: str  # the registered generic op, e.g. "CONV_2D"
+    method: str  # the resolver method both go through, e.g. "AddConv2D"
+    variant: str  # e.g. "CONV_2D_INT8"
+    function: str  # e.g. "tflite::Register_CONV_2D_INT8"
+    header: str  # the TFLM header that declares it
+    reason: str  # e.g. "every use is int8×int8→int8"
+    implemented_by: tuple[str, ...]  # kernel sets with their own code for it; elsewhere it is the generic kernel
+    saving: int | None = None  # when this firmware links the variant too: what dropping the generic one saves
+
+    @property
+    def call(self) -> str:
+        """The registration with the variant, e.g. AddConv2D(tflite::Register_CONV_2D_INT8())."""
+        return f"{self.method}({self.function}())"
+
+
 @dataclass
 class ModelCrosscheck:
     models: list[str]  # the model paths as given
@@ -118,6 +155,8 @@ class ModelCrosscheck:
     unused: list[UnusedOperator]  # largest saving first
     missing: list[MissingOperator]  # sorted by kind, then name
     sets: ModelSets | None = None  # set answers, when the operator graph was given
+    type_problems: list[TypeProblem] = field(default_factory=list)  # uses the firmware's kernels cannot run
+    variants: list[VariantSuggestion] = field(default_factory=list)  # generic registrations a variant could replace
 
     @property
     def unused_bytes(self) -> int:
@@ -127,7 +166,7 @@ class ModelCrosscheck:
 
     @property
     def passed(self) -> bool:
-        return not self.missing
+        return not self.missing and not self.type_problems
 
 
 def model_op(kind: str, name: str) -> ModelOp:
@@ -200,6 +239,8 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
     used.sort(key=lambda u: (u.op, u.registration))
     unused.sort(key=lambda u: (-u.exclusive_bytes, u.op, u.registration))
     result = ModelCrosscheck(list(model_paths), used, unused, missing)
+    result.type_problems = type_problems(list(users), model_paths)
+    result.variants = variant_suggestions(table, used, model_paths, operator_graph)
     if operator_graph is not None and operator_graph.graph.decoded:
         result.sets = model_sets(result, operator_graph, table.total_rom)
     return result
@@ -252,3 +293,67 @@ def model_firmware(operator_graph: OperatorGraph, rom: int, model_path: str) -> 
     registered = sorted(o.op for o in operator_graph.operators)
     serving, missing = serving_registrations(model_path, registered)
     return rom - keep_only(operator_graph, serving).saving, tuple(serving), tuple(missing)
+
+
+def _resolver_gen_call(function, *arguments):
+    """A resolver_gen API call with its error turned into this package's one-line error."""
+    from resolver_gen.errors import ResolverGenError
+
+    try:
+        return function(*arguments)
+    except ResolverGenError as error:
+        raise SizeToolError(str(error)) from None
+
+
+def type_problems(registered: list[str], model_paths: list[str]) -> list[TypeProblem]:
+    """Uses whose tensor types TFLM refuses (gen-resolver's rule), then uses that a registered type-reduced kernel
+    cannot run when the firmware does not also register the generic one for the op (TFLM finds only the variant)."""
+    from resolver_gen.tflm_types import KERNEL_VARIANTS
+    from resolver_gen.type_support import type_rejections, variant_misfits
+
+    rejections = list(_resolver_gen_call(type_rejections, model_paths))
+    names = set(registered)
+    for variant in KERNEL_VARIANTS:
+        if variant.name in names and _firmware_name(variant.kind, variant.op) not in names:
+            rejections += _resolver_gen_call(variant_misfits, model_paths, variant.name)
+    return [TypeProblem(r.model, r.op, r.subgraph, r.operators, r.types, r.reason, r.message()) for r in rejections]
+
+
+def variant_suggestions(table: OperatorTable, used: list[UsedOperator], model_paths: list[str],
+                        operator_graph: OperatorGraph | None) -> list[VariantSuggestion]:
+    """For each registered generic op the models use: the type-reduced registration every model allows, if one does.
+    When the firmware links that variant too, the saving is what dropping the generic registration saves."""
+    from resolver_gen.type_support import variant_choices
+
+    used_ops = {u.op for u in used}
+    registered = {o.op for o in table.operators}
+    choices = _resolver_gen_call(variant_choices, model_paths)
+    suggestions = []
+    for model_name, choice in sorted(choices.items()):
+        op = choice.variant and _firmware_name(choice.variant.kind, model_name)
+        if op is None or op not in used_ops:
+            continue
+        saving = None
+        if choice.variant.name in registered and operator_graph is not None and operator_graph.graph.decoded:
+            from sizetool.operators.operator_sets import set_cost
+
+            saving = set_cost(operator_graph, {op}).saving
+        variant = choice.variant
+        suggestions.append(VariantSuggestion(op, model_op(variant.kind, model_name).method, variant.name, variant.function, variant.header, choice.reason,
+                                             variant.implemented_by, saving))
+    return suggestions
+
+
+def _firmware_name(kind: str, name: str) -> str:
+    """The operator-table name of the generic registration of a model op: CONV_2D, or RFFT for SignalRfft."""
+    return model_op(kind, name).registration[len(REGISTER_PREFIX):]
+
+
+def variant_note(suggestion: VariantSuggestion) -> str:
+    """What replacing the generic registration does in this firmware, as a sentence."""
+    if suggestion.saving is not None:
+        return f"saves {suggestion.saving} bytes here (the variant is already linked)"
+    if suggestion.implemented_by == ("all",):
+        return "saves flash with every kernel set"
+    kernels = ", ".join(k for k in suggestion.implemented_by if k != "all")
+    return f"saves flash with {kernels} kernels; with reference kernels it is the generic kernel"

@@ -21,7 +21,7 @@ import io
 import os
 
 from sizetool import __version__
-from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets
+from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets, variant_note
 from sizetool.operators.what_if import WhatIf
 from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
 
@@ -137,6 +137,16 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
             for m in crosscheck.missing
         ],
         "used": [{"op": u.op, "registration": u.registration, "models": list(u.models)} for u in crosscheck.used],
+        "type_problems": [
+            {"model": t.model, "op": t.op, "subgraph": t.subgraph, "operators": list(t.operators), "types": t.types,
+             "reason": t.reason}
+            for t in crosscheck.type_problems
+        ],
+        "variants": [
+            {"op": v.op, "variant": v.variant, "function": v.function, "header": v.header, "reason": v.reason,
+             "implemented_by": list(v.implemented_by), "saving": v.saving}
+            for v in crosscheck.variants
+        ],
     }
     if crosscheck.sets is not None:
         data.update(sets_to_dict(crosscheck.sets))
@@ -223,6 +233,12 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
             writer.writerow(_row("unused", u.op, u.registration, u.exclusive_bytes))
         for m in crosscheck.missing:
             writer.writerow(_row("missing", m.op.name, m.op.registration, models=";".join(m.models)))
+        for t in crosscheck.type_problems:
+            writer.writerow(_row("type_problem", t.op, t.types, path=f"subgraph {t.subgraph}",
+                                 operators=";".join(str(i) for i in t.operators), models=t.model))
+        for v in crosscheck.variants:
+            writer.writerow(_row("variant", v.op, v.function, size="" if v.saving is None else v.saving,
+                                 path=v.header))
         sets = crosscheck.sets
         if sets is not None:
             writer.writerow(_row("unused_saving", str(len(sets.unused.ops)), exclusive=sets.unused.code_bytes,
@@ -309,6 +325,15 @@ def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
         lines.append("")
     else:
         lines += [f"Every op used by {models} is registered.", ""]
+    if crosscheck.type_problems:
+        lines += [f"**{len(crosscheck.type_problems)} operator group(s) have tensor types this firmware's kernels "
+                  "cannot run** (the model would fail on the device):", ""]
+        lines += [f"- {_md(t.message)}" for t in crosscheck.type_problems] + [""]
+    if crosscheck.variants:
+        lines += ["Type-reduced registrations every model allows:", "", "| op | register with | why | effect |",
+                  "|---|---|---|---|"]
+        lines += [f"| {_md(v.op)} | `{_md(v.call)}` | {_md(v.reason)} | {_md(variant_note(v))} |"
+                  for v in crosscheck.variants] + [""]
     if crosscheck.sets is not None:
         lines += [f"**{sentence}**" if index < 2 else sentence
                   for index, sentence in enumerate(_sets_sentences(crosscheck))] + [""]
@@ -531,6 +556,20 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
         console.print(missing)
     else:
         console.print("Every op the models use is registered.", style="green")
+    if crosscheck.type_problems:
+        console.print(f"Tensor types this firmware's kernels cannot run: {len(crosscheck.type_problems)} (the model "
+                      "would fail on the device)", style="bold red")
+        for t in crosscheck.type_problems:
+            console.print(f"  {t.message}", style="red", highlight=False)
+    if crosscheck.variants:
+        console.print()
+        console.print("Type-reduced registrations every model allows:")
+        variants = _table(("op", {"style": "cyan", "no_wrap": True}), ("register with", {"overflow": "fold"}),
+                          ("why", {"overflow": "fold"}), ("effect", {"overflow": "fold"}))
+        for v in crosscheck.variants:
+            variants.add_row(v.op, v.call, v.reason, variant_note(v))
+        console.print(variants)
+
 
 
 def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = "", color: bool = False,

@@ -5,6 +5,7 @@ fixtures/firmware/README.md); the models are the committed fixtures of fixtures/
 written out in that script.
 """
 
+import json
 import re
 
 import pytest
@@ -192,3 +193,68 @@ def test_model_firmware_for_a_budget(fixture_firmware):
     predicted, kept, missing = model_firmware(graph, table.total_rom, UNUSED_OPCODES)
     assert kept == ("FULLY_CONNECTED",) and missing == ()
     assert near(predicted, builds["keep-only/cortex-m4/unused_opcodes.elf"]["flash_bytes"])
+
+
+# Tensor types: the same rule as gen-resolver (resolver_gen.type_support), and type-reduced registrations.
+
+HYBRID = str(MODELS / "hybrid.tflite")  # CONV_2D float32, FULLY_CONNECTED float32×int8 (refused), SOFTMAX float32
+UINT8 = str(MODELS / "uint8_legacy.tflite")  # CONV_2D and SOFTMAX in uint8 (refused), QUANTIZE uint8→int8
+INT8_VISION = str(MODELS / "int8_vision.tflite")  # every op int8 (CONV_2D twice, pools, PAD, TRANSPOSE, ...)
+TYPED_OPS = ("AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "PAD", "RESHAPE",
+             "SOFTMAX", "TRANSPOSE", "QUANTIZE")
+
+
+def test_types_tflm_refuses_fail_the_check_with_gen_resolvers_words(capsys):
+    table = OperatorTable(operators=[cost(op, 10) for op in TYPED_OPS])
+    result = crosscheck_models(table, [INT8_VISION, HYBRID, UINT8])
+    assert result.missing == [] and not result.passed
+    assert [(t.model, t.op, t.subgraph, t.types) for t in result.type_problems] == [
+        (HYBRID, "FULLY_CONNECTED", 0, "float32×int8→float32"),
+        (UINT8, "CONV_2D", 0, "uint8×uint8→uint8"),
+        (UINT8, "SOFTMAX", 0, "uint8→uint8")]
+    # gen-resolver refuses the same models for the same ops, in the same words.
+    assert gen_resolver.main([HYBRID, UINT8]) == 1
+    refused = capsys.readouterr().err
+    for problem in result.type_problems:
+        assert problem.message in refused
+
+
+def test_models_whose_types_tflm_runs_pass():
+    table = OperatorTable(operators=[cost(op, 10) for op in TYPED_OPS])
+    assert crosscheck_models(table, [INT8_VISION]).passed
+
+
+def test_a_type_reduced_kernel_alone_cannot_run_other_types():
+    # CONV_2D_INT8 without the generic CONV_2D: the float conv of the hybrid model has no kernel on the device.
+    table = OperatorTable(operators=[cost(op, 10) for op in ("CONV_2D_INT8", "FULLY_CONNECTED", "SOFTMAX")])
+    problems = crosscheck_models(table, [HYBRID]).type_problems
+    assert ("CONV_2D", "float32×float32→float32") in [(t.op, t.types) for t in problems]
+    assert any("CONV_2D_INT8" in t.reason for t in problems)
+    # With the generic registration beside it, the float conv runs.
+    table.operators.append(cost("CONV_2D", 10))
+    assert "CONV_2D" not in [t.op for t in crosscheck_models(table, [HYBRID]).type_problems]
+
+
+def test_generic_registrations_every_model_allows_to_reduce():
+    table = OperatorTable(operators=[cost(op, 10) for op in TYPED_OPS])
+    suggestions = {v.op: v for v in crosscheck_models(table, [INT8_VISION]).variants}
+    assert suggestions["CONV_2D"].variant == "CONV_2D_INT8"
+    assert suggestions["CONV_2D"].call == "AddConv2D(tflite::Register_CONV_2D_INT8())"
+    assert suggestions["FULLY_CONNECTED"].variant == "FULLY_CONNECTED_INT8"
+    assert "RESHAPE" not in suggestions  # TFLM has no type-reduced RESHAPE
+    assert all(v.saving is None for v in suggestions.values())  # no graph, and no variant linked here
+    # A float model beside it: no single variant runs both, so nothing is suggested for the shared ops.
+    both = {v.op for v in crosscheck_models(table, [INT8_VISION, HYBRID]).variants}
+    assert "CONV_2D" not in both and "FULLY_CONNECTED" not in both
+
+
+def test_the_saving_of_a_variant_already_linked_matches_the_leave_one_out_build(fixture_firmware):
+    graph, table, builds = fixture_firmware
+    result = crosscheck_models(table, [INT8_VISION], operator_graph=graph)
+    conv = next(v for v in result.variants if v.op == "CONV_2D")
+    # The fixture firmware links CONV_2D_INT8 too (its <3> resolver): dropping the generic CONV_2D is what
+    # AddConv2D(Register_CONV_2D_INT8()) saves here, and the build without AddConv2D() measures it.
+    sizes = json.loads((OUT / "sizes.json").read_text())  # `size` of each fixture ELF, recorded at build time
+    flash = {name: s["text"] + s["data"] for name, s in sizes.items()}
+    real = flash["cortex-m4/firmware.elf"] - flash["variants/cortex-m4/without_CONV_2D.elf"]
+    assert conv.saving is not None and abs(conv.saving - real) <= max(64, 0.1 * real)

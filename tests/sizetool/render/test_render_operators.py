@@ -255,3 +255,34 @@ def test_the_terminal_merges_a_files_shared_groups_and_json_keeps_them():
     assert "kernels/kernel_util.cc 1200 with 3 others" in tree and "kernel_util.cc 700" not in tree
     data = json.loads(render_operators(split, "json", "fw.elf"))
     assert [f["bytes"] for f in data["operators"][0]["shared_files"]] == [700, 800, 500]
+
+
+def test_type_problems_and_variant_suggestions_in_every_format():
+    hybrid, int8 = (str(FIXTURES / "models" / f"{m}.tflite") for m in ("hybrid", "int8_vision"))
+    ops = ("AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "PAD", "RESHAPE",
+           "SOFTMAX", "TRANSPOSE")
+    firmware = OperatorTable(operators=[OperatorCost(op, f"tflite::Register_{op}()", 10, 0) for op in ops])
+    crosscheck = crosscheck_models(firmware, [hybrid])
+    problem = crosscheck.type_problems[0]
+    data = json.loads(render_operators(firmware, "json", "fw.elf", crosscheck=crosscheck))
+    assert data["type_problems"] == [{"model": hybrid, "op": "FULLY_CONNECTED", "subgraph": 0, "operators": [1],
+                                      "types": "float32×int8→float32", "reason": problem.reason}]
+    rows = list(csv.DictReader(io.StringIO(render_operators(firmware, "csv", "fw.elf", crosscheck=crosscheck))))
+    assert [(r["name"], r["registration"], r["operators"], r["models"]) for r in rows if r["kind"] == "type_problem"] \
+        == [("FULLY_CONNECTED", "float32×int8→float32", "1", hybrid)]
+    for fmt in ("tree", "markdown"):
+        assert "operator 1 (float32×int8→float32)" in render_operators(firmware, fmt, "fw.elf", crosscheck=crosscheck,
+                                                                       width=400)
+
+    crosscheck = crosscheck_models(firmware, [int8])
+    assert crosscheck.type_problems == []
+    data = json.loads(render_operators(firmware, "json", "fw.elf", crosscheck=crosscheck))
+    conv = next(v for v in data["variants"] if v["op"] == "CONV_2D")
+    assert (conv["variant"], conv["function"], conv["saving"]) == ("CONV_2D_INT8", "tflite::Register_CONV_2D_INT8",
+                                                                   None)
+    rows = list(csv.DictReader(io.StringIO(render_operators(firmware, "csv", "fw.elf", crosscheck=crosscheck))))
+    assert ("CONV_2D", "tflite::Register_CONV_2D_INT8") in [(r["name"], r["registration"]) for r in rows
+                                                            if r["kind"] == "variant"]
+    for fmt in ("tree", "markdown"):
+        assert "AddConv2D(tflite::Register_CONV_2D_INT8())" in render_operators(
+            firmware, fmt, "fw.elf", crosscheck=crosscheck, width=400)
