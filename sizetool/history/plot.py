@@ -1,7 +1,7 @@
 """`history plot`: ROM and RAM over the commits of each series, stacked by path or by operator, steps marked.
 
-collect_plot_data reads what the plot needs (summary columns, parts, and for the page each build's changes against
-its predecessor) into PlotData; render_plot_html writes one self-contained page (templates/history.html.j2: inline
+collect_plot_data reads what the plot needs (summary columns, and in one pass over the shown builds their `parts`
+JSON and, for the page, their changes against their predecessors) into PlotData; render_plot_html writes one self-contained page (templates/history.html.j2: inline
 SVG drawn by its own script, the data as JSON in the page, nothing loaded from the network); render_plot_image
 draws the primary series with matplotlib (the optional `plot` extra) as SVG or PNG for a PR comment or a wiki.
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sizetool import __version__
 from sizetool.errors import SizeToolError
-from sizetool.history.queries import Build, changes_for, parts
+from sizetool.history.queries import Build, build_parts, changes_for, stored_columns
 from sizetool.history.show_output import iso
 from sizetool.sizes import parse_size
 
@@ -93,15 +93,16 @@ def collect_plot_data(connection, builds: list[Build], previous: dict[int, Build
     for build in builds:
         grouped.setdefault(build.series, []).append(build)
     chosen = {key: (series[-last:] if last else series) for key, series in grouped.items()}
-    ids = [b.id for series in chosen.values() for b in series]
-    part_values = parts(connection, ids, ("rom", "ram", "op"), depth)
+    shown = [b for series in chosen.values() for b in series]
+    stored = stored_columns(connection, [b.id for b in shown], "parts", *(("base_id", "changes") if with_changes else ()))
+    part_values = {build_id: {kind: build_parts(values[0], kind, depth) for kind in ("rom", "ram", "op")}
+                   for build_id, values in stored.items()}
     data = PlotData(series=[], step=threshold, depth=depth)
     for key in sorted(chosen, key=lambda k: (k[0], k[1])):
         series = chosen[key]
         data.series.append(_series(series, previous, part_values, threshold))
     if with_changes:
-        shown = [b for series in chosen.values() for b in series]
-        data.changes = changes_for(connection, shown, previous)
+        data.changes = changes_for(connection, shown, previous, {i: values[1:] for i, values in stored.items()})
     return data
 
 

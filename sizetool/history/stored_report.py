@@ -4,7 +4,8 @@
   file become one "(smaller symbols)" leaf, so every file, directory and total still adds up exactly.
 - encode_report / decode_report: the saved-report JSON (report_model.report_to_dict / report_from_dict, so new
   report fields flow through), compact and zlib-compressed.
-- report_parts: ROM and RAM by path prefix (depth 1 and 2) and the operators' exclusive bytes: what the plot stacks.
+- report_parts: ROM and RAM by path prefix (depth 1 and 2) and the operators' exclusive bytes: what the plot stacks
+  (the `parts` JSON column).
 - changes_between: per-file (ROM, RAM) and per-operator deltas between two builds, largest first, capped: what hover
   text, movers and the plot's treemap diff show.
 """
@@ -17,7 +18,14 @@ from collections import defaultdict
 from dataclasses import replace
 
 from sizetool.errors import SizeToolError
-from sizetool.report.report_model import REPORT_SCHEMA, SizeEntry, SizeReport, report_from_dict, report_to_dict
+from sizetool.report.report_model import (
+    MEMORIES,
+    REPORT_SCHEMA,
+    SizeEntry,
+    SizeReport,
+    report_from_dict,
+    report_to_dict,
+)
 
 SMALLER_SYMBOLS = "(smaller symbols)"
 DEFAULT_MIN_SYMBOL = 64
@@ -68,21 +76,25 @@ def require_saved_report(data, path: str) -> None:
                             "'size-report ELF --save REPORT.json')")
 
 
-def report_parts(report: SizeReport) -> list[dict]:
-    """Rows of size_build_parts (without build_id): bytes per path prefix of depth 1 and 2 for ROM and RAM, and per
-    operator (exclusive bytes, plus the runtime and the bytes operators share) when the report has an operator table."""
-    sums: dict[tuple[str, str, int], int] = defaultdict(int)
+def parts_key(memory: str, depth: int) -> str:
+    """The key of one memory's path parts at one depth in a build's `parts` JSON: "rom_depth1", "ram_depth2", ..."""
+    return f"{memory}_depth{depth}"
+
+
+def report_parts(report: SizeReport) -> dict[str, dict[str, int]]:
+    """The `parts` JSON of a build: bytes per path prefix of depth 1 and 2 for ROM and RAM ("rom_depth1", ...), and
+    per operator ("ops": exclusive bytes, the runtime and the bytes operators share; empty without an operator table).
+
+    A path shorter than the depth counts as itself and a pathless entry under its symbol, so each memory's parts add
+    up to its total at every depth. Names are sorted, so the stored JSON is the same for the same report."""
+    sums: dict[str, dict[str, int]] = {parts_key(m, d): defaultdict(int) for m in MEMORIES for d in PART_DEPTHS}
     for entry in report.entries:
         for depth in PART_DEPTHS:
-            if len(entry.path) >= depth:
-                sums[(entry.memory, "/".join(entry.path[:depth]), depth)] += entry.size
-            elif depth == 1:
-                sums[(entry.memory, entry.symbol, 1)] += entry.size  # a pathless entry is its own top-level part
-    rows = [{"kind": kind, "name": name, "depth": depth, "bytes": size} for (kind, name, depth), size in sums.items()]
-    for name, size in operator_parts(report).items():
-        rows.append({"kind": "op", "name": name, "depth": 1, "bytes": size})
-    rows.sort(key=lambda row: (row["kind"], row["depth"], row["name"]))
-    return rows
+            name = "/".join(entry.path[:depth]) if entry.path else entry.symbol
+            sums[parts_key(entry.memory, depth)][name] += entry.size
+    parts = {key: dict(sorted(values.items())) for key, values in sums.items()}
+    parts["ops"] = dict(sorted(operator_parts(report).items()))
+    return parts
 
 
 def operator_parts(report: SizeReport) -> dict[str, int]:

@@ -97,7 +97,8 @@ def test_history_diff_prints_what_size_report_diff_prints_for_the_same_builds(tm
         for reference in ("c0000003", "c0000004"):
             path = tmp_path / f"{reference}.json"
             with sqlite3.connect(history) as connection:
-                blob, = connection.execute("SELECT report FROM size_builds WHERE commit_sha = ?", (reference,)).fetchone()
+                blob, = connection.execute("SELECT r.report FROM size_builds b JOIN size_build_reports r "
+                                           "ON r.build_id = b.id WHERE b.commit_sha = ?", (reference,)).fetchone()
             path.write_bytes(zlib.decompress(blob))
             saved.append(path)
         status, direct, _ = run(capsys, "diff", saved[0], saved[1], "--format", fmt)

@@ -33,14 +33,15 @@ def history(tmp_path_factory):
     return db
 
 
-def plot_data(db, step="1K"):
+def plot_data(db, step="1K", depth=1):
     with history_database(str(db)) as database, database.reading() as connection:
         builds = list_builds(connection)
-        return collect_plot_data(connection, builds, predecessors(builds), threshold=parse_step(step))
+        return collect_plot_data(connection, builds, predecessors(builds), threshold=parse_step(step), depth=depth)
 
 
-def test_stacks_add_up_to_each_builds_totals(history):
-    data = plot_data(history)
+@pytest.mark.parametrize("depth", [1, 2])
+def test_stacks_add_up_to_each_builds_totals(history, depth):
+    data = plot_data(history, depth=depth)
     main = data.primary
     assert main.branch == "main" and [b.commit for b in main.builds] == ["a0000001", "a0000002", "a0000003", "a0000004", "a0000005"]
     for kind, memory in (("rom", "rom"), ("ram", "ram"), ("op", "rom")):
@@ -258,3 +259,4 @@ def test_browser_hover_names_the_build_and_a_click_selects_it(chromium, page_fil
     assert dom.by_id("build-title")["attrs"]["data-commit"] == build.commit
     selected = [e for e in _chart_elements(dom, "rom") if has_class("selected")(e)]
     assert [int(e["attrs"]["data-index"]) for e in selected] == [index]
+
