@@ -6,7 +6,7 @@ when it was recorded; when that is no longer its predecessor (a build recorded l
 pruned), the changes are computed again from the two stored reports.
 
 Queries read what their command shows: `history show` the newest N builds (an index on the time) and one row per
-series for their predecessors; the plot the summary columns, `parts` and `changes` of its builds; a report (the
+series for their predecessors; the plot the summary columns, parts and changes of its builds; a report (the
 large value, in its own table) only where a whole report is needed (diff, baselines, change repairs).
 """
 
@@ -66,27 +66,23 @@ class Build:
         return self.short + (f"[{self.label_text()}]" if self.labels else "")
 
 
-SUMMARY_COLUMNS = [c for c in builds_table.c if c.name not in ("parts", "changes")]
+# The summary columns in the order of Build's fields, so a row becomes a Build positionally (10,000 rows for a plot).
+SUMMARY_NAMES = ("id", "commit_sha", "branch", "labels", "built_at", "recorded_at", "source", "arch", "tool",
+                 "build_url", "rom_total", "ram_total", "min_symbol", "base_id")
+SUMMARY_COLUMNS = [builds_table.c[name] for name in SUMMARY_NAMES]
 
 
 def build_from_row(row, labels_cache: dict[str, dict[str, str]] | None = None) -> Build:
     """A Build from a row of SUMMARY_COLUMNS (or a mapping of the same names). Builds of one series share one label
     text, so a query reading many rows passes a cache and parses each label set once."""
-    values = row._mapping if hasattr(row, "_mapping") else row
-    text = values["labels"]
-    if labels_cache is None:
+    values = tuple(row[name] for name in SUMMARY_NAMES) if isinstance(row, dict) else tuple(row)
+    text = values[3]
+    labels = labels_cache.get(text) if labels_cache is not None else None
+    if labels is None:
         labels = json.loads(text)
-    else:
-        labels = labels_cache.get(text)
-        if labels is None:
-            labels = labels_cache[text] = json.loads(text)
-    return Build(
-        id=values["id"], commit=values["commit_sha"], branch=values["branch"], labels_key=text,
-        built_at=values["built_at"], recorded_at=values["recorded_at"], source=values["source"],
-        arch=values["arch"], tool=values["tool"], build_url=values["build_url"], rom_total=values["rom_total"],
-        ram_total=values["ram_total"], min_symbol=values["min_symbol"], base_id=values["base_id"],
-        labels=dict(labels),
-    )
+        if labels_cache is not None:
+            labels_cache[text] = labels
+    return Build(*values, labels=dict(labels))
 
 
 def order_key(build: Build) -> tuple:
@@ -219,7 +215,7 @@ def changes_for(connection, builds: list[Build], previous: dict[int, Build | Non
             continue
         base_id, blob = stored.get(build.id, (None, None))[:2]
         if base_id == before.id and blob is not None:
-            out[build.id] = decode_json(blob, build.title())
+            out[build.id] = decode_json(blob, build.title)
         else:
             out[build.id] = changes_between(build_report(connection, before), build_report(connection, build))
     return out
@@ -230,15 +226,6 @@ def movers(changes: dict | None, kind: str = "rom", count: int = MOVERS) -> list
     if not changes:
         return []
     return [(name, new - old) for name, old, new in changes.get(kind, [])[:count]]
-
-
-def build_parts(stored_parts: dict | None, kind: str, depth: int) -> dict[str, int]:
-    """One kind of a build's stored `parts` ("rom" or "ram" at a path depth, or "op"), as {name: bytes}."""
-    from sizetool.history.stored_report import parts_key
-
-    if not stored_parts:
-        return {}
-    return stored_parts.get("ops" if kind == "op" else parts_key(kind, depth)) or {}
 
 
 # --- references: how a command names a build -------------------------------------------------------------------------

@@ -50,8 +50,8 @@ def record_report(database: HistoryDatabase, report: SizeReport, info: BuildInfo
         "ram_total": report.ram_total,
         "min_symbol": min_symbol,
         "base_id": None,
-        "parts": report_parts(trimmed),
         "changes": None,
+        **report_parts(trimmed),
     }
     with database.writing() as connection:
         old_id = connection.execute(select(builds_table.c.id).where(

@@ -5,9 +5,10 @@ tables here must always equal what the newest revision creates (tests/sizetool/h
 
 - size_history_meta: key/value rows; `application` marks the database as ours.
 - size_builds: one row per recorded build, unique per (commit, label set): the summary columns that the table, plot
-  and baseline queries filter and order by; `parts`, the build's ROM and RAM by path prefix (depth 1 and 2) and its
-  operators' exclusive bytes as one JSON object (what the plot stacks: one value per build, not ~25 rows); and the
-  changes against the build's predecessor in its series (branch + labels), computed when it was recorded.
+  and baseline queries filter and order by; what the plot stacks as JSON objects, one value per build instead of
+  ~25 rows (`parts`: ROM and RAM by top-level path and ROM by operator; `parts_depth2`: by two path levels, read only
+  for `--depth 2`); and the changes against the build's predecessor in its series (branch + labels), computed when
+  it was recorded.
 - size_build_reports: the trimmed saved-report JSON (zlib) of each build, kept out of size_builds so that listing,
   plotting and ordering builds never reads the large reports (only diff, baselines and change repairs do).
 """
@@ -63,8 +64,8 @@ builds_table = Table(
     Column("ram_total", BigInteger, nullable=False),
     Column("min_symbol", Integer, nullable=False),  # symbols below this many bytes are folded per file
     Column("base_id", Integer, nullable=True),  # the build `changes` was computed against
-    # {"rom_depth1": {path prefix: bytes}, "rom_depth2": ..., "ram_depth1": ..., "ram_depth2": ..., "ops": {op: bytes}}
-    Column("parts", JSON, nullable=False),
+    Column("parts", JSON, nullable=False),  # {"rom": {top-level path: bytes}, "ram": {...}, "ops": {operator: bytes}}
+    Column("parts_depth2", JSON, nullable=False),  # {"rom": {"dir/sub": bytes}, "ram": {...}}
     Column("changes", LargeBinary, nullable=True),  # zlib-compressed JSON: per-file and per-operator deltas
     UniqueConstraint("commit_sha", "labels", name="uq_size_builds_commit_labels"),
     Index("ix_size_builds_series", "branch", "labels", "built_at"),

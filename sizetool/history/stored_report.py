@@ -5,7 +5,7 @@
 - encode_report / decode_report: the saved-report JSON (report_model.report_to_dict / report_from_dict, so new
   report fields flow through), compact and zlib-compressed.
 - report_parts: ROM and RAM by path prefix (depth 1 and 2) and the operators' exclusive bytes: what the plot stacks
-  (the `parts` JSON column).
+  (the `parts` and `parts_depth2` JSON columns).
 - changes_between: per-file (ROM, RAM) and per-operator deltas between two builds, largest first, capped: what hover
   text, movers and the plot's treemap diff show.
 """
@@ -16,6 +16,7 @@ import json
 import zlib
 from collections import defaultdict
 from dataclasses import replace
+from typing import Callable
 
 from sizetool.errors import SizeToolError
 from sizetool.report.report_model import (
@@ -61,11 +62,14 @@ def encode_json(data) -> bytes:
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), COMPRESSION_LEVEL)
 
 
-def decode_json(blob: bytes, source: str):
+def decode_json(blob: bytes, source: str | Callable[[], str]):
+    """The JSON of a compressed blob; `source` names it in the error (a callable is only called then: a plot decodes
+    10,000 blobs and names none of them)."""
     try:
-        return json.loads(zlib.decompress(blob).decode("utf-8"))
+        return json.loads(zlib.decompress(blob))
     except (zlib.error, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SizeToolError(f"{source}: damaged stored report ({type(error).__name__})") from None
+        name = source() if callable(source) else source
+        raise SizeToolError(f"{name}: damaged stored report ({type(error).__name__})") from None
 
 
 def require_saved_report(data, path: str) -> None:
@@ -76,25 +80,28 @@ def require_saved_report(data, path: str) -> None:
                             "'size-report ELF --save REPORT.json')")
 
 
-def parts_key(memory: str, depth: int) -> str:
-    """The key of one memory's path parts at one depth in a build's `parts` JSON: "rom_depth1", "ram_depth2", ..."""
-    return f"{memory}_depth{depth}"
+def parts_column(depth: int) -> str:
+    """The size_builds column holding the path parts of one depth: "parts" (top level, with the operators) or
+    "parts_depth2"."""
+    return "parts" if depth == 1 else f"parts_depth{depth}"
 
 
-def report_parts(report: SizeReport) -> dict[str, dict[str, int]]:
-    """The `parts` JSON of a build: bytes per path prefix of depth 1 and 2 for ROM and RAM ("rom_depth1", ...), and
-    per operator ("ops": exclusive bytes, the runtime and the bytes operators share; empty without an operator table).
+def report_parts(report: SizeReport) -> dict[str, dict]:
+    """The parts columns of a build: {"parts": {"rom": {top-level path: bytes}, "ram": {...}, "ops": {operator:
+    bytes}}, "parts_depth2": {"rom": {"dir/sub": bytes}, "ram": {...}}}. Operators are their exclusive bytes, the
+    runtime and the bytes operators share (empty without an operator table).
 
     A path shorter than the depth counts as itself and a pathless entry under its symbol, so each memory's parts add
     up to its total at every depth. Names are sorted, so the stored JSON is the same for the same report."""
-    sums: dict[str, dict[str, int]] = {parts_key(m, d): defaultdict(int) for m in MEMORIES for d in PART_DEPTHS}
+    sums = {(depth, memory): defaultdict(int) for depth in PART_DEPTHS for memory in MEMORIES}
     for entry in report.entries:
         for depth in PART_DEPTHS:
             name = "/".join(entry.path[:depth]) if entry.path else entry.symbol
-            sums[parts_key(entry.memory, depth)][name] += entry.size
-    parts = {key: dict(sorted(values.items())) for key, values in sums.items()}
-    parts["ops"] = dict(sorted(operator_parts(report).items()))
-    return parts
+            sums[(depth, entry.memory)][name] += entry.size
+    columns = {parts_column(depth): {memory: dict(sorted(sums[(depth, memory)].items())) for memory in MEMORIES}
+               for depth in PART_DEPTHS}
+    columns[parts_column(1)]["ops"] = dict(sorted(operator_parts(report).items()))
+    return columns
 
 
 def operator_parts(report: SizeReport) -> dict[str, int]:

@@ -37,6 +37,7 @@ def upgrade() -> None:
         sa.Column("min_symbol", sa.Integer, nullable=False),
         sa.Column("base_id", sa.Integer, nullable=True),
         sa.Column("parts", sa.JSON, nullable=False),
+        sa.Column("parts_depth2", sa.JSON, nullable=False),
         sa.Column("changes", sa.LargeBinary, nullable=True),
         sa.UniqueConstraint("commit_sha", "labels", name="uq_size_builds_commit_labels"),
         sqlite_autoincrement=True,
