@@ -4,8 +4,10 @@ Each build starts from one of the fixture reports (Cortex-M4 with its operator t
 file's symbols grow or shrink a little (a random walk per file, so flash creeps), and now and then a file gains or
 loses a symbol (a step). Builds go to a few series (main and feature branches, two boards). Each record opens the
 database and records one build, as `size-report history record` does; the first `--cli` builds are also recorded
-through the real command in fresh processes (Python start-up included). Then it times `history show --limit 0 --format
-json` and `history plot -o .html` over the whole history, and prints the database size per build.
+through the real command in fresh processes (Python start-up included). Then it times `history show` (newest 20,
+and `--limit 0 --format json`) and `history plot -o .html/.svg` over the whole history, and prints the database size
+per build. Every figure is wall time and CPU time (user + sys, of the child process for commands): the build machine
+is shared, so wall time alone says as much about the neighbours as about the tool; the load average is printed too.
 
     python benchmarks/bench_history.py [--builds 10000] [--db sizes.db | --db postgresql://...] [--cli 20]
 """
@@ -16,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -89,8 +92,101 @@ class Synthesiser:
                        operators=operators)
 
 
+def run_timed(command: list[str], **options) -> tuple[subprocess.CompletedProcess, float, float]:
+    """(result, wall seconds, CPU seconds of the child: user + sys)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(command, **options)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return result, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def file_size(db: str) -> int | None:
     return os.path.getsize(db) if "://" not in db else None
+
+
+def record_history(args, db: str, scratch: str, env: dict) -> None:
+    """Fill the database: the first --cli builds through the command in fresh processes, the rest in process."""
+    rng = random.Random(args.seed)
+    bases = base_reports()
+    synthesisers = {index: Synthesiser(bases[0 if index != 1 else 1], rng) for index in range(len(SERIES))}
+    start_time = datetime(2023, 1, 1)
+    cli_times, cli_cpu = [], []
+    for index in range(args.cli):
+        series = index % len(SERIES)
+        branch, labels = SERIES[series]
+        saved = os.path.join(scratch, "build.json")
+        Path(saved).write_text(json.dumps(report_to_dict(synthesisers[series].next())))
+        command = [sys.executable, "-m", "sizetool.cli", "history", "record", saved, "--db", db, "--commit",
+                   f"{index:040x}", "--branch", branch, "--time", (start_time + timedelta(hours=index)).isoformat()]
+        command += [f"--label={k}={v}" for k, v in labels.items()]
+        _, wall, cpu = run_timed(command, check=True, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
+        cli_times.append(wall)
+        cli_cpu.append(cpu)
+    api_times, api_cpu = [], []
+    for index in range(args.cli, args.builds):
+        series = index % len(SERIES) if index % 10 else 0  # main/k64 gets the most builds
+        branch, labels = SERIES[series]
+        report = synthesisers[series].next()
+        info = BuildInfo(commit=f"{index:040x}", branch=branch, built_at=start_time + timedelta(hours=index),
+                         labels=labels)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        with history_database(db, create=True) as database:
+            record_report(database, report, info, 64)
+        api_times.append(time.perf_counter() - started)
+        api_cpu.append(time.process_time() - cpu_started)
+        if index % 1000 == 0:
+            print(f"  {index} builds, last record {api_times[-1] * 1000:.0f} ms", flush=True)
+    api_times.sort()
+    print(f"after recording: {load()}")
+    if cli_times:
+        print(f"record via CLI (fresh process each): wall mean {mean(cli_times):.2f} s, "
+              f"median {median(cli_times):.2f} s, max {max(cli_times):.2f} s; "
+              f"CPU mean {mean(cli_cpu):.2f} s, median {median(cli_cpu):.2f} s over {len(cli_times)} builds")
+    print(f"record (open + record, in process): wall mean {mean(api_times) * 1000:.0f} ms, "
+          f"median {median(api_times) * 1000:.0f} ms, p99 {api_times[int(len(api_times) * .99)] * 1000:.0f} ms, "
+          f"max {api_times[-1] * 1000:.0f} ms; CPU mean {mean(api_cpu) * 1000:.0f} ms over {len(api_times)} builds")
+
+
+def time_commands(args, db: str, scratch: str, env: dict) -> None:
+    """Each reading command over the whole history, --repeat times: the best wall time and the best CPU time."""
+    commands = (("show (table, newest 20)", ["show"]),
+                ("show --limit 0 --format json", ["show", "--limit", "0", "--format", "json"]),
+                ("plot -o flash.html", ["plot", "-o", os.path.join(scratch, "flash.html")]),
+                ("plot -o flash.svg (main/k64 only)",
+                 ["plot", "--branch", "main", "--label", "board=k64", "-o", os.path.join(scratch, "flash.svg")]))
+    for label, extra in commands:
+        walls, cpus, note = [], [], ""
+        for _ in range(args.repeat):
+            result, wall, cpu = run_timed([sys.executable, "-m", "sizetool.cli", "history", *extra, "--db", db],
+                                          cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                          text=True)
+            if result.returncode != 0:
+                note = f" (failed: {result.stderr.strip()[-200:]})"
+                break
+            walls.append(wall)
+            cpus.append(cpu)
+        if walls:
+            print(f"history {label}: {min(walls):.2f} s wall, {min(cpus):.2f} s CPU (best of {len(walls)}) "
+                  f"({load()}){note}")
+        else:
+            print(f"history {label}:{note}")
+    page = os.path.join(scratch, "flash.html")
+    if os.path.exists(page):
+        print(f"flash.html: {os.path.getsize(page) / 1e6:.1f} MB")
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
 
 
 def main() -> None:
@@ -99,62 +195,19 @@ def main() -> None:
     parser.add_argument("--db", help="database to fill (default: a temporary SQLite file)")
     parser.add_argument("--cli", type=int, default=20, help="builds recorded through the CLI in fresh processes")
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each reading command (the best is printed)")
+    parser.add_argument("--commands-only", action="store_true",
+                        help="time the reading commands on an existing --db (filled by an earlier run) only")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    if args.commands_only and not args.db:
+        parser.error("--commands-only needs --db")
     with tempfile.TemporaryDirectory() as scratch:
         db = args.db or os.path.join(scratch, "sizes.db")
-        bases = base_reports()
-        synthesisers = {index: Synthesiser(bases[0 if index != 1 else 1], rng) for index in range(len(SERIES))}
-        start_time = datetime(2023, 1, 1)
         env = dict(os.environ, SIZETOOL_CACHE_DIR=os.path.join(scratch, "cache"))
-        cli_times = []
-        for index in range(args.cli):
-            series = index % len(SERIES)
-            branch, labels = SERIES[series]
-            saved = os.path.join(scratch, "build.json")
-            Path(saved).write_text(json.dumps(report_to_dict(synthesisers[series].next())))
-            command = [sys.executable, "-m", "sizetool.cli", "history", "record", saved, "--db", db, "--commit",
-                       f"{index:040x}", "--branch", branch, "--time",
-                       (start_time + timedelta(hours=index)).isoformat()]
-            command += [f"--label={k}={v}" for k, v in labels.items()]
-            started = time.perf_counter()
-            subprocess.run(command, check=True, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
-            cli_times.append(time.perf_counter() - started)
-        api_times = []
-        for index in range(args.cli, args.builds):
-            series = index % len(SERIES) if index % 10 else 0  # main/k64 gets the most builds
-            branch, labels = SERIES[series]
-            report = synthesisers[series].next()
-            info = BuildInfo(commit=f"{index:040x}", branch=branch, built_at=start_time + timedelta(hours=index),
-                             labels=labels)
-            started = time.perf_counter()
-            with history_database(db, create=True) as database:
-                record_report(database, report, info, 64)
-            api_times.append(time.perf_counter() - started)
-            if index % 1000 == 0:
-                print(f"  {index} builds, last record {api_times[-1] * 1000:.0f} ms", flush=True)
-        api_times.sort()
-        if cli_times:
-            print(f"record via CLI (fresh process each): mean {sum(cli_times) / len(cli_times):.2f} s, "
-                  f"max {max(cli_times):.2f} s over {len(cli_times)} builds")
-        print(f"record (open + record, in process): mean {sum(api_times) / len(api_times) * 1000:.0f} ms, "
-              f"median {api_times[len(api_times) // 2] * 1000:.0f} ms, p99 {api_times[int(len(api_times) * .99)] * 1000:.0f} ms, "
-              f"max {api_times[-1] * 1000:.0f} ms over {len(api_times)} builds")
-        for label, extra in (("show --limit 0 --format json", ["show", "--limit", "0", "--format", "json"]),
-                             ("show (table, newest 20)", ["show"]),
-                             ("plot -o flash.html", ["plot", "-o", os.path.join(scratch, "flash.html")]),
-                             ("plot -o flash.svg (main/k64 only)",
-                              ["plot", "--branch", "main", "--label", "board=k64", "-o",
-                               os.path.join(scratch, "flash.svg")])):
-            started = time.perf_counter()
-            result = subprocess.run([sys.executable, "-m", "sizetool.cli", "history", *extra, "--db", db], cwd=REPO,
-                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            elapsed = time.perf_counter() - started
-            note = "" if result.returncode == 0 else f" (failed: {result.stderr.strip()[-200:]})"
-            print(f"history {label}: {elapsed:.2f} s over {args.builds} builds{note}")
-        page = os.path.join(scratch, "flash.html")
-        if os.path.exists(page):
-            print(f"flash.html: {os.path.getsize(page) / 1e6:.1f} MB")
+        print(f"start: {load()}", flush=True)
+        if not args.commands_only:
+            record_history(args, db, scratch, env)
+        time_commands(args, db, scratch, env)
         size = file_size(db)
         if size is not None:
             print(f"database: {size / 1e6:.1f} MB, {size / args.builds / 1024:.1f} KiB per build")

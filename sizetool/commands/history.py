@@ -133,7 +133,8 @@ def show(
     output_format: str = typer.Option("table", "--format", "-f", help="table, json, csv or markdown."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to this file (atomically)."),
 ) -> int:
-    from sizetool.history.queries import changes_for
+    from sizetool.history.build_info import parse_labels
+    from sizetool.history.queries import changes_for, list_builds, newest_builds, predecessors
     from sizetool.history.show_output import (
         ShowRow,
         render_show_csv,
@@ -145,11 +146,14 @@ def show(
 
     if output_format not in SHOW_FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(SHOW_FORMATS)})")
-    with history_database(db) as database:
-        builds, previous = _select(database, branches, labels)
-        shown = list(reversed(builds))[: limit or None]
-        with database.reading() as connection:
-            changes = changes_for(connection, shown, previous)
+    wanted = parse_labels(labels)
+    with history_database(db) as database, database.reading() as connection:
+        if limit:  # only the rows shown (and their predecessors), however long the history
+            shown, previous = newest_builds(connection, limit, branches, wanted)
+        else:
+            builds = list_builds(connection, branches, wanted)
+            shown, previous = builds[::-1], predecessors(builds)
+        changes = changes_for(connection, shown, previous)
         name = database.name
     rows = [ShowRow(b, previous[b.id], changes[b.id]) for b in shown]
     if output_format == "json":

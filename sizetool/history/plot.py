@@ -1,7 +1,7 @@
 """`history plot`: ROM and RAM over the commits of each series, stacked by path or by operator, steps marked.
 
-collect_plot_data reads what the plot needs (summary columns, parts, and for the page each build's changes against
-its predecessor) into PlotData; render_plot_html writes one self-contained page (templates/history.html.j2: inline
+collect_plot_data reads what the plot needs (summary columns, and in one pass over the shown builds their parts
+JSON of the chosen depth and, for the page, their changes against their predecessors) into PlotData; render_plot_html writes one self-contained page (templates/history.html.j2: inline
 SVG drawn by its own script, the data as JSON in the page, nothing loaded from the network); render_plot_image
 draws the primary series with matplotlib (the optional `plot` extra) as SVG or PNG for a PR comment or a wiki.
 
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from sizetool import __version__
 from sizetool.errors import SizeToolError
-from sizetool.history.queries import Build, changes_for, parts
+from sizetool.history.queries import Build, changes_for, stored_columns
+from sizetool.history.stored_report import parts_column
 from sizetool.history.show_output import iso
 from sizetool.sizes import parse_size
 
@@ -93,15 +94,22 @@ def collect_plot_data(connection, builds: list[Build], previous: dict[int, Build
     for build in builds:
         grouped.setdefault(build.series, []).append(build)
     chosen = {key: (series[-last:] if last else series) for key, series in grouped.items()}
-    ids = [b.id for series in chosen.values() for b in series]
-    part_values = parts(connection, ids, ("rom", "ram", "op"), depth)
+    shown = [b for series in chosen.values() for b in series]
+    path_column = parts_column(depth)
+    columns = ["parts"] + ([path_column] if path_column != "parts" else []) + \
+        (["base_id", "changes"] if with_changes else [])
+    stored = stored_columns(connection, [b.id for b in shown], *columns)
+    at = {name: index for index, name in enumerate(columns)}
+    part_values = {}
+    for build_id, values in stored.items():
+        top, paths = values[0] or {}, values[at[path_column]] or {}
+        part_values[build_id] = {"rom": paths.get("rom") or {}, "ram": paths.get("ram") or {}, "op": top.get("ops") or {}}
     data = PlotData(series=[], step=threshold, depth=depth)
     for key in sorted(chosen, key=lambda k: (k[0], k[1])):
-        series = chosen[key]
-        data.series.append(_series(series, previous, part_values, threshold))
+        data.series.append(_series(chosen[key], previous, part_values, threshold))
     if with_changes:
-        shown = [b for series in chosen.values() for b in series]
-        data.changes = changes_for(connection, shown, previous)
+        data.changes = changes_for(connection, shown, previous,
+                                   {build_id: values[at["base_id"]:] for build_id, values in stored.items()})
     return data
 
 
@@ -117,29 +125,40 @@ def _series(builds: list[Build], previous: dict[int, Build | None], part_values,
             deltas[memory].append(build.total(memory) - before.total(memory))
             if step.is_step(before.total(memory), build.total(memory)):
                 steps[memory].append(index)
-    stacks = {kind: _stack([part_values[b.id][kind] for b in builds],
-                           [b.rom_total if kind != "ram" else b.ram_total for b in builds])
-              for kind in ("rom", "ram", "op")}
+    stacks = {kind: _stack([part_values[b.id][kind] for b in builds]) for kind in ("rom", "ram", "op")}
     return SeriesData(branch=builds[0].branch, labels=builds[0].labels, builds=builds, deltas=deltas, stacks=stacks,
                       steps=steps)
 
 
-def _stack(values: list[dict[str, int]], totals: list[int]) -> dict:
+def _stack(values: list[dict[str, int]]) -> dict:
     """The MAX_LAYERS largest parts (by their peak) as layers, the rest as "(other)"; layers sum to each total.
 
-    Operator stacks are empty for builds recorded without an operator table (their layers are 0 there)."""
+    Operator stacks are empty for builds recorded without an operator table (their layers are 0 there). One pass
+    over each build's parts for the peaks and one to fill the layers (10,000 builds of ~20 parts each)."""
     peaks: dict[str, int] = {}
     for parts_of_build in values:
         for name, size in parts_of_build.items():
-            peaks[name] = max(peaks.get(name, 0), size)
+            if size > peaks.get(name, -1):
+                peaks[name] = size
     if not peaks:
         return {"names": [], "values": []}
     names = sorted(peaks, key=lambda n: (-peaks[n], n))
     layers = names[:MAX_LAYERS] if len(names) > MAX_LAYERS + 1 else names
-    rows = [[parts_of_build.get(name, 0) for parts_of_build in values] for name in layers]
-    if len(layers) < len(names):
-        kept = set(layers)
-        rows.append([sum(v for n, v in parts_of_build.items() if n not in kept) for parts_of_build in values])
+    row_of = {name: row for row, name in enumerate(layers)}
+    rows = [[0] * len(values) for _ in layers]
+    other = [0] * len(values) if len(layers) < len(names) else None
+    for column, parts_of_build in enumerate(values):
+        rest = 0
+        for name, size in parts_of_build.items():
+            row = row_of.get(name)
+            if row is None:
+                rest += size
+            else:
+                rows[row][column] = size
+        if other is not None:
+            other[column] = rest
+    if other is not None:
+        rows.append(other)
         layers = layers + [OTHER]
     return {"names": layers, "values": rows}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from sizetool.history.queries import builds_to_prune, list_builds
-from sizetool.history.schema import builds_table, parts_table
+from sizetool.history.schema import builds_table
 from sizetool.history.storage import HistoryDatabase
 
 CHUNK = 500
@@ -17,9 +17,9 @@ def prune_history(database: HistoryDatabase, keep: int | None, older_than_days: 
                   branches: list[str] | None = None, dry_run: bool = False,
                   now: datetime | None = None) -> tuple[int, int]:
     """(builds dropped, builds remaining)."""
-    from sqlalchemy import delete, func, select
+    from sqlalchemy import func, select
 
-    from sizetool.history.record import repair_orphans
+    from sizetool.history.record import delete_builds, repair_orphans
 
     cutoff = None
     if older_than_days is not None:
@@ -33,9 +33,7 @@ def prune_history(database: HistoryDatabase, keep: int | None, older_than_days: 
             return len(doomed), total - len(doomed)
         ids = [b.id for b in doomed]
         for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
-            connection.execute(delete(parts_table).where(parts_table.c.build_id.in_(chunk)))
-            connection.execute(delete(builds_table).where(builds_table.c.id.in_(chunk)))
+            delete_builds(connection, ids[start:start + CHUNK])
         repair_orphans(connection)
     if database.dialect == "sqlite":
         raw = database.engine.raw_connection()  # VACUUM cannot run inside a transaction; raw pysqlite autocommits

@@ -4,6 +4,10 @@ A series is one branch with one label set; builds in a series are ordered by tim
 predecessor is the one before it in its series. A build's stored changes were computed against its predecessor
 when it was recorded; when that is no longer its predecessor (a build recorded later with an earlier time, or
 pruned), the changes are computed again from the two stored reports.
+
+Queries read what their command shows: `history show` the newest N builds (an index on the time) and one row per
+series for their predecessors; the plot the summary columns, parts and changes of its builds; a report (the
+large value, in its own table) only where a whole report is needed (diff, baselines, change repairs).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from datetime import datetime
 from typing import Iterable
 
 from sizetool.errors import SizeToolError
-from sizetool.history.schema import builds_table, parts_table
+from sizetool.history.schema import builds_table, reports_table
 from sizetool.history.stored_report import changes_between, decode_json, decode_report
 from sizetool.report.report_model import SizeReport
 
@@ -62,18 +66,23 @@ class Build:
         return self.short + (f"[{self.label_text()}]" if self.labels else "")
 
 
-SUMMARY_COLUMNS = [c for c in builds_table.c if c.name not in ("report", "changes")]
+# The summary columns in the order of Build's fields, so a row becomes a Build positionally (10,000 rows for a plot).
+SUMMARY_NAMES = ("id", "commit_sha", "branch", "labels", "built_at", "recorded_at", "source", "arch", "tool",
+                 "build_url", "rom_total", "ram_total", "min_symbol", "base_id")
+SUMMARY_COLUMNS = [builds_table.c[name] for name in SUMMARY_NAMES]
 
 
-def build_from_row(row) -> Build:
-    values = row._mapping
-    return Build(
-        id=values["id"], commit=values["commit_sha"], branch=values["branch"], labels_key=values["labels"],
-        built_at=values["built_at"], recorded_at=values["recorded_at"], source=values["source"],
-        arch=values["arch"], tool=values["tool"], build_url=values["build_url"], rom_total=values["rom_total"],
-        ram_total=values["ram_total"], min_symbol=values["min_symbol"], base_id=values["base_id"],
-        labels=json.loads(values["labels"]),
-    )
+def build_from_row(row, labels_cache: dict[str, dict[str, str]] | None = None) -> Build:
+    """A Build from a row of SUMMARY_COLUMNS (or a mapping of the same names). Builds of one series share one label
+    text, so a query reading many rows passes a cache and parses each label set once."""
+    values = tuple(row[name] for name in SUMMARY_NAMES) if isinstance(row, dict) else tuple(row)
+    text = values[3]
+    labels = labels_cache.get(text) if labels_cache is not None else None
+    if labels is None:
+        labels = json.loads(text)
+        if labels_cache is not None:
+            labels_cache[text] = labels
+    return Build(*values, labels=dict(labels))
 
 
 def order_key(build: Build) -> tuple:
@@ -88,10 +97,47 @@ def list_builds(connection, branches: Iterable[str] | None = None, labels: dict[
     branches = list(branches or [])
     if branches:
         query = query.where(builds_table.c.branch.in_(branches))
-    builds = [build_from_row(row) for row in connection.execute(query).all()]
+    cache: dict[str, dict[str, str]] = {}
+    builds = [build_from_row(row, cache) for row in connection.execute(query).all()]
     if labels:
-        builds = [b for b in builds if all(b.labels.get(key) == value for key, value in labels.items())]
+        builds = [b for b in builds if carries(b.labels, labels)]
     return builds
+
+
+def carries(build_labels: dict[str, str], wanted: dict[str, str]) -> bool:
+    """A build matches a --label filter when it carries every given label (it may carry more)."""
+    return all(build_labels.get(key) == value for key, value in wanted.items())
+
+
+def newest_builds(connection, limit: int, branches: Iterable[str] | None = None,
+                  labels: dict[str, str] | None = None) -> tuple[list[Build], dict[int, Build | None]]:
+    """The newest `limit` builds (of these branches, carrying these labels), newest first, and each one's
+    predecessor in its series. Reads those rows and, per series, the row before its oldest shown build; the label
+    filter picks among the distinct label sets (few) instead of reading every build."""
+    from sqlalchemy import select
+
+    c = builds_table.c
+    branches = list(branches or [])
+    query = select(*SUMMARY_COLUMNS).order_by(c.built_at.desc(), c.id.desc()).limit(limit)
+    if branches:
+        query = query.where(c.branch.in_(branches))
+    if labels:
+        label_sets = select(c.labels).distinct()
+        if branches:
+            label_sets = label_sets.where(c.branch.in_(branches))
+        keys = [text for text in connection.execute(label_sets).scalars() if carries(json.loads(text), labels)]
+        if not keys:
+            return [], {}
+        query = query.where(c.labels.in_(keys))
+    cache: dict[str, dict[str, str]] = {}
+    shown = [build_from_row(row, cache) for row in connection.execute(query).all()]
+    previous: dict[int, Build | None] = {}
+    last: dict[tuple[str, str], Build] = {}
+    for build in reversed(shown):  # oldest first: each shown build follows the shown one before it in its series
+        before = last.get(build.series)
+        previous[build.id] = before if before is not None else neighbour(connection, build, before=True)
+        last[build.series] = build
+    return shown, previous
 
 
 def series_builds(connection, branch: str, labels_key: str) -> list[Build]:
@@ -120,12 +166,6 @@ def neighbour(connection, build: Build, before: bool) -> Build | None:
     return build_from_row(row) if row is not None else None
 
 
-def build_by_id(connection, build_id: int) -> Build:
-    from sqlalchemy import select
-
-    return build_from_row(connection.execute(select(*SUMMARY_COLUMNS).where(builds_table.c.id == build_id)).one())
-
-
 def predecessors(builds: list[Build]) -> dict[int, Build | None]:
     """Each build's predecessor in its series, for builds listed oldest first with whole series."""
     last: dict[tuple[str, str], Build] = {}
@@ -140,36 +180,42 @@ def build_report(connection, build: Build, source: str | None = None) -> SizeRep
     """The stored report of a build, read back through report_from_dict."""
     from sqlalchemy import select
 
-    blob = connection.execute(select(builds_table.c.report).where(builds_table.c.id == build.id)).scalar_one()
+    blob = connection.execute(select(reports_table.c.report).where(reports_table.c.build_id == build.id)).scalar_one()
     return decode_report(blob, source or build.title())
 
 
-def stored_changes(connection, ids: list[int]) -> dict[int, tuple[int | None, bytes | None]]:
-    """(base_id, compressed changes) per build id, read in chunks (a plot may ask for every build)."""
+CHUNK = 5000  # ids per IN (...) list: well under SQLite's and PostgreSQL's limits on bound parameters
+
+
+def stored_columns(connection, ids: list[int], *names: str) -> dict[int, tuple]:
+    """The named columns of size_builds per build id, read in chunks (a plot may ask for every build)."""
     from sqlalchemy import select
 
-    out: dict[int, tuple[int | None, bytes | None]] = {}
-    for start in range(0, len(ids), 5000):
-        chunk = ids[start:start + 5000]
-        query = select(builds_table.c.id, builds_table.c.base_id, builds_table.c.changes).where(
-            builds_table.c.id.in_(chunk))
-        for row in connection.execute(query).all():
-            out[row.id] = (row.base_id, row.changes)
+    columns = [builds_table.c[name] for name in names]
+    out: dict[int, tuple] = {}
+    for start in range(0, len(ids), CHUNK):
+        query = select(builds_table.c.id, *columns).where(builds_table.c.id.in_(ids[start:start + CHUNK]))
+        for build_id, *values in connection.execute(query).all():
+            out[build_id] = tuple(values)
     return out
 
 
-def changes_for(connection, builds: list[Build], previous: dict[int, Build | None]) -> dict[int, dict | None]:
-    """The changes of each build against its predecessor (None for the first of a series)."""
-    stored = stored_changes(connection, [b.id for b in builds if previous.get(b.id) is not None])
+def changes_for(connection, builds: list[Build], previous: dict[int, Build | None],
+                stored: dict[int, tuple] | None = None) -> dict[int, dict | None]:
+    """The changes of each build against its predecessor (None for the first of a series). `stored` may hold each
+    build's (base_id, changes) already read with other columns."""
+    if stored is None:
+        stored = stored_columns(connection, [b.id for b in builds if previous.get(b.id) is not None],
+                                "base_id", "changes")
     out: dict[int, dict | None] = {}
     for build in builds:
         before = previous.get(build.id)
         if before is None:
             out[build.id] = None
             continue
-        base_id, blob = stored.get(build.id, (None, None))
+        base_id, blob = stored.get(build.id, (None, None))[:2]
         if base_id == before.id and blob is not None:
-            out[build.id] = decode_json(blob, build.title())
+            out[build.id] = decode_json(blob, build.title)
         else:
             out[build.id] = changes_between(build_report(connection, before), build_report(connection, build))
     return out
@@ -180,26 +226,6 @@ def movers(changes: dict | None, kind: str = "rom", count: int = MOVERS) -> list
     if not changes:
         return []
     return [(name, new - old) for name, old, new in changes.get(kind, [])[:count]]
-
-
-def parts(connection, ids: list[int], kinds: tuple[str, ...], depth: int) -> dict[int, dict[str, dict[str, int]]]:
-    """{build id: {kind: {name: bytes}}} for the given kinds (path parts at `depth`; operators always)."""
-    from sqlalchemy import or_, select
-
-    out: dict[int, dict[str, dict[str, int]]] = {i: {k: {} for k in kinds} for i in ids}
-    wanted = set(ids)
-    path_kinds = [k for k in kinds if k != "op"]
-    conditions = []
-    if path_kinds:
-        conditions.append(parts_table.c.kind.in_(path_kinds) & (parts_table.c.depth == depth))
-    if "op" in kinds:
-        conditions.append(parts_table.c.kind == "op")
-    query = select(parts_table.c.build_id, parts_table.c.kind, parts_table.c.name, parts_table.c.bytes).where(
-        or_(*conditions))
-    for build_id, kind, name, size in connection.execute(query).all():  # one fetchall: 3x faster than row by row
-        if build_id in wanted:
-            out[build_id][kind][name] = size
-    return out
 
 
 # --- references: how a command names a build -------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Recording a build: one transaction under the writers' lock, so parallel CI jobs lose nothing.
 
 Steps: drop the row of the same commit and label set if there is one (a re-run job replaces its build), insert the
-build with its trimmed report and summary parts, compute its changes against its predecessor in its series, and
+build (summary columns and parts) and its trimmed report, compute its changes against its predecessor in its series, and
 recompute the changes of the builds whose predecessor this insertion changed (its successor, and the successor of
 the replaced row).
 """
@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 
 from sizetool import __version__
 from sizetool.history.build_info import BuildInfo, to_utc
-from sizetool.history.queries import Build, build_by_id, build_report, neighbour
-from sizetool.history.schema import builds_table, parts_table
+from sizetool.history.queries import Build, build_from_row, build_report, neighbour
+from sizetool.history.schema import builds_table, reports_table
 from sizetool.history.storage import HistoryDatabase
 from sizetool.history.stored_report import changes_between, encode_json, encode_report, report_parts, trim_report
 from sizetool.report.report_model import SizeReport
@@ -32,7 +32,7 @@ def record_report(database: HistoryDatabase, report: SizeReport, info: BuildInfo
                   recorded_at: datetime | None = None) -> RecordOutcome:
     import os
 
-    from sqlalchemy import delete, insert, select
+    from sqlalchemy import insert, select
 
     trimmed = trim_report(report, min_symbol)
     blob = encode_report(trimmed)
@@ -49,21 +49,18 @@ def record_report(database: HistoryDatabase, report: SizeReport, info: BuildInfo
         "rom_total": report.rom_total,
         "ram_total": report.ram_total,
         "min_symbol": min_symbol,
-        "report": blob,
         "base_id": None,
         "changes": None,
+        **report_parts(trimmed),
     }
-    parts = report_parts(trimmed)
     with database.writing() as connection:
         old_id = connection.execute(select(builds_table.c.id).where(
             builds_table.c.commit_sha == info.commit, builds_table.c.labels == info.labels_key)).scalar_one_or_none()
         if old_id is not None:
-            connection.execute(delete(parts_table).where(parts_table.c.build_id == old_id))
-            connection.execute(delete(builds_table).where(builds_table.c.id == old_id))
+            delete_builds(connection, [old_id])
         new_id = connection.execute(insert(builds_table).values(**row)).inserted_primary_key[0]
-        if parts:
-            connection.execute(insert(parts_table), [dict(part, build_id=new_id) for part in parts])
-        build = build_by_id(connection, new_id)
+        connection.execute(insert(reports_table).values(build_id=new_id, report=blob))
+        build = build_from_row(dict(row, id=new_id))
         previous, following = neighbour(connection, build, before=True), neighbour(connection, build, before=False)
         changes_size = 0
         if previous is not None:
@@ -74,6 +71,14 @@ def record_report(database: HistoryDatabase, report: SizeReport, info: BuildInfo
             repair_orphans(connection)
     return RecordOutcome(id=new_id, replaced=old_id is not None, previous=previous,
                          stored_bytes=len(blob) + changes_size)
+
+
+def delete_builds(connection, ids: list[int]) -> None:
+    """Drop builds with their reports (explicitly: SQLite enforces no foreign keys unless asked per connection)."""
+    from sqlalchemy import delete
+
+    connection.execute(delete(reports_table).where(reports_table.c.build_id.in_(ids)))
+    connection.execute(delete(builds_table).where(builds_table.c.id.in_(ids)))
 
 
 def _store_changes(connection, build_id: int, base: Build, old: SizeReport, new: SizeReport) -> int:

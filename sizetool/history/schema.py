@@ -5,10 +5,12 @@ tables here must always equal what the newest revision creates (tests/sizetool/h
 
 - size_history_meta: key/value rows; `application` marks the database as ours.
 - size_builds: one row per recorded build, unique per (commit, label set): the summary columns that the table, plot
-  and baseline queries filter and order by, the trimmed saved-report JSON (zlib), and the changes against the
-  build's predecessor in its series (branch + labels), computed when it was recorded.
-- size_build_parts: the build's ROM and RAM by path prefix (depth 1 and 2) and its operators' exclusive bytes: what
-  the plot stacks, readable with plain SQL by a dashboard.
+  and baseline queries filter and order by; what the plot stacks as JSON objects, one value per build instead of
+  ~25 rows (`parts`: ROM and RAM by top-level path and ROM by operator; `parts_depth2`: by two path levels, read only
+  for `--depth 2`); and the changes against the build's predecessor in its series (branch + labels), computed when
+  it was recorded.
+- size_build_reports: the trimmed saved-report JSON (zlib) of each build, kept out of size_builds so that listing,
+  plotting and ordering builds never reads the large reports (only diff, baselines and change repairs do).
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from sqlalchemy import (
     BigInteger,
     Column,
     DateTime,
+    JSON,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
     MetaData,
-    SmallInteger,
     String,
     Table,
     UniqueConstraint,
@@ -61,20 +63,19 @@ builds_table = Table(
     Column("rom_total", BigInteger, nullable=False),
     Column("ram_total", BigInteger, nullable=False),
     Column("min_symbol", Integer, nullable=False),  # symbols below this many bytes are folded per file
-    Column("report", LargeBinary, nullable=False),  # zlib-compressed saved-report JSON (report_to_dict)
     Column("base_id", Integer, nullable=True),  # the build `changes` was computed against
+    Column("parts", JSON, nullable=False),  # {"rom": {top-level path: bytes}, "ram": {...}, "ops": {operator: bytes}}
+    Column("parts_depth2", JSON, nullable=False),  # {"rom": {"dir/sub": bytes}, "ram": {...}}
     Column("changes", LargeBinary, nullable=True),  # zlib-compressed JSON: per-file and per-operator deltas
     UniqueConstraint("commit_sha", "labels", name="uq_size_builds_commit_labels"),
     Index("ix_size_builds_series", "branch", "labels", "built_at"),
+    Index("ix_size_builds_time", "built_at", "id"),  # `history show`: the newest N builds without a full scan
     sqlite_autoincrement=True,  # ids are never reused, so a stored base_id never names a newer build
 )
 
-parts_table = Table(
-    "size_build_parts",
+reports_table = Table(
+    "size_build_reports",
     metadata,
     Column("build_id", Integer, ForeignKey("size_builds.id", ondelete="CASCADE"), primary_key=True),
-    Column("kind", String(8), primary_key=True),  # "rom", "ram" (by path) or "op" (exclusive bytes per operator)
-    Column("name", String(1000), primary_key=True),
-    Column("depth", SmallInteger, nullable=False),  # path depth (1 or 2); 1 for operators
-    Column("bytes", BigInteger, nullable=False),
+    Column("report", LargeBinary, nullable=False),  # zlib-compressed saved-report JSON (report_to_dict)
 )

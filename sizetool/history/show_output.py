@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass
 
 from sizetool.history.queries import Build, movers
-from sizetool.report.report_model import dump_json
 
 TABLE_WIDTH = 180  # when not writing to a terminal, so piped and saved tables are the same everywhere
 
@@ -101,7 +101,12 @@ def _row_dict(row: ShowRow) -> dict:
 
 
 def render_show_json(rows: list[ShowRow], database: str) -> str:
-    return dump_json({"database": database, "builds": [_row_dict(row) for row in rows]})
+    """{"database": ..., "builds": [...]} with one build per line: greppable, and written by the C JSON encoder (an
+    indented dump of 10,000 builds runs the pure-Python one for most of a second)."""
+    if not rows:
+        return json.dumps({"database": database, "builds": []}) + "\n"
+    lines = ",\n".join("  " + json.dumps(_row_dict(row)) for row in rows)
+    return f'{{"database": {json.dumps(database)}, "builds": [\n{lines}\n]}}\n'
 
 
 CSV_COLUMNS = ("id", "commit", "branch", "labels", "time", "rom", "ram", "rom_delta", "ram_delta", "previous",

@@ -124,7 +124,8 @@ def _engine(db: str, create: bool) -> tuple[HistoryDatabase, str | None]:
         if url.drivername == "postgresql":
             url = url.set(drivername="postgresql+psycopg")
         try:
-            engine = create_engine(url, connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS})
+            engine = create_engine(url, connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS},
+                                   json_serializer=compact_json)
         except ModuleNotFoundError as error:
             raise SizeToolError(f"{name}: the PostgreSQL driver ({error.name}) is not installed: "
                                 "pip install 'tflm-size-toolkit[postgresql]'") from None
@@ -132,6 +133,13 @@ def _engine(db: str, create: bool) -> tuple[HistoryDatabase, str | None]:
             raise SizeToolError(f"{name}: {_first_line(error)}") from None
         return HistoryDatabase(engine, name, "postgresql"), None
     return _sqlite(db, create, db)
+
+
+def compact_json(value) -> str:
+    """How JSON columns (a build's parts) are written: no spaces, names as they are."""
+    import json
+
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _sqlite(path: str, create: bool, name: str) -> tuple[HistoryDatabase, str | None]:
@@ -156,7 +164,7 @@ def _sqlite(path: str, create: bool, name: str) -> tuple[HistoryDatabase, str | 
             raise SizeToolError(f"{name}: cannot create the database (no directory {directory})")
         created = path
     engine = create_engine(f"sqlite+pysqlite:///{os.path.abspath(path)}",
-                           connect_args={"timeout": BUSY_TIMEOUT_SECONDS})
+                           connect_args={"timeout": BUSY_TIMEOUT_SECONDS}, json_serializer=compact_json)
 
     @event.listens_for(engine, "connect")
     def _no_implicit_transactions(dbapi_connection, _record):

@@ -4,7 +4,8 @@
   file become one "(smaller symbols)" leaf, so every file, directory and total still adds up exactly.
 - encode_report / decode_report: the saved-report JSON (report_model.report_to_dict / report_from_dict, so new
   report fields flow through), compact and zlib-compressed.
-- report_parts: ROM and RAM by path prefix (depth 1 and 2) and the operators' exclusive bytes: what the plot stacks.
+- report_parts: ROM and RAM by path prefix (depth 1 and 2) and the operators' exclusive bytes: what the plot stacks
+  (the `parts` and `parts_depth2` JSON columns).
 - changes_between: per-file (ROM, RAM) and per-operator deltas between two builds, largest first, capped: what hover
   text, movers and the plot's treemap diff show.
 """
@@ -15,9 +16,17 @@ import json
 import zlib
 from collections import defaultdict
 from dataclasses import replace
+from typing import Callable
 
 from sizetool.errors import SizeToolError
-from sizetool.report.report_model import REPORT_SCHEMA, SizeEntry, SizeReport, report_from_dict, report_to_dict
+from sizetool.report.report_model import (
+    MEMORIES,
+    REPORT_SCHEMA,
+    SizeEntry,
+    SizeReport,
+    report_from_dict,
+    report_to_dict,
+)
 
 SMALLER_SYMBOLS = "(smaller symbols)"
 DEFAULT_MIN_SYMBOL = 64
@@ -53,11 +62,14 @@ def encode_json(data) -> bytes:
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), COMPRESSION_LEVEL)
 
 
-def decode_json(blob: bytes, source: str):
+def decode_json(blob: bytes, source: str | Callable[[], str]):
+    """The JSON of a compressed blob; `source` names it in the error (a callable is only called then: a plot decodes
+    10,000 blobs and names none of them)."""
     try:
-        return json.loads(zlib.decompress(blob).decode("utf-8"))
+        return json.loads(zlib.decompress(blob))
     except (zlib.error, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SizeToolError(f"{source}: damaged stored report ({type(error).__name__})") from None
+        name = source() if callable(source) else source
+        raise SizeToolError(f"{name}: damaged stored report ({type(error).__name__})") from None
 
 
 def require_saved_report(data, path: str) -> None:
@@ -68,21 +80,28 @@ def require_saved_report(data, path: str) -> None:
                             "'size-report ELF --save REPORT.json')")
 
 
-def report_parts(report: SizeReport) -> list[dict]:
-    """Rows of size_build_parts (without build_id): bytes per path prefix of depth 1 and 2 for ROM and RAM, and per
-    operator (exclusive bytes, plus the runtime and the bytes operators share) when the report has an operator table."""
-    sums: dict[tuple[str, str, int], int] = defaultdict(int)
+def parts_column(depth: int) -> str:
+    """The size_builds column holding the path parts of one depth: "parts" (top level, with the operators) or
+    "parts_depth2"."""
+    return "parts" if depth == 1 else f"parts_depth{depth}"
+
+
+def report_parts(report: SizeReport) -> dict[str, dict]:
+    """The parts columns of a build: {"parts": {"rom": {top-level path: bytes}, "ram": {...}, "ops": {operator:
+    bytes}}, "parts_depth2": {"rom": {"dir/sub": bytes}, "ram": {...}}}. Operators are their exclusive bytes, the
+    runtime and the bytes operators share (empty without an operator table).
+
+    A path shorter than the depth counts as itself and a pathless entry under its symbol, so each memory's parts add
+    up to its total at every depth. Names are sorted, so the stored JSON is the same for the same report."""
+    sums = {(depth, memory): defaultdict(int) for depth in PART_DEPTHS for memory in MEMORIES}
     for entry in report.entries:
         for depth in PART_DEPTHS:
-            if len(entry.path) >= depth:
-                sums[(entry.memory, "/".join(entry.path[:depth]), depth)] += entry.size
-            elif depth == 1:
-                sums[(entry.memory, entry.symbol, 1)] += entry.size  # a pathless entry is its own top-level part
-    rows = [{"kind": kind, "name": name, "depth": depth, "bytes": size} for (kind, name, depth), size in sums.items()]
-    for name, size in operator_parts(report).items():
-        rows.append({"kind": "op", "name": name, "depth": 1, "bytes": size})
-    rows.sort(key=lambda row: (row["kind"], row["depth"], row["name"]))
-    return rows
+            name = "/".join(entry.path[:depth]) if entry.path else entry.symbol
+            sums[(depth, entry.memory)][name] += entry.size
+    columns = {parts_column(depth): {memory: dict(sorted(sums[(depth, memory)].items())) for memory in MEMORIES}
+               for depth in PART_DEPTHS}
+    columns[parts_column(1)]["ops"] = dict(sorted(operator_parts(report).items()))
+    return columns
 
 
 def operator_parts(report: SizeReport) -> dict[str, int]:

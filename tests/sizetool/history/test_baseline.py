@@ -20,13 +20,15 @@ def git(path, *args) -> str:
                           text=True).stdout.strip()
 
 
-@pytest.fixture
-def repo_with_history(tmp_path, monkeypatch, capsys):
-    """main: m1 -> m2 -> m3 (each recorded, m3 the largest ROM); feature branches off m2; HEAD on feature."""
-    repo = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def recorded_repo(tmp_path_factory):
+    """main: m1 -> m2 -> m3 (each recorded, m3 the largest ROM); feature branches off m2; HEAD on feature. Built and
+    recorded once per module (the times come from git, as in CI)."""
+    root = tmp_path_factory.mktemp("baseline")
+    repo = root / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    db = tmp_path / "sizes.db"
+    db = root / "sizes.db"
     commits = {}
     for step, variant in enumerate(("without_ADD", "without_MUL", "without_LOGISTIC"), start=1):
         (repo / "f.txt").write_text(str(step))
@@ -35,16 +37,29 @@ def repo_with_history(tmp_path, monkeypatch, capsys):
         commits[f"m{step}"] = git(repo, "rev-parse", "HEAD")
         if step == 2:
             git(repo, "branch", "feature")
-    monkeypatch.chdir(repo)
-    for name, variant in zip(("m1", "m2", "m3"), ("without_ADD", "without_MUL", "without_LOGISTIC")):
-        assert cli.main(["history", "record", str(VARIANTS / f"{variant}.elf"), "--db", str(db), "--commit",
-                         commits[name], "--branch", "main"]) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(repo)
+        for name, variant in zip(("m1", "m2", "m3"), ("without_ADD", "without_MUL", "without_LOGISTIC")):
+            assert cli.main(["history", "record", str(VARIANTS / f"{variant}.elf"), "--db", str(db), "--commit",
+                             commits[name], "--branch", "main"]) == 0
     git(repo, "checkout", "-q", "feature")
     (repo / "g.txt").write_text("feature work")
     git(repo, "add", "g.txt")
     git(repo, "commit", "-q", "-m", "feature")
+    return root, commits
+
+
+@pytest.fixture
+def repo_with_history(recorded_repo, tmp_path, monkeypatch, capsys):
+    """Each test's own copy of the repository and its history (tests move branches and check out)."""
+    import shutil
+
+    root, commits = recorded_repo
+    shutil.copytree(root / "repo", tmp_path / "repo", symlinks=True)
+    shutil.copyfile(root / "sizes.db", tmp_path / "sizes.db")
+    monkeypatch.chdir(tmp_path / "repo")
     capsys.readouterr()
-    return repo, db, commits
+    return tmp_path / "repo", tmp_path / "sizes.db", commits
 
 
 def rom_of(variant):

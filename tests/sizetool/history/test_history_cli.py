@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import sqlite3
 import zlib
 
@@ -24,20 +25,27 @@ def run(capsys, *argv):
     return status, out, err
 
 
-@pytest.fixture
-def history(tmp_path, capsys):
-    """sizes.db with three main builds (variants), the full firmware as a fourth, and one feature-branch build."""
-    db = tmp_path / "sizes.db"
+@pytest.fixture(scope="module")
+def recorded_history(tmp_path_factory):
+    """sizes.db with three main builds (variants), the full firmware as a fourth, and one feature-branch build,
+    recorded once per module through the command."""
+    db = tmp_path_factory.mktemp("history") / "sizes.db"
     for day, (variant, commit) in enumerate(HISTORY, start=1):
-        status, out, err = run(capsys, "history", "record", VARIANTS / f"{variant}.elf", "--db", db, "--commit", commit,
-                               "--branch", "main", "--time", f"2024-01-0{day}T10:00:00Z")
-        assert status == 0, err
-    status, out, err = run(capsys, "history", "record", CORTEX_M4, "--map", CORTEX_M4_MAP, "--db", db, "--commit",
-                           "c0000004", "--branch", "main", "--time", "2024-01-04T10:00:00Z")
-    assert status == 0, err
-    status, out, err = run(capsys, "history", "record", CORTEX_M4, "--db", db, "--commit", "fe000001", "--branch",
-                           "feature/x", "--time", "2024-01-05T10:00:00Z", "--label", "board=k64")
-    assert status == 0, err
+        assert cli.main(["history", "record", str(VARIANTS / f"{variant}.elf"), "--db", str(db), "--commit", commit,
+                         "--branch", "main", "--time", f"2024-01-0{day}T10:00:00Z"]) == 0
+    assert cli.main(["history", "record", str(CORTEX_M4), "--map", str(CORTEX_M4_MAP), "--db", str(db), "--commit",
+                     "c0000004", "--branch", "main", "--time", "2024-01-04T10:00:00Z"]) == 0
+    assert cli.main(["history", "record", str(CORTEX_M4), "--db", str(db), "--commit", "fe000001", "--branch",
+                     "feature/x", "--time", "2024-01-05T10:00:00Z", "--label", "board=k64"]) == 0
+    return db
+
+
+@pytest.fixture
+def history(recorded_history, tmp_path, capsys):
+    """Each test's own copy of the recorded history (tests record into it, prune it and compare its bytes)."""
+    db = tmp_path / "sizes.db"
+    shutil.copyfile(recorded_history, db)
+    capsys.readouterr()
     return db
 
 
@@ -97,7 +105,8 @@ def test_history_diff_prints_what_size_report_diff_prints_for_the_same_builds(tm
         for reference in ("c0000003", "c0000004"):
             path = tmp_path / f"{reference}.json"
             with sqlite3.connect(history) as connection:
-                blob, = connection.execute("SELECT report FROM size_builds WHERE commit_sha = ?", (reference,)).fetchone()
+                blob, = connection.execute("SELECT r.report FROM size_builds b JOIN size_build_reports r "
+                                           "ON r.build_id = b.id WHERE b.commit_sha = ?", (reference,)).fetchone()
             path.write_bytes(zlib.decompress(blob))
             saved.append(path)
         status, direct, _ = run(capsys, "diff", saved[0], saved[1], "--format", fmt)

@@ -10,8 +10,8 @@ import pytest
 from history_helpers import CORTEX_M4, VARIANTS
 
 from sizetool import cli
-from sizetool.history.plot import OTHER, collect_plot_data, parse_step
-from sizetool.history.queries import list_builds, predecessors
+from sizetool.history.plot import OTHER, PlotData, SeriesData, collect_plot_data, parse_step, render_plot_html
+from sizetool.history.queries import Build, list_builds, predecessors
 from sizetool.history.storage import history_database
 
 # Successive main builds: leave-one-out variants of the fixture firmware, then the full firmware.
@@ -33,14 +33,15 @@ def history(tmp_path_factory):
     return db
 
 
-def plot_data(db, step="1K"):
+def plot_data(db, step="1K", depth=1):
     with history_database(str(db)) as database, database.reading() as connection:
         builds = list_builds(connection)
-        return collect_plot_data(connection, builds, predecessors(builds), threshold=parse_step(step))
+        return collect_plot_data(connection, builds, predecessors(builds), threshold=parse_step(step), depth=depth)
 
 
-def test_stacks_add_up_to_each_builds_totals(history):
-    data = plot_data(history)
+@pytest.mark.parametrize("depth", [1, 2])
+def test_stacks_add_up_to_each_builds_totals(history, depth):
+    data = plot_data(history, depth=depth)
     main = data.primary
     assert main.branch == "main" and [b.commit for b in main.builds] == ["a0000001", "a0000002", "a0000003", "a0000004", "a0000005"]
     for kind, memory in (("rom", "rom"), ("ram", "ram"), ("op", "rom")):
@@ -188,6 +189,8 @@ def test_browser_draws_both_charts_with_layers_totals_and_steps(chromium, page_f
         steps = [e for e in _chart_elements(dom, memory) if has_class("step")(e) and e["tag"] == "line"]
         assert [int(e["attrs"]["data-index"]) for e in steps] == main.steps[memory]
         assert [int(e["attrs"]["data-delta"]) for e in steps] == [main.deltas[memory][i] for i in main.steps[memory]]
+        labels = [e for e in _chart_elements(dom, memory) if has_class("step-label")(e)]
+        assert sorted(int(e["attrs"]["data-index"]) for e in labels) == main.steps[memory]  # few steps: all labelled
     assert main.steps["rom"], "the fixture history has a step of at least 1K"
     title = next(e for e in dom.elements if e["tag"] == "title")
     assert title["text"] == f"Size history: {history}"  # the hostile branch name never ran as script
@@ -258,3 +261,73 @@ def test_browser_hover_names_the_build_and_a_click_selects_it(chromium, page_fil
     assert dom.by_id("build-title")["attrs"]["data-commit"] == build.commit
     selected = [e for e in _chart_elements(dom, "rom") if has_class("selected")(e)]
     assert [int(e["attrs"]["data-index"]) for e in selected] == [index]
+
+
+DENSE_LABELS = """<script>
+(function () {
+  var out = {};
+  ["rom", "ram"].forEach(function (memory) {
+    var svg = document.querySelector('svg[data-memory="' + memory + '"]');
+    out[memory] = {
+      width: svg.viewBox.baseVal.width,
+      steps: Array.prototype.map.call(svg.querySelectorAll("line.step"), function (l) { return +l.getAttribute("data-index"); }),
+      labels: Array.prototype.map.call(svg.querySelectorAll("text.step-label"), function (t) {
+        var box = t.getBBox();
+        return { index: +t.getAttribute("data-index"), text: t.textContent, x: box.x, y: box.y, w: box.width, h: box.height };
+      })
+    };
+  });
+  document.body.setAttribute("data-labels", JSON.stringify(out));
+})();
+</script></body>"""
+
+
+def dense_steps(count: int = 150) -> PlotData:
+    """One series in which every build moves ROM by 1 to 4 KiB up or down: far more steps than labels fit side by side."""
+    import random
+    from datetime import datetime, timedelta
+
+    rng, rom, builds = random.Random(12), 200_000, []
+    for index in range(count):
+        if index:
+            rom += rng.choice((-1, 1)) * rng.randint(1024, 4096)
+        when = datetime(2024, 1, 1) + timedelta(hours=index)
+        builds.append(Build(id=index + 1, commit=f"{index + 1:040x}", branch="main", labels_key="{}", built_at=when,
+                            recorded_at=when, source="fw.elf", arch="arm", tool="t", build_url="", rom_total=rom,
+                            ram_total=50_000, min_symbol=64, base_id=None))
+    step = parse_step("1K")
+    deltas = {m: [None] + [b.total(m) - a.total(m) for a, b in zip(builds, builds[1:])] for m in ("rom", "ram")}
+    steps = {m: [i for i in range(1, count) if step.is_step(builds[i - 1].total(m), builds[i].total(m))]
+             for m in ("rom", "ram")}
+    stacks = {m: {"names": ["app"], "values": [[b.total(m) for b in builds]]} for m in ("rom", "ram")}
+    stacks["op"] = {"names": [], "values": []}
+    series = SeriesData(branch="main", labels={}, builds=builds, deltas=deltas, stacks=stacks, steps=steps)
+    return PlotData(series=[series], step=step, depth=1)
+
+
+def test_browser_step_labels_never_overlap_when_steps_are_dense(chromium, tmp_path):
+    """Every build a step: each keeps its dashed line, the labels that are drawn do not touch one another and stay
+    inside the chart, the largest steps are the ones labelled, and the rest are left unlabelled rather than piled up."""
+    data = dense_steps()
+    series = data.primary
+    page = tmp_path / "dense.html"
+    page.write_text(render_plot_html(data).replace("</body>", DENSE_LABELS))
+    dom = load(chromium, page)
+    drawn = json.loads(next(e for e in dom.elements if e["tag"] == "body")["attrs"]["data-labels"])
+    rom = drawn["rom"]
+    assert rom["steps"] == series.steps["rom"] == list(range(1, len(series.builds)))
+    labels = rom["labels"]
+    for first_index, first in enumerate(labels):
+        assert first["w"] > 0 and 0 <= first["x"] and first["x"] + first["w"] <= rom["width"], first
+        for second in labels[first_index + 1:]:
+            apart = (first["x"] + first["w"] <= second["x"] or second["x"] + second["w"] <= first["x"]
+                     or first["y"] + first["h"] <= second["y"] or second["y"] + second["h"] <= first["y"])
+            assert apart, (first, second)
+    assert 10 < len(labels) < len(rom["steps"])  # dense: some steps go unlabelled
+    by_size = sorted(rom["steps"], key=lambda i: (-abs(series.deltas["rom"][i]), i))
+    labelled = {label["index"] for label in labels}
+    assert by_size[0] in labelled  # the largest step always has its label
+    for label in labels:
+        delta = series.deltas["rom"][label["index"]]
+        assert label["text"].startswith("+" if delta > 0 else "-")
+    assert drawn["ram"]["steps"] == [] and drawn["ram"]["labels"] == []

@@ -55,3 +55,35 @@ def test_prune_keeps_the_newest_of_each_series_and_drops_by_count_or_age():
     assert [b.id for b in builds_to_prune(many, keep=None, older_than=cutoff)] == [1, 2, 3, 4, 5, 6, 7]
     assert builds_to_prune(many, keep=None, older_than=datetime(2030, 1, 1))[-1].id == 9  # 10 and 20 stay
     assert 20 not in [b.id for b in builds_to_prune(many, keep=1, older_than=datetime(2030, 1, 1))]
+
+
+# --- the newest builds, read without listing the whole history ------------------------------------------------------
+
+
+def test_the_newest_builds_are_the_head_of_the_full_listing_with_the_same_predecessors(db, fixture_report):
+    """`history show --limit N` reads only N rows (and one row per series before them); it must show what listing
+    every build would: the same builds, newest first, with the same predecessor for each, for any filter."""
+    from history_helpers import info, with_symbol
+
+    from sizetool.history.queries import list_builds, newest_builds
+    from sizetool.history.record import record_report
+    from sizetool.history.storage import history_database
+
+    plan = [("a1", "main", 1, "k64"), ("b1", "main", 1, "nrf52"), ("a2", "main", 3, "k64"), ("f1", "feature/x", 4, "k64"),
+            ("b2", "main", 5, "nrf52"), ("a3", "main", 6, "k64"), ("a0", "main", 2, "k64"), ("f2", "feature/x", 7, "k64")]
+    with history_database(db, create=True) as database:
+        for size, (commit, branch, day, board) in enumerate(plan, start=1):  # a0 arrives late with an early time
+            report = with_symbol(fixture_report, ("gen", "x.c"), "x", 16 * size)
+            record_report(database, report, info(commit, branch, day=day, board=board), 64)
+        with database.reading() as connection:
+            for branches, labels in ((None, None), (["main"], None), (None, {"board": "k64"}),
+                                     (["main"], {"board": "nrf52"}), (["release"], None), (None, {"board": "x"})):
+                everything = list_builds(connection, branches, labels)
+                previous = predecessors(everything)
+                for limit in (1, 2, 3, 5, 100):
+                    shown, before = newest_builds(connection, limit, branches, labels)
+                    assert [b.commit for b in shown] == [b.commit for b in everything[::-1][:limit]], (branches, labels)
+                    assert {b.id: before[b.id] and before[b.id].id for b in shown} == \
+                        {b.id: previous[b.id] and previous[b.id].id for b in shown}, (branches, labels, limit)
+            shown, before = newest_builds(connection, 3, ["main"], {"board": "k64"})
+            assert [b.commit for b in shown] == ["a3", "a2", "a0"] and before[shown[-1].id].commit == "a1"

@@ -50,18 +50,22 @@ def test_the_stored_report_reads_back_through_report_from_dict(fixture_report):
 
 
 def test_parts_split_each_memory_by_path_prefix_and_the_rom_by_operator(fixture_report):
-    parts = report_parts(fixture_report)
+    columns = report_parts(fixture_report)
+    assert set(columns) == {"parts", "parts_depth2"}
+    top, depth2 = columns["parts"], columns["parts_depth2"]
+    assert set(top) == {"rom", "ram", "ops"} and set(depth2) == {"rom", "ram"}
     for memory in ("rom", "ram"):
-        top = {p["name"]: p["bytes"] for p in parts if p["kind"] == memory and p["depth"] == 1}
-        assert sum(top.values()) == fixture_report.total(memory)
+        for parts in (top, depth2):  # every depth adds up: shorter paths and pathless entries count as themselves
+            assert sum(parts[memory].values()) == fixture_report.total(memory), memory
         kernels = sum(e.size for e in fixture_report.entries_for(memory) if e.path[:1] == ("kernels",))
-        assert top.get("kernels", 0) == kernels
-    depth2 = {p["name"]: p["bytes"] for p in parts if p["kind"] == "rom" and p["depth"] == 2}
-    assert depth2["kernels/conv.cc"] == sum(e.size for e in fixture_report.entries_for("rom")
-                                            if e.path[:2] == ("kernels", "conv.cc"))
-    ops = {p["name"]: p["bytes"] for p in parts if p["kind"] == "op"}
+        assert top[memory].get("kernels", 0) == kernels
+    assert depth2["rom"]["kernels/conv.cc"] == sum(e.size for e in fixture_report.entries_for("rom")
+                                                   if e.path[:2] == ("kernels", "conv.cc"))
+    ops = top["ops"]
     assert sum(ops.values()) == fixture_report.rom_total
     assert all(ops[o.op] == o.exclusive_bytes for o in fixture_report.operators.operators if o.exclusive_bytes)
+    assert report_parts(replace(fixture_report, operators=None))["parts"]["ops"] == {}
+    assert list(depth2["rom"]) == sorted(depth2["rom"])  # stored in name order: the same report gives the same JSON
 
 
 def test_changes_list_each_changed_file_and_sum_to_the_total_delta(fixture_report):

@@ -1,4 +1,5 @@
-"""Schema 0001: builds, their summary parts, and the meta table that marks the database as ours.
+"""Schema 0001: builds (summary columns, parts as JSON, changes), their stored reports, and the meta table that marks
+the database as ours.
 
 Revision ID: 0001
 Revises:
@@ -34,25 +35,25 @@ def upgrade() -> None:
         sa.Column("rom_total", sa.BigInteger, nullable=False),
         sa.Column("ram_total", sa.BigInteger, nullable=False),
         sa.Column("min_symbol", sa.Integer, nullable=False),
-        sa.Column("report", sa.LargeBinary, nullable=False),
         sa.Column("base_id", sa.Integer, nullable=True),
+        sa.Column("parts", sa.JSON, nullable=False),
+        sa.Column("parts_depth2", sa.JSON, nullable=False),
         sa.Column("changes", sa.LargeBinary, nullable=True),
         sa.UniqueConstraint("commit_sha", "labels", name="uq_size_builds_commit_labels"),
         sqlite_autoincrement=True,
     )
     op.create_index("ix_size_builds_series", "size_builds", ["branch", "labels", "built_at"])
+    op.create_index("ix_size_builds_time", "size_builds", ["built_at", "id"])
     op.create_table(
-        "size_build_parts",
+        "size_build_reports",
         sa.Column("build_id", sa.Integer, sa.ForeignKey("size_builds.id", ondelete="CASCADE"), primary_key=True),
-        sa.Column("kind", sa.String(8), primary_key=True),
-        sa.Column("name", sa.String(1000), primary_key=True),
-        sa.Column("depth", sa.SmallInteger, nullable=False),
-        sa.Column("bytes", sa.BigInteger, nullable=False),
+        sa.Column("report", sa.LargeBinary, nullable=False),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("size_build_parts")
+    op.drop_table("size_build_reports")
+    op.drop_index("ix_size_builds_time", table_name="size_builds")
     op.drop_index("ix_size_builds_series", table_name="size_builds")
     op.drop_table("size_builds")
     op.drop_table("size_history_meta")
