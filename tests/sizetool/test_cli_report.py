@@ -269,3 +269,24 @@ def test_ops_with_html_adds_the_operator_view(capsys):
     pytest.importorskip("sizetool.render.html")
     status, out, _ = run(capsys, ELF, "--ops", "--format", "html")
     assert status == 0 and '"id":"ops"' in out and '"id":"ops"' not in run(capsys, ELF, "--format", "html")[1]
+
+
+LAYOUTS = Path(__file__).resolve().parents[2] / "fixtures/layouts/out"
+
+
+def test_a_map_from_another_build_a_truncated_map_and_an_object_file_are_one_line_and_status_2(capsys, tmp_path):
+    flash0 = str(LAYOUTS / "flash0" / "firmware.elf")
+    other_map = str(LAYOUTS / "dtcm-itcm" / "firmware.map")
+    text = (LAYOUTS / "flash0" / "firmware.map").read_text()
+    truncated = tmp_path / "truncated.map"
+    truncated.write_text(text[: len(text) // 2])
+    target = tmp_path / "out.json"
+    cases = [
+        ((flash0, "--map", other_map), other_map, "does not belong to"),
+        ((flash0, "--map", str(truncated)), str(truncated), "truncated map file"),
+        ((str(LAYOUTS / "relocatable" / "add.o"),), "add.o", "relocatable object"),
+    ]
+    for argv, named, problem in cases:
+        status, out, err = run(capsys, *argv, "--format", "json", "-o", str(target))
+        assert status == 2 and out == "" and not target.exists(), argv
+        assert err.count("\n") == 1 and named in err and problem in err and "Traceback" not in err, err
