@@ -66,7 +66,7 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
         text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
         text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
         if child.entry is not None:
-            detail = f"  @0x{child.entry.address:08x} {child.entry.section}"
+            detail = f"  @0x{child.entry.address:08x}" + (f" {child.entry.section}" if child.entry.section else "")
             if child.entry.aliases:
                 detail += f" (aliases: {', '.join(child.entry.aliases)})"
             text += paint("detail", detail)

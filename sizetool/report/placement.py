@@ -37,7 +37,7 @@ OUTSIDE_REGIONS = "(outside regions)"
 
 # Region names that say what the memory is; checked before the attributes, which scripts often leave loose (an
 # ITCM declared "rx" is still RAM; iram0_0_seg is RAM, drom0_0_seg is flash).
-_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|MRAM|RRAM|NOR", re.IGNORECASE)
+_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|RRAM", re.IGNORECASE)
 _RAM_NAME = re.compile(r"RAM|TCM|CCM|DATA|BSS|HEAP|STACK", re.IGNORECASE)
 _ARRAY_SECTIONS = (".init_array", ".fini_array", ".preinit_array", "init_array", "fini_array", ".ctors", ".dtors")
 

@@ -162,7 +162,9 @@ def _object_finder(source_files: set[tuple[str, ...]]):
         if named:
             return named
         if parts[0] == "(archives)":
-            return parts
+            archive = object_file.replace("\\", "/").rpartition("(")[0]
+            toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
+            return ((toolchain[0],) + parts[1:]) if toolchain and toolchain[0] == TOOLCHAIN else parts
         stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
         for length in range(len(stem), 0, -1):
             found = by_tail.get(stem[-length:], ())
