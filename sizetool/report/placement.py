@@ -76,7 +76,6 @@ class Placement:
     sections: list[PlacedSection]
     areas: list[Area] = field(default_factory=list)  # with a map: every MEMORY region, in the map's order
     fills: list[Fill] = field(default_factory=list)
-    method: str = "program headers"  # "memory regions", "program headers" or "file image"
     warnings: list[str] = field(default_factory=list)
 
     def total(self, memory: str) -> int:
@@ -103,13 +102,13 @@ def placed_sections(image: ElfImage) -> list[Section]:
 def place(image: ElfImage, linker_map: LinkerMap | None = None) -> Placement:
     """ROM and RAM placement of every allocated section of a linked image."""
     sections = placed_sections(image)
+    if linker_map is not None:
+        check_map_matches(image, linker_map, sections)
     if image.is_hosted:
         return _file_image(sections)
     by_headers = _kinds_from_program_headers(image, sections)
-    if linker_map is not None:
-        check_map_matches(image, linker_map, sections)
-        if linker_map.regions:
-            return _by_regions(sections, by_headers, linker_map.regions)
+    if linker_map is not None and linker_map.regions:
+        return _by_regions(sections, by_headers, linker_map.regions)
     return _by_segments(image, sections, by_headers)
 
 
@@ -150,21 +149,23 @@ def _file_image(sections: list[Section]) -> Placement:
     placed = [
         PlacedSection(s, "ROM" if not s.is_nobits else None, "RAM" if s.is_writable else None) for s in sections
     ]
-    return Placement(placed, method="file image")
+    return Placement(placed)
 
 
 def _kinds_from_program_headers(image: ElfImage, sections: list[Section]) -> dict[int, tuple[str, str | None]]:
     """Section index -> (memory it runs in, memory its bytes are stored in or None), from the PT_LOAD segments."""
     loads = [segment for segment in image.segments if segment.is_load]
     copies = any(s.physical_address != s.virtual_address and s.file_size > 0 for s in loads)
-    segment_of = {}
-    for section in sections:
-        segment_of[section.index] = next((seg for seg in loads if seg.holds(section)), None)
+    segment_of = {section.index: next((seg for seg in loads if seg.holds(section)), None) for section in sections}
+
+    def in_place(section: Section) -> bool:
+        segment = segment_of[section.index]
+        return segment is not None and segment.physical_address == segment.virtual_address
+
     # An image that copies nothing yet holds initialised writable data in place was loaded into RAM whole. (Pointer
     # arrays such as .init_array are writable by flag but often kept in flash, so they do not count as evidence.)
     ram_loaded = not copies and any(
-        s.is_writable and not s.is_nobits and not s.is_code and s.name not in _ARRAY_SECTIONS
-        and segment_of[s.index] is not None and segment_of[s.index].physical_address == segment_of[s.index].virtual_address
+        s.is_writable and not s.is_nobits and not s.is_code and s.name not in _ARRAY_SECTIONS and in_place(s)
         for s in sections
     )
     kinds: dict[int, tuple[str, str | None]] = {}
@@ -206,7 +207,7 @@ def _by_segments(image: ElfImage, sections: list[Section], kinds) -> Placement:
         if segment < 0:
             continue
         fills.extend(Fill(memory, "ROM" if memory == ROM else "RAM", start, size) for start, size in _gaps(ranges))
-    return Placement(placed, fills=fills, method="program headers")
+    return Placement(placed, fills=fills)
 
 
 def _by_regions(sections: list[Section], kinds, regions: list[MapRegion]) -> Placement:
@@ -257,7 +258,7 @@ def _by_regions(sections: list[Section], kinds, regions: list[MapRegion]) -> Pla
         end = max((stop for _, stop in spans), default=region.origin)
         areas.append(Area(region.name, memory, region.origin, region.length, region.attributes, end - region.origin))
         fills.extend(Fill(memory, region.name, start, size) for start, size in _gaps(spans, region.origin))
-    return Placement(placed, areas=areas, fills=fills, method="memory regions", warnings=warnings)
+    return Placement(placed, areas=areas, fills=fills, warnings=warnings)
 
 
 def _region_of(regions: list[MapRegion], address: int) -> str | None:
