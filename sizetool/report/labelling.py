@@ -11,8 +11,10 @@ stacks, noinit) such bytes are a reservation, named after their input section (w
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Callable
+from itertools import accumulate
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection
@@ -45,12 +47,15 @@ def label_bytes(
         if symbol.size > 0:
             by_section[symbol.section_index].append(symbol)
 
+    pieces = sorted((s for s in input_sections or [] if s.size), key=lambda s: (s.address, s.size))
+    piece_starts = [s.address for s in pieces]
     entries: list[SizeEntry] = []
     for placed in placement.sections:
         section = placed.section
         memories = [m for m, area in (("rom", placed.rom_area), ("ram", placed.ram_area)) if area is not None]
         if not memories:
             continue
+        inside = pieces[bisect.bisect_left(piece_starts, section.address) : bisect.bisect_left(piece_starts, section.end)]
         runs = symbol_runs(section, by_section.get(section.index, []))
         for memory in memories:
             for symbol, aliases, size in runs:
@@ -67,7 +72,7 @@ def label_bytes(
                     )
                 )
             gaps = _gaps(section, runs)
-            entries.extend(_gap_entries(memory, section, gaps, input_sections or [], object_path_of))
+            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of))
     entries.extend(fill_entries(placement))
     return entries
 
@@ -114,7 +119,8 @@ def _gaps(section: Section, runs) -> list[tuple[int, int]]:
     return gaps
 
 
-def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[SizeEntry]:
+def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntry]:
+    """Entries for the bytes no symbol covers, from the map's input sections that start inside the section."""
     by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
 
     def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
@@ -122,14 +128,17 @@ def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[
         slot[0] = min(slot[0], address)
         slot[1] += size
 
-    inside = [s for s in input_sections if section.contains(s.address) and s.size]
+    # The furthest any piece so far reaches: the first piece that can reach into a gap is found by bisection.
+    reach = list(accumulate((piece.address + piece.size for piece in inside), max))
     # Bytes of a section without contents that nothing names are a reservation (a heap, a stack): say which. In a
     # section the script fills with `. = . + SIZE` alone, the map's *fill* is that reservation, not alignment.
     unnamed_path, unnamed = ((RESERVED,), section.name) if section.is_nobits else ((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}")
     reservation_only = section.is_nobits and all(piece.name == FILL for piece in inside)
     for start, end in gaps:
         cursor = start
-        for piece in inside:  # sorted by address; overlaps (merged strings) go to the first
+        for piece in inside[bisect.bisect_right(reach, start) :]:  # by address; overlaps (merged strings): the first
+            if piece.address >= end:
+                break
             piece_start, piece_end = max(piece.address, cursor), min(piece.address + piece.size, end)
             if piece_end <= piece_start:
                 continue

@@ -135,8 +135,9 @@ def _regions(placement: Placement, flash_size: int | None, ram_size: int | None)
 def _object_finder(source_files: set[tuple[str, ...]]):
     """Put an object's symbol-less bytes under the source file it was compiled from. By path: obj/app/main.o ->
     app/main.cc (the longest tail of the object's path that names exactly one source file, so a root node such as
-    tflite-micro/ in front does not matter); by name for CMake's objects (init.c.obj, also as an archive member:
-    libkernel.a(init.c.obj)) when only one source file has that name."""
+    tflite-micro/ in front does not matter); an archive member by its name (libfoo.a(micro_interpreter.o)), and
+    CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
+    file has that name."""
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     by_name: dict[str, set[tuple[str, ...]]] = {}
     for path in source_files:
@@ -161,17 +162,23 @@ def _object_finder(source_files: set[tuple[str, ...]]):
         named = source_named(parts[-1])
         if named:
             return named
+        stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
         if parts[0] == "(archives)":
             archive = object_file.replace("\\", "/").rpartition("(")[0]
             toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
-            return ((toolchain[0],) + parts[1:]) if toolchain and toolchain[0] == TOOLCHAIN else parts
-        stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
+            if toolchain and toolchain[0] == TOOLCHAIN:
+                return (toolchain[0],) + parts[1:]
+            found = by_tail.get(stem[-1:], ())  # a member keeps only its file name: libfoo.a(micro_interpreter.o)
+            return next(iter(found)) if len(found) == 1 else parts
         for length in range(len(stem), 0, -1):
             found = by_tail.get(stem[-length:], ())
             if len(found) == 1:
                 return next(iter(found))
             if found:
                 break  # several sources end this way: a shorter tail cannot be more certain
+        toolchain = outside_root(object_file.replace("\\", "/"))  # crti.o, crtbegin.o of the compiler
+        if toolchain and toolchain[0] == TOOLCHAIN:
+            return (TOOLCHAIN, parts[-1])
         return ("(objects)",) + parts
 
     return object_path_of

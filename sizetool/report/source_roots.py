@@ -161,8 +161,8 @@ def _tree_path(source: str, roots: list[SourceRoot]) -> tuple[str, ...]:
             relative = source[len(root.directory.rstrip("/")) + 1 :]
             parts = tuple(part for part in relative.split("/") if part) or (posixpath.basename(source),)
             return ((root.name,) + parts) if root.name else parts
-    if not is_absolute(source):
-        return tuple(part for part in source.split("/") if part)  # relative without a comp_dir: as DWARF gives it
+    if not is_absolute(source):  # relative without a comp_dir: as DWARF gives it, unless it is a run-time library's
+        return outside_root(source) or tuple(part for part in source.split("/") if part)
     return outside_root(source) or (OUTSIDE_WORKSPACE,) + tuple(part for part in source.split("/") if part)
 
 
