@@ -11,17 +11,19 @@ import bisect
 import os
 import posixpath
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
-from sizetool.inputs.elf_reader import ElfImage, Symbol, read_elf
-from sizetool.inputs.map_file import LinkerMap, is_allocated_name, object_path, read_map
-from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
-from sizetool.report.placement import RAM, ROM, Placement, place, placed_sections
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
 from sizetool.report.report_model import Berkeley, MemoryRegion, SizeReport, entry_order
-from sizetool.report.source_roots import (  # noqa: F401 - the names other modules knew from here
-    OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, find_roots, outside_root, tree_path_finder,
-)
+
+if TYPE_CHECKING:
+    from sizetool.inputs.dwarf_paths import SourceIndex
+    from sizetool.inputs.elf_reader import ElfImage, Symbol
+    from sizetool.inputs.map_file import LinkerMap
+    from sizetool.report.placement import Placement
+
+# The readers (pyelftools, the DWARF scanner) are imported when a report is built, not when a cached one is served:
+# that is most of a cached run's start-up.
 
 # Compiler-generated companions of a class or variable: placed with their owner when DWARF gives them no address.
 OWNER_PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ")
@@ -71,6 +73,13 @@ def build_report_and_image(
     flash_size: int | None = None,
     ram_size: int | None = None,
 ) -> tuple[SizeReport, ElfImage]:
+    from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.inputs.map_file import read_map
+    from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.report.placement import place
+    from sizetool.report.source_roots import find_roots, tree_path_finder
+
     image = read_elf(elf_path)
     linker_map = read_map(map_path) if map_path else None
     placement = place(image, linker_map)
@@ -116,12 +125,17 @@ def build_report_and_image(
 def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
     """The map's input sections that lie in output sections the ELF allocates: the .debug_*, .comment and
     .ARM.attributes sections a map lists at address 0 never own flash bytes, even when flash starts at 0."""
+    from sizetool.inputs.map_file import is_allocated_name
+    from sizetool.report.placement import placed_sections
+
     allocated = {s.name for s in placed_sections(image)}
     return [s for s in linker_map.input_sections if s.output_section in allocated and is_allocated_name(s.output_section)]
 
 
 def _regions(placement: Placement, flash_size: int | None, ram_size: int | None) -> list[MemoryRegion]:
     """Memory regions with their use: the map's MEMORY regions as placed, else from --flash-size/--ram-size."""
+    from sizetool.report.placement import RAM, ROM
+
     if placement.areas:
         return [MemoryRegion(a.name, a.origin, a.length, a.used, a.attributes, a.memory) for a in placement.areas]
     regions = []
@@ -138,6 +152,9 @@ def _object_finder(source_files: set[tuple[str, ...]]):
     tflite-micro/ in front does not matter); an archive member by its name (libfoo.a(micro_interpreter.o)), and
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
     file has that name."""
+    from sizetool.inputs.map_file import object_path
+    from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
+
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     by_name: dict[str, set[tuple[str, ...]]] = {}
     for path in source_files:
@@ -186,6 +203,8 @@ def _object_finder(source_files: set[tuple[str, ...]]):
 
 def _path_finder(index: SourceIndex, tree_path, group_by: str, input_sections, object_path_of):
     """DWARF first; for symbols DWARF does not place (e.g. const tables folded to constants), the map's object."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+
     units_by_file_symbol: dict[str, set[str]] = {}
     for unit in set(index.unit_of.values()) | {name for _, _, name in index.unit_ranges}:
         units_by_file_symbol.setdefault(posixpath.basename(unit), set()).add(unit)
@@ -230,6 +249,8 @@ def _absolute_all(workspace: str | list[str] | tuple[str, ...] | None) -> list[s
 def _with_owner_fallback(path_of, symbols: list[Symbol]):
     """Vtables, typeinfo and guard variables that DWARF gives no address go where their class's (or variable's)
     other symbols went: `vtable for tflite::ArenaAllocator` joins the file of tflite::ArenaAllocator's methods."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+
     owners: dict[str, tuple[str, ...]] | None = None
 
     def owner_paths() -> dict[str, tuple[str, ...]]:
