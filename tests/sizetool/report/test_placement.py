@@ -10,9 +10,8 @@ from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import read_elf
-from sizetool.inputs.map_file import read_map
+from sizetool.inputs.map_file import MapRegion, read_map
 from sizetool.report.placement import RAM, ROM, place, region_memory
-from sizetool.inputs.map_file import MapRegion
 from sizetool.report.report_builder import build_report
 from sizetool.report.report_model import build_tree
 
