@@ -37,7 +37,10 @@ def report(
     all_memories: bool = typer.Option(False, "--all", help="Report both ROM and RAM."),
     depth: int = typer.Option(0, "--depth", min=0, help="Fold the tree below this many levels (0: no folding)."),
     group_by: str = typer.Option("file", "--group-by", help="file: declaring source file; cu: translation unit."),
-    workspace: Optional[str] = typer.Option(None, "--workspace", help="Show paths relative to this directory."),
+    workspace: Optional[List[str]] = typer.Option(
+        None, "--workspace", metavar="DIR",
+        help="Show paths relative to this directory; give it several times for several source roots (each then a "
+             "named top-level node)."),
     mangled: bool = typer.Option(False, "--mangled", help="Keep raw (mangled) C++ symbol names."),
     map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file: memory regions, object attribution."),
     flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size (e.g. 192K) when there is no map."),
@@ -87,7 +90,7 @@ def report(
         elf,
         map_path=map_file,
         group_by=group_by,
-        workspace=workspace,
+        workspace=list(workspace or []),
         mangled=mangled,
         flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
         ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,

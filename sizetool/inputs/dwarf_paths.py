@@ -5,7 +5,8 @@ with a DW_OP_addr/DW_OP_addrx location) and the file their declaration names (DW
 DW_AT_specification / DW_AT_abstract_origin for out-of-line members, C++ static members and .constprop/.isra/.part
 clones). File indices follow the line table's version (0-based from DWARF 5 line tables, 1-based before), which is not
 always the unit's version. Relative paths are joined to the unit's DW_AT_comp_dir as plain strings; the analysing
-machine's file system is never consulted.
+machine's file system is never consulted. Paths written on Windows (`C:\\Users\\...\\build`, `C:/ncs/zephyr/...`)
+are read with `/` separators, and a drive letter makes a path absolute.
 
 Speed: pyelftools builds a Python object per DIE and per attribute, which takes tens of seconds on a large C++ ELF.
 This module decodes .debug_abbrev, .debug_info and the line-table headers itself, reads only the attributes it needs,
@@ -77,6 +78,7 @@ class SourceIndex:
     unit_ranges: list[tuple[int, int, str]] = field(default_factory=list)  # (low, high, unit file), sorted
     comp_dirs: Counter = field(default_factory=Counter)
     unit_files: list[str] = field(default_factory=list)  # every compile unit's primary file, in DWARF order
+    unit_comp_dirs: dict[str, str] = field(default_factory=dict)  # unit's primary file -> its DW_AT_comp_dir
     line_table_versions: Counter = field(default_factory=Counter)
     unit_versions: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
@@ -423,13 +425,14 @@ class _DwarfScanner:
                                 (AT_GNU_ADDR_BASE, "addr_base"), (AT_RNGLISTS_BASE, "rnglists_base")):
             if attribute in values:
                 setattr(unit, name, values[attribute][1])
-        comp_dir = self._string(unit, values.get(AT_COMP_DIR))
+        comp_dir = _join(self._string(unit, values.get(AT_COMP_DIR)), "")
         unit_file = _join(comp_dir, self._string(unit, values.get(AT_NAME)))
         index = self.index
         index.unit_files.append(unit_file)
         index.unit_versions[unit.version] += 1
         if comp_dir:
             index.comp_dirs[comp_dir] += 1
+            index.unit_comp_dirs.setdefault(unit_file, comp_dir)
         if AT_LOW_PC in values:
             unit.base_address = self._address(unit, values[AT_LOW_PC])
         if AT_STMT_LIST in values:
@@ -698,8 +701,18 @@ class _DwarfScanner:
 
 
 def _join(directory: str, name: str) -> str:
+    """`name` taken relative to `directory`, normalised as text (Windows separators read as `/`)."""
+    if "\\" in directory:
+        directory = directory.replace("\\", "/")
+    if "\\" in name:
+        name = name.replace("\\", "/")
     if not name:
         return posixpath.normpath(directory) if directory else ""
-    if name.startswith("/") or not directory:
+    if not directory or is_absolute(name):
         return posixpath.normpath(name)
     return posixpath.normpath(posixpath.join(directory, name))
+
+
+def is_absolute(path: str) -> bool:
+    """A POSIX absolute path, or a Windows one with a drive letter (`C:/...`)."""
+    return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] == "/" and path[0].isalpha())

@@ -1,13 +1,13 @@
 """Read an ELF file into plain records: sections, segments and defined symbols.
 
-This is the first step of every sizetool command. It checks that the file is a readable ELF (one clear SizeToolError
-otherwise), classifies each section as flash (ROM) and/or RAM, and reads the symbol table. Section contents are read
-on demand with `section_data`, so reading a large ELF costs only its headers and symbol table.
+This is the first step of every sizetool command. It checks that the file is a readable, linked ELF (one clear
+SizeToolError otherwise: a relocatable .o has no program headers and no addresses to report) and reads the section
+and program headers and the symbol table. Section contents are read on demand with `section_data`, so reading a large
+ELF costs only its headers and symbol table.
 
-ROM/RAM rule (the one documented in docs/size-report.md):
-  ROM = allocated sections whose bytes are stored in the image (not NOBITS): code, read-only data and the load image of
-        initialised data; this equals `size`'s text + data.
-  RAM = allocated writable sections: initialised data, .bss/NOBITS and noinit; this equals `size`'s data + bss.
+Sections are described by their flags here (Berkeley `size`'s view, kept for `berkeley()` and the operator-cost
+graph); where each byte physically lives (flash, RAM, or both) is decided from the program headers and the map by
+sizetool/report/placement.py.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from sizetool.errors import SizeToolError
 SHF_WRITE = 0x1
 SHF_ALLOC = 0x2
 SHF_EXECINSTR = 0x4
+SHF_TLS = 0x400
 
 SHN_UNDEF = 0
 SHN_LORESERVE = 0xFF00
@@ -74,14 +75,23 @@ class Section:
         return bool(self.flags & SHF_WRITE)
 
     @property
+    def is_tls(self) -> bool:
+        return bool(self.flags & SHF_TLS)
+
+    @property
     def in_rom(self) -> bool:
-        """Bytes of this section are stored in flash (code, rodata, the load image of .data)."""
+        """By the flags: bytes stored in the file image (code, rodata, the load image of .data): `size`'s text + data.
+        Where they physically go is sizetool/report/placement.py's answer."""
         return self.is_alloc and not self.is_nobits and self.size > 0
 
     @property
     def in_ram(self) -> bool:
-        """This section occupies RAM at run time (.data, .bss, noinit)."""
+        """By the flags: an allocated writable section (.data, .bss, noinit): `size`'s data + bss."""
         return self.is_alloc and self.is_writable and self.size > 0
+
+    @property
+    def end(self) -> int:
+        return self.address + self.size
 
     def contains(self, address: int) -> bool:
         return self.address <= address < self.address + self.size
@@ -90,11 +100,29 @@ class Section:
 @dataclass(frozen=True)
 class Segment:
     type: str
-    virtual_address: int
-    physical_address: int
+    virtual_address: int  # p_vaddr: where the segment runs
+    physical_address: int  # p_paddr: where it is loaded (stored), e.g. the flash copy of .data
     file_size: int
     memory_size: int
     flags: int
+
+    @property
+    def is_load(self) -> bool:
+        return self.type == "PT_LOAD" and self.memory_size > 0
+
+    def holds(self, section: Section) -> bool:
+        """Whether an allocated section lies in this segment's run addresses (sh_addr inside [p_vaddr, +p_memsz))."""
+        return self.virtual_address <= section.address < self.virtual_address + max(self.memory_size, 1)
+
+
+@dataclass(frozen=True)
+class BerkeleySizes:
+    """What Berkeley `size` (GNU size -B) prints: text = allocated code or read-only sections, data = allocated
+    writable sections with contents, bss = allocated sections without contents."""
+
+    text: int
+    data: int
+    bss: int
 
 
 @dataclass(frozen=True)
@@ -129,6 +157,8 @@ class ElfImage:
     mapping_symbols: list[tuple[int, str]] = field(default_factory=list)  # ARM/AArch64 $a/$t/$d/$x markers
     has_symtab: bool = True
     has_dwarf: bool = False
+    elf_type: str = "ET_EXEC"
+    kconfig_symbols: int = 0  # absolute CONFIG_* symbols: Zephyr writes its Kconfig values into the image this way
 
     def section_by_name(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)
@@ -146,11 +176,34 @@ class ElfImage:
 
     @property
     def rom_total(self) -> int:
+        """Stored bytes of the allocated sections (`size`'s text + data), the flash figure of the operator-cost graph."""
         return sum(s.size for s in self.sections if s.in_rom)
 
     @property
     def ram_total(self) -> int:
+        """Allocated writable bytes (`size`'s data + bss)."""
         return sum(s.size for s in self.sections if s.in_ram)
+
+    @property
+    def is_hosted(self) -> bool:
+        """A program for an operating system (dynamic linking, an interpreter, a shared object): it has no flash and
+        RAM of its own, so its sizes stay the file-image view."""
+        return self.elf_type == "ET_DYN" or any(s.type in ("PT_INTERP", "PT_DYNAMIC") for s in self.segments)
+
+    def berkeley(self) -> BerkeleySizes:
+        """GNU size's Berkeley figures, with its rule (binutils size.c: code or read-only is text, else contents are
+        data, else bss)."""
+        text = data = bss = 0
+        for section in self.sections:
+            if not section.is_alloc:
+                continue
+            if section.is_code or not section.is_writable:
+                text += section.size
+            elif not section.is_nobits:
+                data += section.size
+            else:
+                bss += section.size
+        return BerkeleySizes(text, data, bss)
 
 
 def demangle(mangled: str) -> str:
@@ -199,8 +252,15 @@ def _short(error: Exception) -> str:
 def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
     elf = ELFFile(stream)
     header = elf.header
+    if header["e_type"] == "ET_REL":
+        raise SizeToolError(
+            f"{path}: a relocatable object (.o), not a linked image: it has no program headers and no final addresses "
+            "(give the linked ELF, e.g. firmware.elf or zephyr.elf)"
+        )
     if header["e_shoff"] == 0 or elf.num_sections() == 0:
         raise SizeToolError(f"{path}: ELF has no section headers")
+    if header["e_phnum"] == 0:
+        raise SizeToolError(f"{path}: ELF has no program headers, so where its bytes are loaded is unknown (not a linked image?)")
     if header["e_shoff"] + header["e_shnum"] * header["e_shentsize"] > file_size:
         raise SizeToolError(f"{path}: corrupt or truncated ELF (section header table lies past the end of the file)")
 
@@ -244,8 +304,9 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
 
     symbols: list[Symbol] = []
     mapping: list[tuple[int, str]] = []
+    kconfig = 0
     if symtab_index is not None:
-        symbols, mapping = _read_symbols(elf, sections, symtab_index, arch, path, stream)
+        symbols, mapping, kconfig = _read_symbols(elf, sections, symtab_index, arch, path, stream)
 
     return ElfImage(
         path=path,
@@ -260,6 +321,8 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
         mapping_symbols=mapping,
         has_symtab=symtab_index is not None,
         has_dwarf=has_dwarf,
+        elf_type=str(header["e_type"]),
+        kconfig_symbols=kconfig,
     )
 
 
@@ -301,6 +364,7 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
     symbols: list[Symbol] = []
     mapping: list[tuple[int, str]] = []
     current_file = ""
+    kconfig = 0
     for entry in layout.iter_unpack(table[:usable]):
         name_offset, value, size, info, shndx = (entry[i] for i in order)
         kind = info & 0xF
@@ -308,7 +372,10 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
             end = strings.find(b"\0", name_offset) if name_offset < len(strings) else -1
             current_file = strings[name_offset:end].decode("utf-8", "replace") if end >= 0 else ""
             continue
-        if shndx in (SHN_UNDEF, SHN_ABS, SHN_COMMON) or shndx >= SHN_LORESERVE or shndx >= len(sections):
+        if shndx == SHN_ABS:
+            kconfig += strings.startswith(b"CONFIG_", name_offset)
+            continue
+        if shndx in (SHN_UNDEF, SHN_COMMON) or shndx >= SHN_LORESERVE or shndx >= len(sections):
             continue
         if kind in (STT_SECTION, STT_FILE):
             continue
@@ -336,4 +403,4 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
             )
         )
     mapping.sort()
-    return symbols, mapping
+    return symbols, mapping, kconfig

@@ -1,27 +1,46 @@
-"""Read a GNU ld map file: the memory regions, and which object file each input section came from.
+"""Read a GNU ld map file: the memory regions, the output sections, and which object each input section came from.
 
-The "Memory Configuration" table gives the MEMORY regions (name, origin, length); the input-section lines of the
-memory map say which object file (or archive member) contributed each range of bytes, which lets the report attribute
+The "Memory Configuration" table gives the MEMORY regions (name, origin, length, attributes). The memory map lists
+each output section (name, address, size and, when it is copied, its `load address`) and, under it, the input
+sections: which object file (or archive member) contributed each range of bytes. That lets the report attribute
 bytes that no symbol covers (string literals in `.rodata.*.str1.1`, literal data) to their object instead of leaving
 them anonymous. Alignment `*fill*` is kept as fill.
+
+Only allocated output sections own addresses: `.debug_*`, `.comment`, `.ARM.attributes`, `.stab*` and the like are
+listed at address 0 too (where a firmware's flash may start), so their input sections are left out here, and the
+report builder keeps only input sections of output sections the ELF allocates.
+
+Zephyr's zephyr.map works the same way: many output sections, `*(SORT_BY_NAME(...))` pattern lines, `load address`
+clauses and linker-generated symbol assignments (which are not input sections and are skipped). Windows paths
+(`C:/...\\libgcc.a(_udivsi3.o)`) are read as written.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
 
 FILL = "*fill*"
+LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)
+DEFAULT_REGION = "*default*"
 
-_REGION = re.compile(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S+))?\s*$")
+_REGION = re.compile(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
+_OUTPUT = re.compile(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
+_OUTPUT_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
 _ONE_LINE = re.compile(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*?)\s*$")
-_NAME_ONLY = re.compile(r"^ (\S+)\s*$")
+_NAME_ONLY = re.compile(r"^ ([^\s*]\S*)\s*$")
 _CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*?)\s*$")
 _FILL = re.compile(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
+# Output sections that are never loaded, whatever address the map prints for them.
+_NOT_ALLOCATED = re.compile(
+    r"^(\.z?debug|\.comment$|\.ARM\.attributes$|\.riscv\.attributes$|\.gnu\.attributes$|\.stab|\.gnu\.build\.attributes"
+    r"|\.gnu_debuglink$|\.gnu_debugaltlink$|\.note\.GNU-stack$|\.GCC\.command\.line$|\.mdebug|\.pdr$|\.xtensa\.info$"
+    r"|\.line$|/DISCARD/$)"
+)
+_STATEMENTS = frozenset({"LOAD", "START", "END", "TARGET", "INPUT", "GROUP", "SEARCH_DIR"})
 
 
 @dataclass(frozen=True)
@@ -33,21 +52,52 @@ class MapRegion:
 
 
 @dataclass(frozen=True)
+class OutputSection:
+    name: str
+    address: int
+    size: int
+    load_address: int | None = None  # from a `load address` clause: where a copied section is stored
+
+
+@dataclass(frozen=True)
 class InputSection:
     name: str  # e.g. ".rodata.main.str1.1", or "*fill*"
     address: int
     size: int
     object_file: str  # e.g. "obj/app/main.o" or "/usr/lib/.../libgcc.a(_udivsi3.o)"; "" for fill
+    output_section: str = ""  # the output section it was placed in, e.g. ".rodata" or "datas"
 
 
 @dataclass
 class LinkerMap:
-    regions: list[MapRegion]
+    regions: list[MapRegion]  # the MEMORY regions, in declaration order (the catch-all *default* left out)
     input_sections: list[InputSection]
+    output_sections: list[OutputSection] = field(default_factory=list)
+    output_file: str = ""  # the OUTPUT(...) line: the file the linker wrote, as it named it
+    path: str = ""
+
+    def output_section(self, name: str) -> OutputSection | None:
+        return self._by_name().get(name)
+
+    def _by_name(self) -> dict[str, OutputSection]:
+        found = self.__dict__.get("_output_by_name")
+        if found is None:
+            found = self.__dict__["_output_by_name"] = {}
+            for section in self.output_sections:
+                found.setdefault(section.name, section)
+        return found
+
+
+def is_allocated_name(output_section: str) -> bool:
+    """False for the output sections a linker never loads (debug info, comments, attributes, /DISCARD/)."""
+    return not _NOT_ALLOCATED.match(output_section)
 
 
 def read_map(path: str) -> LinkerMap:
-    lines = read_input(path, "a map file").decode("utf-8", "replace").splitlines()
+    """Read a GNU ld map. A file that is not one, or that is cut short (no OUTPUT(...) line after the memory map),
+    is a SizeToolError naming the file."""
+    text = read_input(path, "a map file").decode("utf-8", "replace")
+    lines = text.splitlines()
     try:
         start = lines.index("Memory Configuration")
     except ValueError:
@@ -57,47 +107,98 @@ def read_map(path: str) -> LinkerMap:
     position = start + 1
     while position < len(lines) and not lines[position].startswith("Linker script and memory map"):
         match = _REGION.match(lines[position])
-        if match and match.group(1) not in ("Name", "*default*"):
+        if match and match.group(1) not in ("Name", DEFAULT_REGION):
             regions.append(
                 MapRegion(match.group(1), int(match.group(2), 16), int(match.group(3), 16), match.group(4) or "")
             )
         position += 1
+    if position >= len(lines):
+        raise SizeToolError(f"{path}: truncated map file (it ends before 'Linker script and memory map')")
 
     sections: list[InputSection] = []
-    pending_name: str | None = None
-    for line in lines[position:]:
-        fill = _FILL.match(line)
-        if fill:
-            sections.append(InputSection(FILL, int(fill.group(1), 16), int(fill.group(2), 16), ""))
-            pending_name = None
+    outputs: list[OutputSection] = []
+    output_file = ""
+    current = ""  # the output section whose input sections follow
+    keep = False  # whether that output section is allocated
+    pending_output: str | None = None
+    pending_input: str | None = None
+    for line in lines[position + 1 :]:
+        if not line:
             continue
-        if pending_name is not None:
+        if line[0] != " ":
+            pending_output = pending_input = None
+            if line.startswith("OUTPUT("):
+                output_file = line[len("OUTPUT(") :].rsplit(" ", 1)[0].rstrip(")")
+                continue
+            if line.startswith("Cross Reference Table"):
+                break
+            words = line.split(None, 2)
+            if len(words) > 1 and not words[1].startswith("0x") and words[0].split("(")[0] in _STATEMENTS:
+                continue  # LOAD obj.o, START GROUP, END GROUP
+            match = _OUTPUT.match(line)
+            if match:
+                current = match.group(1)
+                keep = is_allocated_name(current)
+                if match.group(2) is None:
+                    pending_output = current
+                else:
+                    outputs.append(_output(current, match.group(2), match.group(3), match.group(4)))
+            continue
+        if pending_output is not None:
+            match = _OUTPUT_CONTINUATION.match(line)
+            if match:
+                outputs.append(_output(pending_output, match.group(1), match.group(2), match.group(3)))
+            pending_output = None
+            if match:
+                continue
+        if not keep:
+            continue
+        if line.startswith(" *fill*"):
+            fill = _FILL.match(line)
+            if fill:
+                sections.append(InputSection(FILL, int(fill.group(1), 16), int(fill.group(2), 16), "", current))
+            pending_input = None
+            continue
+        if pending_input is not None:
             match = _CONTINUATION.match(line)
             if match:
-                _add(sections, pending_name, match.group(1), match.group(2), match.group(3))
-            pending_name = None
+                _add(sections, pending_input, match.group(1), match.group(2), match.group(3), current)
+            pending_input = None
             continue
         match = _ONE_LINE.match(line)
         if match:
-            _add(sections, match.group(1), match.group(2), match.group(3), match.group(4))
+            _add(sections, match.group(1), match.group(2), match.group(3), match.group(4), current)
             continue
         match = _NAME_ONLY.match(line)
-        if match and match.group(1).startswith("."):
-            pending_name = match.group(1)
+        if match:
+            pending_input = match.group(1)
+    if not output_file:
+        raise SizeToolError(f"{path}: truncated map file (no OUTPUT(...) line: the memory map is cut short)")
     sections.sort(key=lambda s: (s.address, s.size))
-    return LinkerMap(regions=regions, input_sections=sections)
+    return LinkerMap(regions=regions, input_sections=sections, output_sections=outputs, output_file=output_file,
+                     path=path)
 
 
-def _add(sections: list[InputSection], name: str, address: str, size: str, object_file: str) -> None:
+def _output(name: str, address: str, size: str, load_address: str | None) -> OutputSection:
+    return OutputSection(name, int(address, 16), int(size, 16), int(load_address, 16) if load_address else None)
+
+
+def _add(sections: list[InputSection], name: str, address: str, size: str, object_file: str, output: str) -> None:
     size_value = int(size, 16)
-    # Lines such as "0x... 0x... obj.o" only count when they name an object (symbol lines have no size column).
-    if size_value and (object_file.endswith(".o") or object_file.endswith(")") or object_file.endswith(".obj")):
-        sections.append(InputSection(name, int(address, 16), size_value, object_file))
+    # Lines such as "0x... 0x... obj.o" only count when they name an object (symbol lines have no size column, data
+    # statements such as LONG name an expression).
+    if size_value and (
+        object_file.endswith((".o", ")", ".obj", ".O", ".OBJ")) or object_file == LINKER_STUBS
+    ):
+        sections.append(InputSection(name, int(address, 16), size_value, object_file, output))
 
 
 def object_path(object_file: str) -> tuple[str, ...]:
     """Tree path of an object: archive members as (archive.a, member.o), plain objects by their path."""
+    if object_file == LINKER_STUBS:
+        return ("(linker stubs)",)
+    object_file = object_file.replace("\\", "/")
     if object_file.endswith(")") and "(" in object_file:
         archive, _, member = object_file[:-1].partition("(")
-        return ("(archives)", os.path.basename(archive), member)
+        return ("(archives)", archive.rsplit("/", 1)[-1], member)
     return tuple(part for part in object_file.split("/") if part and part != ".")

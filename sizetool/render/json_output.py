@@ -2,6 +2,8 @@
 
 One memory: {"symbols": ROOT, "total_size": N, ...additive fields}, where every node has name, identifier and size,
 inner nodes have children, and symbol leaves have address and section (plus mangled and aliases when useful).
+total_size is physical (bytes in flash, or bytes of RAM); "berkeley" keeps `size`'s text/data/bss beside it, and
+"regions" the memory regions of that memory.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import os
 
 from sizetool import __version__
-from sizetool.report.report_model import SizeReport, dump_report_json, memory_to_dict, report_to_dict
+from sizetool.report.report_model import (
+    SizeReport, berkeley_to_dict, dump_report_json, memory_to_dict, regions_to_list, report_to_dict,
+)
 
 
 def render_json(report: SizeReport, memories: list[str]) -> str:
@@ -21,6 +25,8 @@ def render_json(report: SizeReport, memories: list[str]) -> str:
                 "source": os.path.basename(report.source),
                 "arch": report.arch,
                 "tool": f"size-report {__version__}",
+                "berkeley": berkeley_to_dict(report),
+                "regions": [r for r in regions_to_list(report) if r["memory"] in ("", memories[0])],
                 "warnings": list(report.warnings),
             }
         )

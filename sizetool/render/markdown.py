@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from sizetool.render.regions import regions_table
+from sizetool.render.regions import regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 
@@ -12,7 +12,8 @@ def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:
     lines = [f"# Size report: {os.path.basename(report.source)} ({report.arch})", ""]
     for memory in memories:
         total = report.total(memory)
-        lines += [f"## {memory.upper()}: {total} bytes", "", "| path | size | % |", "|---|---:|---:|"]
+        title = total_line(report, memory).replace(f" {os.path.basename(report.source)}:", ":", 1)
+        lines += [f"## {title}", "", "| path | size | % |", "|---|---:|---:|"]
         for node, level in walk(build_tree(report.entries, memory), depth):
             share = 100.0 * node.size / total if total else 0.0
             name = node.name.replace("|", "\\|")

@@ -1,12 +1,31 @@
-"""The memory-region table Zephyr builds print: Memory region / Used Size / Region Size / %age Used."""
+"""The memory-region table Zephyr builds print (Memory region / Used Size / Region Size / %age Used, plus what the
+region is: ROM or RAM), and the one-line totals that head each memory's tree in the text formats."""
 
 from __future__ import annotations
+
+import os
 
 from sizetool.report.report_model import SizeReport
 
 
 def regions_table(report: SizeReport) -> str:
-    rows = [f"{'Memory region':<16}{'Used Size':>12}{'Region Size':>14}{'%age Used':>12}"]
+    rows = [f"{'Memory region':<16}{'Used Size':>12}{'Region Size':>14}{'%age Used':>12}  Memory"]
     for region in report.regions:
-        rows.append(f"{region.name + ':':<16}{region.used:>10} B{region.length:>12} B{region.percent_used:>11.2f}%")
+        rows.append(
+            f"{region.name + ':':<16}{region.used:>10} B{region.length:>12} B{region.percent_used:>11.2f}%"
+            f"  {region.memory.upper()}".rstrip()
+        )
     return "\n".join(rows) + "\n"
+
+
+def total_line(report: SizeReport, memory: str) -> str:
+    """`RAM firmware.elf: 36336 bytes (ITCM 3824 + DTCM 18176 + SRAM 14336)`: the total, split by region when the
+    memory spans several; a RAM-loaded image says that it has no ROM."""
+    total = report.total(memory)
+    line = f"{memory.upper()} {os.path.basename(report.source)}: {total} bytes"
+    used = [r for r in report.regions_of(memory) if r.used]
+    if len(used) > 1:
+        line += " (" + " + ".join(f"{r.name} {r.used}" for r in used) + ")"
+    elif memory == "rom" and total == 0 and report.ram_total:
+        line += " (no ROM: the whole image is placed in RAM)"
+    return line

@@ -6,12 +6,10 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 
 from __future__ import annotations
 
-import os
-
 from rich.color import ColorSystem
 from rich.style import Style
 
-from sizetool.render.regions import regions_table
+from sizetool.render.regions import regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -36,7 +34,7 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
     for memory in memories:
         total = report.total(memory)
         root = build_tree(report.entries, memory)
-        lines.append(paint("title", f"{memory.upper()} {os.path.basename(report.source)}: {total} bytes"))
+        lines.append(paint("title", total_line(report, memory)))
         _add_lines(lines, root, total, depth, 1, "", paint)
     if report.regions:
         lines.append(regions_table(report).rstrip("\n"))
@@ -68,7 +66,7 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
         text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
         text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
         if child.entry is not None:
-            detail = f"  @0x{child.entry.address:08x} {child.entry.section}"
+            detail = f"  @0x{child.entry.address:08x}" + (f" {child.entry.section}" if child.entry.section else "")
             if child.entry.aliases:
                 detail += f" (aliases: {', '.join(child.entry.aliases)})"
             text += paint("detail", detail)

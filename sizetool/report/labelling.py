@@ -1,22 +1,29 @@
 """Label every ROM and RAM byte exactly once, so that a report's entries always add up to its totals.
 
-Within each allocated section, symbols are laid out by address: aliases (same address and size) count once, a symbol
-that overlaps the one before it counts only its bytes past the overlap, and every byte no symbol covers (padding,
-alignment fill, literal pools, vector tables without sized symbols) goes to one catch-all entry per section,
-`(no symbol) <section>`. That is bloaty's rule: the most specific label wins and catch-alls come last.
+Which memories a section's bytes count in comes from its placement (sizetool/report/placement.py). Within each
+section, symbols are laid out by address: aliases (same address and size) count once, a symbol that overlaps the one
+before it counts only its bytes past the overlap, and every byte no symbol covers (padding, alignment fill, literal
+pools, vector tables without sized symbols) goes to one catch-all entry per section, `(no symbol) <section>`. That is
+bloaty's rule: the most specific label wins and catch-alls come last. In a section without contents (NOBITS: heaps,
+stacks, noinit) such bytes are a reservation, named after their input section (with a map) or their section
+(`(reserved)/.heap`). Gaps between sections that the memory's use counts are `(fill) <region>`.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Callable
+from itertools import accumulate
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection
+from sizetool.report.placement import Placement
 from sizetool.report.report_model import SizeEntry
 
 NO_SYMBOL = "(no symbol)"
 NO_DEBUG_INFO = "(no debug info)"
+RESERVED = "(reserved)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
 ObjectPathOf = Callable[[str], tuple[str, ...]]
@@ -24,12 +31,13 @@ ObjectPathOf = Callable[[str], tuple[str, ...]]
 
 def label_bytes(
     image: ElfImage,
+    placement: Placement,
     path_of: PathOf,
     mangled_names: bool = False,
     input_sections: list[InputSection] | None = None,
     object_path_of: ObjectPathOf | None = None,
 ) -> list[SizeEntry]:
-    """One entry per symbol (or catch-all run) per memory; ROM entries of .data use the section's load image.
+    """One entry per symbol (or catch-all run) per memory the section's bytes occupy, plus the fill between sections.
 
     With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
     them (one entry per object and input section); only what the map does not explain stays a catch-all.
@@ -39,14 +47,17 @@ def label_bytes(
         if symbol.size > 0:
             by_section[symbol.section_index].append(symbol)
 
+    pieces = sorted((s for s in input_sections or [] if s.size), key=lambda s: (s.address, s.size))
+    piece_starts = [s.address for s in pieces]
     entries: list[SizeEntry] = []
-    for section in image.sections:
-        if not (section.in_rom or section.in_ram):
+    for placed in placement.sections:
+        section = placed.section
+        memories = [m for m, area in (("rom", placed.rom_area), ("ram", placed.ram_area)) if area is not None]
+        if not memories:
             continue
+        inside = pieces[bisect.bisect_left(piece_starts, section.address) : bisect.bisect_left(piece_starts, section.end)]
         runs = symbol_runs(section, by_section.get(section.index, []))
-        for memory in ("rom", "ram"):
-            if not (section.in_rom if memory == "rom" else section.in_ram):
-                continue
+        for memory in memories:
             for symbol, aliases, size in runs:
                 entries.append(
                     SizeEntry(
@@ -61,20 +72,37 @@ def label_bytes(
                     )
                 )
             gaps = _gaps(section, runs)
-            entries.extend(_gap_entries(memory, section, gaps, input_sections or [], object_path_of))
+            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of))
+    entries.extend(fill_entries(placement))
     return entries
 
 
-def section_entries(image: ElfImage) -> list[SizeEntry]:
-    """The fallback for a stripped ELF: one entry per allocated section."""
+def section_entries(image: ElfImage, placement: Placement) -> list[SizeEntry]:
+    """The fallback for a stripped ELF: one entry per placed section and memory, plus the fill between sections."""
     entries = []
-    for section in image.sections:
-        for memory, wanted in (("rom", section.in_rom), ("ram", section.in_ram)):
-            if wanted:
+    for placed in placement.sections:
+        section = placed.section
+        for memory, area in (("rom", placed.rom_area), ("ram", placed.ram_area)):
+            if area is not None:
                 entries.append(
                     SizeEntry(memory, ("(sections)",), section.name, section.name, section.address, section.size)
                 )
+    entries.extend(fill_entries(placement))
     return entries
+
+
+def fill_entries(placement: Placement) -> list[SizeEntry]:
+    """One `(fill) <area>` entry per memory area: the bytes between its sections that its use counts."""
+    by_area: dict[tuple[str, str], list[int]] = {}
+    for fill in placement.fills:
+        slot = by_area.setdefault((fill.memory, fill.area), [fill.address, 0])
+        slot[0] = min(slot[0], fill.address)
+        slot[1] += fill.size
+    return [
+        SizeEntry(memory, (NO_SYMBOL,), f"(fill) {area}", "", address, size)
+        for (memory, area), (address, size) in sorted(by_area.items())
+        if size
+    ]
 
 
 def _gaps(section: Section, runs) -> list[tuple[int, int]]:
@@ -91,7 +119,8 @@ def _gaps(section: Section, runs) -> list[tuple[int, int]]:
     return gaps
 
 
-def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[SizeEntry]:
+def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntry]:
+    """Entries for the bytes no symbol covers, from the map's input sections that start inside the section."""
     by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
 
     def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
@@ -99,22 +128,32 @@ def _gap_entries(memory, section, gaps, input_sections, object_path_of) -> list[
         slot[0] = min(slot[0], address)
         slot[1] += size
 
-    inside = [s for s in input_sections if section.contains(s.address) and s.size]
+    # The furthest any piece so far reaches: the first piece that can reach into a gap is found by bisection.
+    reach = list(accumulate((piece.address + piece.size for piece in inside), max))
+    # Bytes of a section without contents that nothing names are a reservation (a heap, a stack): say which. In a
+    # section the script fills with `. = . + SIZE` alone, the map's *fill* is that reservation, not alignment.
+    unnamed_path, unnamed = ((RESERVED,), section.name) if section.is_nobits else ((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}")
+    reservation_only = section.is_nobits and all(piece.name == FILL for piece in inside)
     for start, end in gaps:
         cursor = start
-        for piece in inside:  # sorted by address; overlaps (merged strings) go to the first
+        for piece in inside[bisect.bisect_right(reach, start) :]:  # by address; overlaps (merged strings): the first
+            if piece.address >= end:
+                break
             piece_start, piece_end = max(piece.address, cursor), min(piece.address + piece.size, end)
             if piece_end <= piece_start:
                 continue
             if piece_start > cursor:
-                add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, piece_start - cursor)
-            if piece.name == FILL or object_path_of is None:
+                add(unnamed_path, unnamed, cursor, piece_start - cursor)
+            if reservation_only:
+                add(unnamed_path, unnamed, piece_start, piece_end - piece_start)
+            elif piece.name == FILL or object_path_of is None:
                 add((NO_SYMBOL,), f"(fill) {section.name}", piece_start, piece_end - piece_start)
             else:
-                add(object_path_of(piece.object_file), f"(no symbol) {piece.name}", piece_start, piece_end - piece_start)
+                label = piece.name if section.is_nobits else f"(no symbol) {piece.name}"
+                add(object_path_of(piece.object_file), label, piece_start, piece_end - piece_start)
             cursor = piece_end
         if cursor < end:
-            add((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}", cursor, end - cursor)
+            add(unnamed_path, unnamed, cursor, end - cursor)
     return [
         SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
         for (path, symbol), (address, size) in sorted(by_label.items())

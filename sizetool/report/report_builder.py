@@ -1,33 +1,34 @@
-"""Build a SizeReport from an ELF: read it, find source paths in DWARF, label every byte, attach warnings."""
+"""Build a SizeReport from an ELF: read it (and its map), place every byte in ROM and/or RAM, find source paths in
+DWARF, label every byte, attach warnings.
+
+The totals are physical (sizetool/report/placement.py): with a map, the sums of the linker's own "Used Size" of its
+ROM and RAM regions; without one, from the program headers. Berkeley `size` figures ride along in `report.berkeley`.
+"""
 
 from __future__ import annotations
 
 import bisect
 import os
 import posixpath
-import re
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
-from sizetool.inputs.elf_reader import ElfImage, Symbol, read_elf
-from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
-from sizetool.inputs.map_file import object_path, read_map
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
-from sizetool.report.report_model import MemoryRegion, SizeReport, entry_order
+from sizetool.report.report_model import Berkeley, MemoryRegion, SizeReport, entry_order
 
-OUTSIDE_WORKSPACE = "(outside workspace)"
-TOOLCHAIN = "(toolchain)"
-SYSTEM_HEADERS = "(system headers)"
-# Run-time libraries built by the toolchain vendor; their sources are shown from the library's own directory.
-TOOLCHAIN_LIBRARIES = ("libgcc", "libstdc++-v3", "libsupc++", "newlib", "libgloss", "picolibc", "glibc", "musl",
-                       "compiler-rt", "libatomic", "libquadmath")
-_SYSTEM_INCLUDE = re.compile(
-    r"^/usr/(local/)?include/|/include/c\+\+/|/lib/gcc(-cross)?/[^/]+/[^/]+/include(-fixed)?/|^/usr/lib/[^/]+/include/"
-    r"|/(arm-none-eabi|riscv\d*-unknown-elf|[a-z0-9_]+-zephyr-elf|xtensa-[a-z0-9_]+-elf)/include/"
-)
-_TOOLCHAIN_DIR = re.compile(r"(^|/)(gcc|zephyr-sdk|toolchain)[^/]*(/|$)|-none-eabi|-unknown-elf|-zephyr-elf|^/usr/|^/opt/")
+if TYPE_CHECKING:
+    from sizetool.inputs.dwarf_paths import SourceIndex
+    from sizetool.inputs.elf_reader import ElfImage, Symbol
+    from sizetool.inputs.map_file import LinkerMap
+    from sizetool.report.placement import Placement
+
+# The readers (pyelftools, the DWARF scanner) are imported when a report is built, not when a cached one is served:
+# that is most of a cached run's start-up.
+
 # Compiler-generated companions of a class or variable: placed with their owner when DWARF gives them no address.
 OWNER_PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ")
+# Object names CMake and friends give: the source file's name plus .o/.obj ("init.c.obj", "main.cc.o").
+_OBJECT_SUFFIXES = (".obj", ".o")
 
 
 def build_report(
@@ -35,16 +36,17 @@ def build_report(
     *,
     map_path: str | None = None,
     group_by: str = "file",
-    workspace: str | None = None,
+    workspace: str | list[str] | None = None,
     mangled: bool = False,
     flash_size: int | None = None,
     ram_size: int | None = None,
     use_cache: bool = True,
 ) -> SizeReport:
     """The report of an ELF. With use_cache (and SIZETOOL_NO_CACHE unset), a report cached for byte-identical inputs
-    and the same options is reused (see report_cache); a changed ELF or map always gives a fresh report."""
-    workspace = _absolute(workspace)
-    options = dict(group_by=group_by, workspace=workspace, mangled=mangled, flash_size=flash_size, ram_size=ram_size)
+    and the same options is reused (see report_cache); a changed ELF or map always gives a fresh report.
+    `workspace` may be one directory or several (each then a named top-level node)."""
+    workspaces = _absolute_all(workspace)
+    options = dict(group_by=group_by, workspace=workspaces, mangled=mangled, flash_size=flash_size, ram_size=ram_size)
     key = None
     if use_cache and cache_enabled():
         try:
@@ -66,99 +68,147 @@ def build_report_and_image(
     *,
     map_path: str | None = None,
     group_by: str = "file",
-    workspace: str | None = None,
+    workspace: str | list[str] | None = None,
     mangled: bool = False,
     flash_size: int | None = None,
     ram_size: int | None = None,
 ) -> tuple[SizeReport, ElfImage]:
+    from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.inputs.map_file import read_map
+    from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.report.placement import place
+    from sizetool.report.source_roots import find_roots, tree_path_finder
+
     image = read_elf(elf_path)
     linker_map = read_map(map_path) if map_path else None
-    warnings: list[str] = []
+    placement = place(image, linker_map)
+    warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
+    input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
     if not image.has_symtab:
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
-        entries = section_entries(image)
+        entries = section_entries(image, placement)
     else:
         index = read_source_index(elf_path) if image.has_dwarf else SourceIndex()
         warnings.extend(index.warnings)
         if not image.has_dwarf:
             warnings.append(f"{elf_path}: no DWARF debug info; symbols are under '{NO_DEBUG_INFO}'")
-        root = _absolute(workspace) or default_workspace(index)
-        tree_path = _tree_path_cache(root)
-        source_files = {tree_path(f) for f in set(index.decl_file.values()) | set(index.unit_of.values())}
+        roots = find_roots(index, _absolute_all(workspace), image.kconfig_symbols)
+        tree_path = tree_path_finder(roots)
+        source_files = {tree_path(f) for f in set(index.decl_file.values()) | set(index.unit_files)}
         object_path_of = _object_finder(source_files)
-        path_of = _path_finder(index, tree_path, group_by, linker_map, object_path_of)
+        path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
         entries = label_bytes(
             image,
+            placement,
             path_of,
             mangled_names=mangled,
-            input_sections=linker_map.input_sections if linker_map else None,
+            input_sections=input_sections,
             object_path_of=object_path_of,
         )
     entries.sort(key=entry_order)
+    berkeley = image.berkeley()
     report = SizeReport(
         source=elf_path,
         arch=image.arch,
-        rom_total=image.rom_total,
-        ram_total=image.ram_total,
+        rom_total=placement.rom_total,
+        ram_total=placement.ram_total,
         entries=entries,
-        regions=_regions(image, linker_map, flash_size, ram_size),
+        regions=_regions(placement, flash_size, ram_size),
         warnings=warnings,
+        berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
     )
     return report, image
 
 
-def _regions(image: ElfImage, linker_map, flash_size: int | None, ram_size: int | None) -> list[MemoryRegion]:
-    """Memory regions with their use: from the map's MEMORY table, else from --flash-size/--ram-size."""
-    if linker_map is not None and linker_map.regions:
-        regions = []
-        for region in linker_map.regions:
-            end = region.origin + region.length
-            used = 0
-            for section in image.sections:
-                if not section.is_alloc or section.size == 0:
-                    continue
-                if region.origin <= section.address < end:
-                    used += section.size
-                elif not section.is_nobits and region.origin <= section.load_address < end:
-                    used += section.size  # the flash copy of initialised data
-            regions.append(MemoryRegion(region.name, region.origin, region.length, used, region.attributes))
-        return regions
+def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
+    """The map's input sections that lie in output sections the ELF allocates: the .debug_*, .comment and
+    .ARM.attributes sections a map lists at address 0 never own flash bytes, even when flash starts at 0."""
+    from sizetool.inputs.map_file import is_allocated_name
+    from sizetool.report.placement import placed_sections
+
+    allocated = {s.name for s in placed_sections(image)}
+    return [s for s in linker_map.input_sections if s.output_section in allocated and is_allocated_name(s.output_section)]
+
+
+def _regions(placement: Placement, flash_size: int | None, ram_size: int | None) -> list[MemoryRegion]:
+    """Memory regions with their use: the map's MEMORY regions as placed, else from --flash-size/--ram-size."""
+    from sizetool.report.placement import RAM, ROM
+
+    if placement.areas:
+        return [MemoryRegion(a.name, a.origin, a.length, a.used, a.attributes, a.memory) for a in placement.areas]
     regions = []
     if flash_size:
-        regions.append(MemoryRegion("FLASH", 0, flash_size, image.rom_total))
+        regions.append(MemoryRegion("FLASH", 0, flash_size, placement.rom_total, "", ROM))
     if ram_size:
-        regions.append(MemoryRegion("RAM", 0, ram_size, image.ram_total))
+        regions.append(MemoryRegion("RAM", 0, ram_size, placement.ram_total, "", RAM))
     return regions
 
 
 def _object_finder(source_files: set[tuple[str, ...]]):
-    """Put an object's symbol-less bytes under the source file it was compiled from (obj/app/main.o -> app/main.cc)."""
-    by_stem: dict[tuple[str, ...], tuple[str, ...]] = {}
+    """Put an object's symbol-less bytes under the source file it was compiled from. By path: obj/app/main.o ->
+    app/main.cc (the longest tail of the object's path that names exactly one source file, so a root node such as
+    tflite-micro/ in front does not matter); an archive member by its name (libfoo.a(micro_interpreter.o)), and
+    CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
+    file has that name."""
+    from sizetool.inputs.map_file import object_path
+    from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
+
+    by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    by_name: dict[str, set[tuple[str, ...]]] = {}
     for path in source_files:
         if path and path[0] not in (OUTSIDE_WORKSPACE, TOOLCHAIN, SYSTEM_HEADERS) and "." in path[-1]:
-            by_stem.setdefault(path[:-1] + (path[-1].rsplit(".", 1)[0],), path)
+            stem = path[:-1] + (path[-1].rsplit(".", 1)[0],)
+            for length in range(1, len(stem) + 1):
+                by_tail.setdefault(stem[-length:], set()).add(path)
+            by_name.setdefault(path[-1], set()).add(path)
+
+    def source_named(member: str) -> tuple[str, ...] | None:
+        for suffix in _OBJECT_SUFFIXES:
+            if member.endswith(suffix) and "." in member[: -len(suffix)]:
+                found = by_name.get(member[: -len(suffix)], ())
+                if len(found) == 1:
+                    return next(iter(found))
+        return None
 
     def object_path_of(object_file: str) -> tuple[str, ...]:
         parts = object_path(object_file)
-        if parts and parts[0] != "(archives)":
-            stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
-            for length in range(len(stem), 0, -1):
-                match = by_stem.get(stem[-length:])
-                if match:
-                    return match
-            return ("(objects)",) + parts
-        return parts
+        if not parts or parts[0].startswith("(") and parts[0] != "(archives)":
+            return parts
+        named = source_named(parts[-1])
+        if named:
+            return named
+        stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
+        if parts[0] == "(archives)":
+            archive = object_file.replace("\\", "/").rpartition("(")[0]
+            toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
+            if toolchain and toolchain[0] == TOOLCHAIN:
+                return (toolchain[0],) + parts[1:]
+            found = by_tail.get(stem[-1:], ())  # a member keeps only its file name: libfoo.a(micro_interpreter.o)
+            return next(iter(found)) if len(found) == 1 else parts
+        for length in range(len(stem), 0, -1):
+            found = by_tail.get(stem[-length:], ())
+            if len(found) == 1:
+                return next(iter(found))
+            if found:
+                break  # several sources end this way: a shorter tail cannot be more certain
+        toolchain = outside_root(object_file.replace("\\", "/"))  # crti.o, crtbegin.o of the compiler
+        if toolchain and toolchain[0] == TOOLCHAIN:
+            return (TOOLCHAIN, parts[-1])
+        return ("(objects)",) + parts
 
     return object_path_of
 
 
-def _path_finder(index: SourceIndex, tree_path, group_by: str, linker_map, object_path_of):
+def _path_finder(index: SourceIndex, tree_path, group_by: str, input_sections, object_path_of):
     """DWARF first; for symbols DWARF does not place (e.g. const tables folded to constants), the map's object."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+
     units_by_file_symbol: dict[str, set[str]] = {}
     for unit in set(index.unit_of.values()) | {name for _, _, name in index.unit_ranges}:
         units_by_file_symbol.setdefault(posixpath.basename(unit), set()).add(unit)
-    pieces = [s for s in linker_map.input_sections if s.object_file] if linker_map else []
+    pieces = [s for s in input_sections if s.object_file] if input_sections else []
     starts = [s.address for s in pieces]
 
     def from_map(address: int) -> tuple[str, ...] | None:
@@ -186,63 +236,21 @@ def _path_finder(index: SourceIndex, tree_path, group_by: str, linker_map, objec
     return path_of
 
 
-def _absolute(workspace: str | None) -> str | None:
-    """--workspace as an absolute, normalised path (a relative one is taken from the current directory)."""
+def _absolute_all(workspace: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    """--workspace values as absolute, normalised paths (a relative one is taken from the current directory)."""
     if not workspace:
-        return None
-    return posixpath.normpath(posixpath.join(os.getcwd(), workspace)) if not workspace.startswith("/") else (
-        posixpath.normpath(workspace))
-
-
-def default_workspace(index: SourceIndex) -> str:
-    """The common directory of the compile units' sources, leaving out toolchain and system units (libgcc, newlib),
-    as Zephyr's size_report roots its tree at the common prefix of the mapped files."""
-    project = sorted({posixpath.dirname(f) for f in index.unit_files if f.startswith("/") and _outside_root(f) is None})
-    if not project:
-        return index.workspace()
-    common = posixpath.commonpath(project)
-    return "" if common == "/" else common
-
-
-def _outside_root(source: str) -> tuple[str, ...] | None:
-    """The top-level node of a file outside the workspace when it belongs to the toolchain or the system, else None."""
-    parts = [part for part in source.split("/") if part]
-    for position, part in enumerate(parts):
-        if part in TOOLCHAIN_LIBRARIES:
-            return (TOOLCHAIN,) + tuple(parts[position:])
-    if _SYSTEM_INCLUDE.search(source):
-        start = parts.index("include") + 1 if "include" in parts else 0
-        return (SYSTEM_HEADERS,) + tuple(parts[start:])
-    if _TOOLCHAIN_DIR.search(source):
-        return (TOOLCHAIN,) + tuple(parts)
-    return None
-
-
-def _tree_path(source: str, workspace: str) -> tuple[str, ...]:
-    if workspace and (source == workspace or source.startswith(workspace + "/")):
-        relative = source[len(workspace) + 1 :]
-        return tuple(part for part in relative.split("/") if part) or (posixpath.basename(source),)
-    if not source.startswith("/"):
-        return tuple(part for part in source.split("/") if part)  # relative without a comp_dir: as DWARF gives it
-    return _outside_root(source) or (OUTSIDE_WORKSPACE,) + tuple(part for part in source.split("/") if part)
-
-
-def _tree_path_cache(workspace: str):
-    """_tree_path for one workspace, remembered per source file (thousands of symbols share a file)."""
-    known: dict[str, tuple[str, ...]] = {}
-
-    def tree_path(source: str) -> tuple[str, ...]:
-        found = known.get(source)
-        if found is None:
-            found = known[source] = _tree_path(source, workspace)
-        return found
-
-    return tree_path
+        return []
+    values = [workspace] if isinstance(workspace, str) else list(workspace)
+    return [
+        posixpath.normpath(value if value.startswith("/") else posixpath.join(os.getcwd(), value)) for value in values
+    ]
 
 
 def _with_owner_fallback(path_of, symbols: list[Symbol]):
     """Vtables, typeinfo and guard variables that DWARF gives no address go where their class's (or variable's)
     other symbols went: `vtable for tflite::ArenaAllocator` joins the file of tflite::ArenaAllocator's methods."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+
     owners: dict[str, tuple[str, ...]] | None = None
 
     def owner_paths() -> dict[str, tuple[str, ...]]:

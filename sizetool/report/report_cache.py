@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sizetool import __version__
 from sizetool.report.report_model import (
-    MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
+    Berkeley, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
 )
 
 MAX_ENTRIES = 64
@@ -88,7 +88,7 @@ def store(key: str, report: SizeReport) -> None:
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 1
+_FORMAT = 2
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -98,16 +98,17 @@ def _to_plain(report: SizeReport) -> tuple:
         report.rom_total,
         report.ram_total,
         [(e.memory, e.path, e.symbol, e.section, e.address, e.size, e.mangled, e.aliases) for e in report.entries],
-        [(r.name, r.origin, r.length, r.used, r.attributes) for r in report.regions],
+        [(r.name, r.origin, r.length, r.used, r.attributes, r.memory) for r in report.regions],
         json.dumps(operator_table_to_dict(report.operators)) if report.operators is not None else "",
         list(report.warnings),
+        (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
     )
 
 
 def _from_plain(data: tuple, source: str) -> SizeReport:
-    version, arch, rom_total, ram_total, entries, regions, operators, warnings = data
-    if version != _FORMAT:
+    if data[0] != _FORMAT:
         raise ValueError("another cache format")
+    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley = data
     return SizeReport(
         source=source,
         arch=arch,
@@ -117,6 +118,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         regions=[MemoryRegion(*region) for region in regions],
         operators=operator_table_from_dict(json.loads(operators)) if operators else None,
         warnings=list(warnings),
+        berkeley=Berkeley(*berkeley) if berkeley else None,
     )
 
 

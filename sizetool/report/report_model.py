@@ -1,9 +1,13 @@
 """The size report as data: labelled byte runs, the size tree built from them, and the saved-report JSON.
 
 Every command produces or consumes a SizeReport. Its `entries` label every ROM and RAM byte of the ELF exactly once
-(so the entries of one memory add up to its total); the tree is derived from them. A report saved with
-`--save report.json` is the Zephyr size_report JSON shape for ROM and for RAM side by side, so it can be read back
-(for diffs and baselines) and read by tools that understand Zephyr's rom.json/ram.json.
+(so the entries of one memory add up to its total); the tree is derived from them. The totals are physical (bytes
+stored in flash, bytes occupying RAM: sizetool/report/placement.py); Berkeley `size`'s text/data/bss ride along. A
+report saved with `--save report.json` is the Zephyr size_report JSON shape for ROM and for RAM side by side, so it can
+be read back (for diffs and baselines) and read by tools that understand Zephyr's rom.json/ram.json.
+
+Saved-report schema versions: 1 had totals by section flags (text + data, data + bss) and no "berkeley"; 2 has the
+physical totals, "berkeley", and each region's "memory" (rom or ram). Both are read.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from sizetool.errors import SizeToolError
 
 MEMORIES = ("rom", "ram")
 REPORT_SCHEMA = "sizetool-report"
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class MemoryRegion:
     length: int
     used: int
     attributes: str = ""
+    memory: str = ""  # "rom" or "ram": what the region is (empty in reports saved before schema version 2)
 
     @property
     def percent_used(self) -> float:
@@ -112,16 +118,29 @@ class OperatorTable:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Berkeley:
+    """Berkeley `size` figures of the ELF, kept beside the physical totals (they differ; docs/size-report.md)."""
+
+    text: int
+    data: int
+    bss: int
+
+
 @dataclass
 class SizeReport:
     source: str  # the ELF (or saved report) the figures came from
     arch: str
-    rom_total: int
-    ram_total: int
+    rom_total: int  # bytes stored in non-volatile memory (with a map: the sum of the ROM regions' use)
+    ram_total: int  # bytes occupying RAM at run time (with a map: the sum of the RAM regions' use)
     entries: list[SizeEntry]
     regions: list[MemoryRegion] = field(default_factory=list)
     operators: OperatorTable | None = None
     warnings: list[str] = field(default_factory=list)
+    berkeley: Berkeley | None = None
+
+    def regions_of(self, memory: str) -> list[MemoryRegion]:
+        return [r for r in self.regions if r.memory == memory]
 
     def total(self, memory: str) -> int:
         return self.rom_total if memory == "rom" else self.ram_total
@@ -204,8 +223,21 @@ def memory_to_dict(report: SizeReport, memory: str) -> dict:
     return {"symbols": tree_to_dict(build_tree(report.entries, memory)), "total_size": report.total(memory)}
 
 
+def regions_to_list(report: SizeReport) -> list[dict]:
+    return [
+        {"name": r.name, "memory": r.memory, "origin": r.origin, "length": r.length, "used": r.used,
+         "attributes": r.attributes}
+        for r in report.regions
+    ]
+
+
+def berkeley_to_dict(report: SizeReport) -> dict | None:
+    b = report.berkeley
+    return None if b is None else {"text": b.text, "data": b.data, "bss": b.bss}
+
+
 def report_to_dict(report: SizeReport) -> dict:
-    """The saved-report form: both memories in Zephyr's shape, plus regions, operators and warnings."""
+    """The saved-report form: both memories in Zephyr's shape, plus Berkeley figures, regions, operators, warnings."""
     out: dict = {
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_SCHEMA_VERSION,
@@ -214,10 +246,8 @@ def report_to_dict(report: SizeReport) -> dict:
         "arch": report.arch,
         "rom": memory_to_dict(report, "rom"),
         "ram": memory_to_dict(report, "ram"),
-        "regions": [
-            {"name": r.name, "origin": r.origin, "length": r.length, "used": r.used, "attributes": r.attributes}
-            for r in report.regions
-        ],
+        "berkeley": berkeley_to_dict(report),
+        "regions": regions_to_list(report),
         "warnings": list(report.warnings),
     }
     if report.operators is not None:
@@ -348,6 +378,12 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
     """Read a saved report, or a single Zephyr rom.json/ram.json (memory taken from its "memory" field or the name)."""
     if not isinstance(data, dict):
         raise SizeToolError(f"{source}: not a size report (expected a JSON object)")
+    version = data.get("schema_version", 1)
+    if data.get("schema") == REPORT_SCHEMA and version not in READABLE_SCHEMA_VERSIONS:
+        raise SizeToolError(
+            f"{source}: saved-report schema version {version!r} is not one this size-report reads "
+            f"({', '.join(map(str, READABLE_SCHEMA_VERSIONS))}); it was written by another version"
+        )
     try:
         if "rom" in data and "ram" in data:
             memories = {m: data[m] for m in MEMORIES}
@@ -370,9 +406,15 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
                 length=int(r["length"]),
                 used=int(r["used"]),
                 attributes=str(r.get("attributes", "")),
+                memory=str(r.get("memory", "")),
             )
             for r in data.get("regions", [])
         ]
+        berkeley_data = data.get("berkeley")
+        berkeley = (
+            Berkeley(int(berkeley_data["text"]), int(berkeley_data["data"]), int(berkeley_data["bss"]))
+            if berkeley_data else None
+        )
         operators = operator_table_from_dict(data["operators"]) if data.get("operators") else None
         entries.sort(key=entry_order)
     except SizeToolError:
@@ -388,6 +430,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         regions=regions,
         operators=operators,
         warnings=list(data.get("warnings", [])),
+        berkeley=berkeley,
     )
 
 

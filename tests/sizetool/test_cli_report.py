@@ -329,3 +329,24 @@ def test_a_second_question_on_the_same_elf_reuses_the_graph(capsys, monkeypatch)
     assert run(capsys, ELF, "--drop", "ADD")[0] == 0
     monkeypatch.setattr(graph_cache, "analyse_operators", lambda *a: pytest.fail("disassembled again"))
     assert run(capsys, ELF, "--keep", "ADD,MUL", "--format", "json")[0] == 0
+
+
+LAYOUTS = Path(__file__).resolve().parents[2] / "fixtures/layouts/out"
+
+
+def test_a_map_from_another_build_a_truncated_map_and_an_object_file_are_one_line_and_status_2(capsys, tmp_path):
+    flash0 = str(LAYOUTS / "flash0" / "firmware.elf")
+    other_map = str(LAYOUTS / "dtcm-itcm" / "firmware.map")
+    text = (LAYOUTS / "flash0" / "firmware.map").read_text()
+    truncated = tmp_path / "truncated.map"
+    truncated.write_text(text[: len(text) // 2])
+    target = tmp_path / "out.json"
+    cases = [
+        ((flash0, "--map", other_map), other_map, "does not belong to"),
+        ((flash0, "--map", str(truncated)), str(truncated), "truncated map file"),
+        ((str(LAYOUTS / "relocatable" / "add.o"),), "add.o", "relocatable object"),
+    ]
+    for argv, named, problem in cases:
+        status, out, err = run(capsys, *argv, "--format", "json", "-o", str(target))
+        assert status == 2 and out == "" and not target.exists(), argv
+        assert err.count("\n") == 1 and named in err and problem in err and "Traceback" not in err, err

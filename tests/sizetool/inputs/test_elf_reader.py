@@ -114,3 +114,42 @@ def test_bad_input_is_one_size_tool_error_naming_the_file(tmp_path):
             read_elf(path)
         message = str(caught.value)
         assert str(path) in message and "\n" not in message, message
+
+
+LAYOUTS = OUT.parent.parent / "layouts" / "out"
+LAYOUT_SIZES = json.loads((LAYOUTS / "sizes.json").read_text())
+
+
+@pytest.mark.parametrize("elf", sorted(LAYOUT_SIZES))
+def test_berkeley_figures_equal_what_the_size_tool_printed(elf):
+    berkeley = read_elf(LAYOUTS / elf).berkeley()
+    recorded = LAYOUT_SIZES[elf]
+    assert (berkeley.text, berkeley.data, berkeley.bss) == (recorded["text"], recorded["data"], recorded["bss"])
+
+
+def test_an_object_file_is_refused_with_one_line_saying_what_it_is():
+    path = LAYOUTS / "relocatable" / "add.o"
+    with pytest.raises(SizeToolError) as caught:
+        read_elf(path)
+    message = str(caught.value)
+    assert str(path) in message and "relocatable object" in message and "\n" not in message
+
+
+def test_an_executable_without_program_headers_is_refused(tmp_path):
+    data = bytearray((OUT / "cortex-m4/firmware.elf").read_bytes())
+    data[0x2C:0x2E] = (0).to_bytes(2, "little")  # e_phnum
+    path = tmp_path / "no-phdrs.elf"
+    path.write_bytes(bytes(data))
+    with pytest.raises(SizeToolError, match="no program headers"):
+        read_elf(path)
+
+
+def test_zephyr_kconfig_values_are_counted_from_the_absolute_symbols():
+    from elftools.elf.elffile import ELFFile
+
+    path = LAYOUTS / "zephyr-like" / "zephyr.elf"
+    with open(path, "rb") as stream:
+        expected = sum(1 for s in ELFFile(stream).get_section_by_name(".symtab").iter_symbols()
+                       if s["st_shndx"] == "SHN_ABS" and s.name.startswith("CONFIG_"))
+    assert expected > 0 and read_elf(path).kconfig_symbols == expected
+    assert read_elf(OUT / "cortex-m4/firmware.elf").kconfig_symbols == 0

@@ -55,9 +55,11 @@ def leaves(node: dict) -> list[dict]:
 
 
 def size_tool_totals() -> tuple[int, int]:
-    """ROM and RAM of the Cortex-M4 fixture as arm-none-eabi-size printed them when the fixture was built."""
+    """ROM and RAM of the Cortex-M4 fixture: arm-none-eabi-size's text + data (all of it lies in flash), and its
+    data + bss less the 4-byte .init_array the linker script keeps in FLASH (writable by flag, never in RAM)."""
     sizes = json.loads((OUT / "sizes.json").read_text())["cortex-m4/firmware.elf"]
-    return sizes["text"] + sizes["data"], sizes["data"] + sizes["bss"]
+    init_array = 4
+    return sizes["text"] + sizes["data"], sizes["data"] + sizes["bss"] - init_array
 
 
 def hand_built_operators(total_rom: int) -> OperatorTable:

@@ -33,3 +33,15 @@ def test_both_memories_give_the_saved_report_form():
     data = json.loads(render_json(report, ["rom", "ram"]))
     assert data["schema"] == "sizetool-report"
     assert data["rom"]["total_size"] == report.rom_total and data["ram"]["total_size"] == report.ram_total
+
+
+def test_json_keeps_the_physical_total_and_berkeley_figures_beside_it():
+    sizes = json.loads((OUT / "sizes.json").read_text())["cortex-m4/firmware.elf"]
+    report = build_report(str(OUT / "cortex-m4/firmware.elf"), map_path=str(OUT / "cortex-m4/firmware.map"))
+    one = json.loads(render_json(report, ["ram"]))
+    assert one["berkeley"] == {"text": sizes["text"], "data": sizes["data"], "bss": sizes["bss"]}
+    assert one["total_size"] == report.ram_total != sizes["data"] + sizes["bss"]  # .init_array stays in flash
+    assert [(r["name"], r["memory"], r["used"]) for r in one["regions"]] == [("RAM", "ram", report.ram_total)]
+    both = json.loads(render_json(report, ["rom", "ram"]))
+    assert both["schema_version"] == 2 and both["berkeley"] == one["berkeley"]
+    assert {r["name"]: r["memory"] for r in both["regions"]} == {"FLASH": "rom", "RAM": "ram"}

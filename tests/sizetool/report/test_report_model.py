@@ -91,3 +91,30 @@ def test_a_saved_report_gets_the_mode_a_plain_write_would_give(tmp_path):
         assert existing.stat().st_mode & 0o777 == 0o640
     finally:
         os.umask(previous)
+
+
+def test_a_version_1_saved_report_still_reads_and_a_newer_version_is_refused(tmp_path):
+    data = report_to_dict(REPORT)
+    data["schema_version"] = 1
+    del data["berkeley"]
+    for region in data["regions"]:
+        del region["memory"]
+    old = report_from_dict(data, "old.json")
+    assert (old.rom_total, old.ram_total, old.berkeley) == (608, 1024, None)
+    assert [(r.name, r.used, r.memory) for r in old.regions] == [("FLASH", 608, "")]
+    data["schema_version"] = 99
+    with pytest.raises(SizeToolError, match="schema version 99"):
+        report_from_dict(data, "new.json")
+
+
+def test_berkeley_figures_and_region_memories_round_trip(tmp_path):
+    from dataclasses import replace
+
+    from sizetool.report.report_model import Berkeley
+
+    report = replace(REPORT, berkeley=Berkeley(600, 8, 1016),
+                     regions=[MemoryRegion("FLASH", 0x8000000, 4096, 608, "xr", "rom")])
+    path = tmp_path / "report.json"
+    save_report(report, path)
+    again = load_report(path)
+    assert again.berkeley == Berkeley(600, 8, 1016) and again.regions == report.regions

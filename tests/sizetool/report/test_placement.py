@@ -1,0 +1,204 @@
+"""ROM and RAM by physical placement: on every layout fixture the totals and each region's use equal the table the
+linker printed with --print-memory-usage when the fixture was built (fixtures/layouts/out/*/memory-usage.txt)."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+
+from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.inputs.map_file import MapRegion, read_map
+from sizetool.report.placement import RAM, ROM, place, region_memory
+from sizetool.report.report_builder import build_report
+from sizetool.report.report_model import build_tree
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+LAYOUTS = FIXTURES / "layouts" / "out"
+FIRMWARE = FIXTURES / "firmware" / "out"
+# What each region of the layout scripts is (fixtures/layouts/linker/*.ld say why).
+LAYOUT_REGIONS = {
+    "flash0": {"FLASH": ROM, "RAM": RAM},
+    "zephyr-like": {"FLASH": ROM, "RAM": RAM, "SRAM0": RAM, "IDT_LIST": RAM},
+    "ram-only": {"RAM": RAM},
+    "dtcm-itcm": {"ITCM": RAM, "FLASH": ROM, "DTCM": RAM, "SRAM": RAM},
+}
+UNITS = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+
+
+def elf_and_map(layout: str) -> tuple[str, str]:
+    stem = "zephyr" if layout == "zephyr-like" else "firmware"
+    return str(LAYOUTS / layout / f"{stem}.elf"), str(LAYOUTS / layout / f"{stem}.map")
+
+
+def linker_usage(layout: str) -> dict[str, int]:
+    """Region -> Used Size, from the table ld printed (its sizes are exact: KB only when divisible by 1024)."""
+    usage = {}
+    for line in (LAYOUTS / layout / "memory-usage.txt").read_text().splitlines()[1:]:
+        match = re.match(r"\s*(\S+):\s+(\d+) (B|KB|MB|GB)\s", line)
+        usage[match.group(1)] = int(match.group(2)) * UNITS[match.group(3)]
+    return usage
+
+
+def section_sizes(elf: str) -> dict[str, tuple[int, int]]:
+    """name -> (address, size) as pyelftools reads the section headers."""
+    with open(elf, "rb") as stream:
+        return {s.name: (s["sh_addr"], s["sh_size"]) for s in ELFFile(stream).iter_sections()}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUT_REGIONS))
+def test_with_the_map_every_region_uses_what_the_linker_printed_and_the_totals_are_their_sums(layout):
+    elf, map_path = elf_and_map(layout)
+    report = build_report(elf, map_path=map_path, use_cache=False)
+    usage = linker_usage(layout)
+    assert {r.name: r.used for r in report.regions} == usage
+    assert {r.name: r.memory for r in report.regions} == LAYOUT_REGIONS[layout]
+    for memory, total in ((ROM, report.rom_total), (RAM, report.ram_total)):
+        assert total == sum(usage[name] for name, kind in LAYOUT_REGIONS[layout].items() if kind == memory)
+        assert sum(e.size for e in report.entries_for(memory)) == total == build_tree(report.entries, memory).size
+
+
+def test_zephyr_sections_count_where_they_physically_are():
+    elf, map_path = elf_and_map("zephyr-like")
+    placement = place(read_elf(elf), read_map(map_path))
+    where = {p.section.name: (p.rom_area, p.ram_area) for p in placement.sections}
+    # Writable by flag, kept in flash: the vector tables, the ISR table, the constructors table, the end marker.
+    for name in ("rom_start", "sw_isr_table", "init_array", ".last_section"):
+        assert where[name] == ("FLASH", None), name
+    # Read-only by flag, copied to RAM: the device table; and the data Zephyr copies with it.
+    for name in ("device_area", "datas", "device_states", "k_heap_area"):
+        assert where[name] == ("FLASH", "RAM"), name
+    for name in ("bss", "noinit"):
+        assert where[name] == (None, "RAM"), name
+    for name in ("text", "rodata", "initlevel", "log_const_area", ".ARM.exidx"):
+        assert where[name] == ("FLASH", None), name
+
+
+def test_a_ram_loaded_image_has_no_rom_and_says_so():
+    elf, map_path = elf_and_map("ram-only")
+    for report in (build_report(elf, map_path=map_path, use_cache=False), build_report(elf, use_cache=False)):
+        assert report.rom_total == 0 and report.entries_for(ROM) == []
+        assert report.ram_total == linker_usage("ram-only")["RAM"]
+    from sizetool.render.tree import render_tree
+
+    assert "ROM firmware.elf: 0 bytes (no ROM: the whole image is placed in RAM)" in render_tree(report, [ROM], 1)
+
+
+def test_code_copied_to_itcm_is_flash_and_ram_and_each_ram_region_has_its_own_use():
+    elf, map_path = elf_and_map("dtcm-itcm")
+    report = build_report(elf, map_path=map_path, use_cache=False)
+    itcm = [e for e in report.entries if e.section == ".itcm_text"]
+    assert {e.memory for e in itcm} == {ROM, RAM}
+    assert sum(e.size for e in itcm if e.memory == ROM) == sum(e.size for e in itcm if e.memory == RAM)
+    assert any(e.path[-1] == "conv_common.cc" for e in itcm)
+    usage = linker_usage("dtcm-itcm")
+    assert [(r.name, r.used) for r in report.regions_of(RAM)] == [(n, usage[n]) for n in ("ITCM", "DTCM", "SRAM")]
+    from sizetool.render.tree import render_tree
+
+    title = render_tree(report, [RAM], 1).splitlines()[0]
+    assert title == (f"RAM firmware.elf: {report.ram_total} bytes "
+                     f"(ITCM {usage['ITCM']} + DTCM {usage['DTCM']} + SRAM {usage['SRAM']})")
+
+
+@pytest.mark.parametrize("layout", ["zephyr-like", "dtcm-itcm", "ram-only"])
+def test_without_a_map_the_program_headers_give_the_same_totals_when_nothing_lies_between_segments(layout):
+    elf, map_path = elf_and_map(layout)
+    with_map = build_report(elf, map_path=map_path, use_cache=False)
+    without = build_report(elf, use_cache=False)
+    assert (without.rom_total, without.ram_total) == (with_map.rom_total, with_map.ram_total)
+    assert without.regions == []
+
+
+def test_without_a_map_a_gap_between_segments_is_not_counted():
+    # flash0 reserves the stack at the top of RAM, as CMSIS's ARMCM4_gcc.ld does; ld counts the free RAM between the
+    # heap and the stack as used, the program headers do not say that it lies in one memory.
+    elf, map_path = elf_and_map("flash0")
+    sections = section_sizes(elf)
+    heap_end = sections[".heap"][0] + sections[".heap"][1]
+    gap = sections[".stack"][0] - heap_end
+    without = build_report(elf, use_cache=False)
+    assert without.ram_total == linker_usage("flash0")["RAM"] - gap
+    assert without.rom_total == linker_usage("flash0")["FLASH"]
+    with_map = build_report(elf, map_path=map_path, use_cache=False)
+    fill = [e for e in with_map.entries_for(RAM) if e.symbol == "(fill) RAM"]
+    assert [(e.address, e.size) for e in fill] == [(heap_end, gap)]
+
+
+def test_heap_and_stack_reservations_are_named_after_their_sections():
+    elf, map_path = elf_and_map("flash0")
+    sections = section_sizes(elf)
+    for report in (build_report(elf, map_path=map_path, use_cache=False), build_report(elf, use_cache=False)):
+        reserved = {e.symbol: e.size for e in report.entries_for(RAM) if e.path == ("(reserved)",)}
+        assert reserved[".heap"] == sections[".heap"][1] and reserved[".stack"] == sections[".stack"][1]
+
+
+def test_zephyr_noinit_stacks_are_named_by_their_symbols_or_their_input_section():
+    elf, map_path = elf_and_map("zephyr-like")
+    report = build_report(elf, map_path=map_path, use_cache=False)
+    noinit = {e.symbol: e for e in report.entries_for(RAM) if e.section == "noinit"}
+    assert {"z_main_stack", "z_interrupt_stacks", "z_idle_stacks"} <= set(noinit)
+    # The fault stack is reserved by assembler with no sized symbol: the map's input section names it.
+    fault = noinit['.noinit."arch/arm/core/vector_table.S".0']
+    assert fault.size == 512 and fault.path[0] != "(no symbol)"
+
+
+def test_flash_at_address_0_gives_no_flash_bytes_to_debug_sections():
+    elf, map_path = elf_and_map("flash0")
+    report = build_report(elf, map_path=map_path, use_cache=False)
+    allocated = {name for name, (address, size) in section_sizes(elf).items() if size and not name.startswith(".debug")}
+    for entry in report.entries_for(ROM):
+        assert entry.section in allocated | {""}
+        assert ".debug" not in entry.symbol and ".comment" not in entry.symbol and "ARM.attributes" not in entry.symbol
+    unnamed = sum(e.size for e in report.entries_for(ROM) if e.path[0] in ("(no symbol)", "(no debug info)")
+                  and not e.symbol.startswith("(fill)"))
+    assert unnamed / report.rom_total < 0.005
+
+
+def test_a_map_from_another_build_is_refused():
+    elf, _ = elf_and_map("flash0")
+    _, other_map = elf_and_map("dtcm-itcm")
+    with pytest.raises(SizeToolError, match="does not belong to"):
+        build_report(elf, map_path=other_map, use_cache=False)
+    _, zephyr_map = elf_and_map("zephyr-like")
+    with pytest.raises(SizeToolError, match="is not in the map"):
+        build_report(elf, map_path=zephyr_map, use_cache=False)
+
+
+def test_programs_for_an_operating_system_keep_the_file_image_view():
+    sizes = json.loads((FIRMWARE / "sizes.json").read_text())["host-x86_64/firmware.elf"]
+    report = build_report(str(FIRMWARE / "host-x86_64" / "firmware.elf"), use_cache=False)
+    assert report.rom_total == sizes["text"] + sizes["data"] and report.ram_total == sizes["data"] + sizes["bss"]
+
+
+@pytest.mark.parametrize("arch,ram_origin", [("cortex-m4", 0x20000000), ("riscv32", 0x80000000)])
+def test_the_fixture_firmware_rom_is_text_plus_data_and_its_ram_leaves_out_what_the_script_keeps_in_flash(
+    arch, ram_origin
+):
+    # Both linker scripts keep the writable .init_array in FLASH: `size` counts it as data, it never occupies RAM.
+    elf = FIRMWARE / arch / "firmware.elf"
+    sizes = json.loads((FIRMWARE / "sizes.json").read_text())[f"{arch}/firmware.elf"]
+    sections = section_sizes(str(elf))
+    assert sections[".init_array"][0] < ram_origin
+    without = build_report(str(elf), use_cache=False)
+    assert without.rom_total == sizes["text"] + sizes["data"]
+    assert without.ram_total == sizes["data"] + sizes["bss"] - sections[".init_array"][1]
+    assert (without.berkeley.text, without.berkeley.data, without.berkeley.bss) == (
+        sizes["text"], sizes["data"], sizes["bss"])
+    # With the map, RAM is what ld counts: from the region's origin to the end of .noinit, the last section in it
+    # (on RV32 that takes in the alignment before .noinit, which starts a segment of its own).
+    with_map = build_report(str(elf), map_path=str(elf.with_suffix(".map")), use_cache=False)
+    assert with_map.rom_total == sizes["text"] + sizes["data"]
+    assert with_map.ram_total == sum(sections[".noinit"]) - ram_origin
+
+
+@pytest.mark.parametrize(
+    "name,attributes,expected",
+    [("FLASH", "xr", ROM), ("RAM", "xrw", RAM), ("ITCM", "rx", RAM), ("m_text", "RX", ROM), ("m_data", "RW", RAM),
+     ("PROGRAM_FLASH", "rx", ROM), ("iram0_0_seg", "RX", RAM), ("drom0_0_seg", "R", ROM), ("REGION_A", "", RAM),
+     ("REGION_B", "", ROM)],
+)
+def test_a_region_is_rom_or_ram_by_its_name_then_its_attributes_then_the_program_headers(name, attributes, expected):
+    evidence = ROM if name == "REGION_B" else None
+    assert region_memory(MapRegion(name, 0, 0x1000, attributes), evidence) == expected

@@ -1,0 +1,104 @@
+"""The top levels of the size tree: one workspace, several named source roots, Zephyr's own nodes."""
+
+from pathlib import Path
+
+from sizetool.inputs.dwarf_paths import SourceIndex, _join
+from sizetool.report.report_builder import build_report
+from sizetool.report.source_roots import (
+    OUTPUT_DIR, WORKSPACE, ZEPHYR_BASE, SourceRoot, find_roots, tree_path_finder,
+)
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+LAYOUTS = FIXTURES / "layouts" / "out"
+
+
+def top_level(report, memory="rom") -> set[str]:
+    return {e.path[0] for e in report.entries_for(memory)}
+
+
+def test_a_library_and_an_app_built_in_two_trees_are_two_named_roots():
+    # flash0's TFLM-shaped library was built from /build/tflite-micro, its app from /home/dev/keyword-app/build.
+    report = build_report(str(LAYOUTS / "flash0" / "firmware.elf"), use_cache=False)
+    tops = top_level(report)
+    assert {"tflite-micro", "keyword-app/src"} <= tops
+    assert not any(t.startswith("(outside workspace)") for t in tops)
+    paths = {e.path for e in report.entries_for("rom")}
+    assert ("tflite-micro", "kernels", "add.cc") in paths
+    assert ("keyword-app/src", "main.cc") in paths
+
+
+def test_one_project_tree_keeps_paths_relative_to_its_common_directory():
+    report = build_report(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf"), use_cache=False)
+    assert {"kernels", "micro", "app"} <= top_level(report)
+
+
+def test_workspace_given_twice_names_each_root_and_leaves_the_rest_outside():
+    report = build_report(str(LAYOUTS / "flash0" / "firmware.elf"), use_cache=False,
+                          workspace=["/build/tflite-micro/kernels", "/home/dev/keyword-app"])
+    paths = {e.path for e in report.entries_for("rom")}
+    assert ("kernels", "add.cc") in paths and ("keyword-app", "src", "main.cc") in paths
+    assert ("(outside workspace)", "build", "tflite-micro", "micro", "micro_log.cc") in paths
+
+
+def test_a_zephyr_build_gets_zephyr_base_workspace_and_output_dir():
+    report = build_report(str(LAYOUTS / "zephyr-like" / "zephyr.elf"), use_cache=False)
+    paths = {e.path for e in report.entries}
+    assert (ZEPHYR_BASE, "kernel", "init.c") in paths
+    assert (OUTPUT_DIR, "zephyr", "isr_tables.c") in paths
+    assert (WORKSPACE, "app", "src", "main.cc") in paths
+    assert (WORKSPACE, "modules", "lib", "tflite-micro", "kernels", "conv.cc") in paths
+    assert top_level(report) <= {ZEPHYR_BASE, OUTPUT_DIR, WORKSPACE, "(toolchain)", "(archives)", "(no symbol)"}
+
+
+def index_of(units: dict[str, str]) -> SourceIndex:
+    """A source index with these compile units (primary file -> comp_dir), as DWARF would give them."""
+    index = SourceIndex()
+    for unit, comp_dir in units.items():
+        index.unit_files.append(unit)
+        index.unit_comp_dirs[unit] = comp_dir
+        index.comp_dirs[comp_dir] += 1
+    return index
+
+
+def test_windows_paths_of_a_zephyr_build_get_zephyr_nodes_and_the_app_its_own_root():
+    build = "C:/Users/dev/blinky/build"
+    index = index_of({
+        "C:/Users/dev/ncs/zephyr/kernel/init.c": build,
+        "C:/Users/dev/ncs/zephyr/arch/arm/core/reset.S": build,
+        "C:/Users/dev/ncs/zephyr/drivers/gpio/gpio_nrfx.c": build,
+        "C:/Users/dev/ncs/modules/hal/nordic/nrfx/drivers/src/nrfx_clock.c": build,
+        _join("C:\\Users\\dev\\blinky\\build", "zephyr/isr_tables.c"): build,
+        _join("C:\\Users\\dev\\blinky\\build", "../src/main.c"): build,
+    })
+    roots = find_roots(index)
+    assert [(r.name, r.directory) for r in roots] == [
+        (ZEPHYR_BASE, "C:/Users/dev/ncs/zephyr"), (OUTPUT_DIR, build), (WORKSPACE, "C:/Users/dev/ncs"),
+        ("blinky/src", "C:/Users/dev/blinky/src"),
+    ]
+    tree_path = tree_path_finder(roots)
+    assert tree_path("C:/Users/dev/blinky/src/main.c") == ("blinky/src", "main.c")
+    assert tree_path("C:/Users/dev/ncs/modules/hal/nordic/nrfx/drivers/src/nrfx_clock.c")[:2] == (WORKSPACE, "modules")
+
+
+def test_windows_separators_and_drive_letters_are_read_as_paths():
+    assert _join("C:\\Users\\dev\\blinky\\build", "..\\src\\main.c") == "C:/Users/dev/blinky/src/main.c"
+    assert _join("C:\\Users\\dev\\build", "C:/ncs/zephyr/kernel/init.c") == "C:/ncs/zephyr/kernel/init.c"
+
+
+def test_a_checkout_built_from_its_top_directory_is_named_after_it():
+    # TFLM's Makefile compiles tensorflow/lite/micro/... from the checkout; the app is compiled elsewhere.
+    index = index_of({
+        "/work/tflm/tensorflow/lite/micro/kernels/add.cc": "/work/tflm",
+        "/work/tflm/tensorflow/lite/micro/micro_interpreter.cc": "/work/tflm",
+        "/work/tflm/tensorflow/compiler/mlir/lite/core/api/error_reporter.cc": "/work/tflm",
+        "/home/me/apps/kws/main.cc": "/home/me/apps/kws",
+        "/home/me/apps/kws/model.cc": "/home/me/apps/kws",
+    })
+    roots = find_roots(index)
+    assert {(r.name, r.directory) for r in roots} == {("tflm", "/work/tflm"), ("kws", "/home/me/apps/kws")}
+
+
+def test_directories_of_one_project_are_not_split():
+    index = index_of({"/proj/src/main.c": "/proj/build", "/proj/lib/foo/foo.c": "/proj/build",
+                      "/proj/lib/bar/bar.c": "/proj/build"})
+    assert find_roots(index) == [SourceRoot("/proj")]
