@@ -9,13 +9,10 @@ skipped: it only ever saves time. Entries are marshal'd plain tuples: fast to lo
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import marshal
 import os
 import tempfile
-from pathlib import Path
 
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
@@ -33,8 +30,7 @@ _FORMAT = 1
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:
     """The ELF's operator graph, from the cache when the ELF and map are unchanged, else analysed (and stored)."""
     use_cache = use_cache and cache_enabled()
-    key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT,
-                                           "code": code_fingerprint()}) if use_cache else ""
+    key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT}) if use_cache else ""
     if use_cache:
         cached = _load(key)
         if cached is not None:
@@ -49,17 +45,6 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
     if use_cache:
         _store(key, result)
     return result
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """A digest of all of sizetool's source (the graph depends on inputs/, report/ and operators/), so a graph built
-    by other code is never reused."""
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parents[1]
-    for source in sorted(package.rglob("*.py")):
-        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def to_plain(operator_graph: OperatorGraph) -> tuple:
@@ -110,7 +95,7 @@ def load_operator_table(elf_path: str, map_path: str | None, report: SizeReport,
     from sizetool.operators.operator_cost import operator_table_for_graph
 
     use_cache = use_cache and cache_enabled()
-    key = cache_key([elf_path, map_path], {"cache": "operator-table", "format": _FORMAT, "code": code_fingerprint(),
+    key = cache_key([elf_path, map_path], {"cache": "operator-table", "format": _FORMAT,
                                            "report": report_options, "rom": report.rom_total}) if use_cache else ""
     if use_cache:
         try:

@@ -49,11 +49,18 @@ def cache_key(paths: list[str | None], options: dict) -> str:
     return digest.hexdigest()
 
 
+SIZETOOL_SOURCE = Path(__file__).resolve().parents[1]  # the whole package: every stage shapes a report or a graph
+
+
 @functools.lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
-    """A digest of sizetool's own source, so a report cached by another version of the code is never reused."""
+    """A digest of all of sizetool's source, so a report or graph cached by other code is never reused."""
+    return source_fingerprint(SIZETOOL_SOURCE)
+
+
+def source_fingerprint(package: Path) -> str:
+    """A digest of every .py file below a directory, names and contents."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
     for source in sorted(package.rglob("*.py")):
         digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:16]

@@ -61,9 +61,11 @@ def test_plain_form_round_trips():
     assert to_plain(from_plain(to_plain(graph))) == to_plain(graph)
 
 
-def test_a_change_to_the_operator_code_is_a_new_key(monkeypatch):
+def test_a_change_to_sizetools_code_is_a_new_key(monkeypatch):
+    from sizetool.report import report_cache
+
     load_operator_graph(str(ELF))
-    monkeypatch.setattr(graph_cache, "code_fingerprint", lambda: "other code")
+    monkeypatch.setattr(report_cache, "tool_fingerprint", lambda: "other code")
     monkeypatch.setattr(graph_cache, "analyse_operators", no_analysis)
     with pytest.raises(AssertionError, match="analysed again"):
         load_operator_graph(str(ELF))

@@ -40,3 +40,17 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SIZETOOL_NO_CACHE", "1")
     build_report(str(OUT / "cortex-m4/firmware.elf"), use_cache=True)
     assert not (tmp_path / "sizetool-cache").exists()
+
+
+def test_the_fingerprint_covers_every_stage_of_sizetool(tmp_path):
+    from sizetool.report.report_cache import SIZETOOL_SOURCE, source_fingerprint
+
+    # The cache key covers the readers and the operator code too, not only report/.
+    assert (SIZETOOL_SOURCE / "inputs" / "elf_reader.py").is_file()
+    assert (SIZETOOL_SOURCE / "operators" / "reference_graph.py").is_file()
+    (tmp_path / "inputs").mkdir()
+    reader = tmp_path / "inputs" / "elf_reader.py"
+    reader.write_text("A = 1\n")
+    before = source_fingerprint(tmp_path)
+    reader.write_text("A = 2\n")
+    assert source_fingerprint(tmp_path) != before
