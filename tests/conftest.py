@@ -27,3 +27,11 @@ def private_report_cache(tmp_path, monkeypatch):
     """Every test gets its own empty report cache instead of the user's ~/.cache/sizetool."""
     monkeypatch.setenv("SIZETOOL_CACHE_DIR", str(tmp_path / "sizetool-cache"))
     monkeypatch.delenv("SIZETOOL_NO_CACHE", raising=False)
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory):
+    """Headless Chromium for the page tests (tests/browser.py); skips with the reason when it cannot run."""
+    from tests.browser import start_chromium
+
+    return start_chromium(tmp_path_factory)

@@ -55,12 +55,7 @@ def diff(
                                        "(the next baseline)."),
 ) -> int:
     from sizetool.ci.diff import diff_reports
-    from sizetool.render.diff_output import (
-        render_diff_csv,
-        render_diff_json,
-        render_diff_markdown,
-        render_diff_text,
-    )
+    from sizetool.render.diff_output import render_diff
     from sizetool.report.report_model import save_report, write_text_atomically
 
     if output_format not in FORMATS:
@@ -69,14 +64,7 @@ def diff(
         raise SizeToolError("--ops compares flash (ROM) only: leave out --ram")
     new_report = load_side(new, new_map, ops)
     result = diff_reports(load_side(old, old_map, ops), new_report, "ram" if ram else "rom")
-    if output_format == "json":
-        text = render_diff_json(result)
-    elif output_format == "csv":
-        text = render_diff_csv(result)
-    elif output_format == "markdown":
-        text = render_diff_markdown(result, limit)
-    else:
-        text = render_diff_text(result, limit)
+    text = render_diff(result, output_format, limit)
     if save:
         save_report(new_report, save)
     if output:

@@ -188,7 +188,7 @@ def diff(
     from sizetool.ci.diff import diff_reports
     from sizetool.history.queries import build_report, resolve_reference
     from sizetool.history.storage import history_database
-    from sizetool.render.diff_output import render_diff_csv, render_diff_json, render_diff_markdown, render_diff_text
+    from sizetool.render.diff_output import render_diff
 
     if output_format not in DIFF_FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(DIFF_FORMATS)})")
@@ -199,14 +199,7 @@ def diff(
         with database.reading() as connection:
             result = diff_reports(build_report(connection, old_build), build_report(connection, new_build),
                                   "ram" if ram else "rom")
-    if output_format == "json":
-        text = render_diff_json(result)
-    elif output_format == "csv":
-        text = render_diff_csv(result)
-    elif output_format == "markdown":
-        text = render_diff_markdown(result, limit)
-    else:
-        text = render_diff_text(result, limit)
+    text = render_diff(result, output_format, limit)
     _write(text, output)
     return 0
 

@@ -311,7 +311,7 @@ class _DwarfScanner:
     # -- DIEs --------------------------------------------------------------------------------------------------
     def _attributes(self, unit: _Unit, abbrev: _Abbrev, pos: int) -> tuple[dict, int]:
         """Decode a DIE's attributes: the wanted ones into (form, value), the others skipped."""
-        data, values = self.info, {}
+        values = {}
         for attribute, form, implicit, wanted, size in abbrev.specs:
             if not wanted and size >= 0:
                 pos += size

@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import marshal
 import os
-import tempfile
 
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
-from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key
+from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key, write_entry
 from sizetool.report.report_model import OperatorTable, SizeReport, operator_table_from_dict, operator_table_to_dict
 
 SUFFIX = ".opgraph"
@@ -122,29 +121,4 @@ def _store(key: str, operator_graph: OperatorGraph) -> None:
 
 
 def _write(name: str, payload) -> None:
-    directory = cache_dir()
-    try:
-        os.makedirs(directory, exist_ok=True)
-        handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                marshal.dump(payload, stream)
-            os.replace(temp_path, os.path.join(directory, name))
-        except BaseException:
-            os.unlink(temp_path)
-            raise
-        _prune(directory)
-    except (OSError, ValueError):
-        pass
-
-
-def _prune(directory: str) -> None:
-    entries = [e for e in os.scandir(directory) if e.name.endswith((SUFFIX, TABLE_SUFFIX)) and e.is_file()]
-    if len(entries) <= MAX_ENTRIES:
-        return
-    entries.sort(key=lambda e: (e.stat().st_mtime, e.name))
-    for entry in entries[: len(entries) - MAX_ENTRIES]:
-        try:
-            os.unlink(entry.path)
-        except OSError:
-            pass
+    write_entry(name, payload, (SUFFIX, TABLE_SUFFIX), MAX_ENTRIES)

@@ -18,6 +18,17 @@ def _percent(diff: SizeDiff) -> str:
     return f"{100.0 * diff.delta / diff.old_total:+.2f}%" if diff.old_total else "n/a"
 
 
+def render_diff(diff: SizeDiff, output_format: str, limit: int) -> str:
+    """The diff as text, json, csv or markdown (size-report diff and history diff print alike)."""
+    if output_format == "json":
+        return render_diff_json(diff)
+    if output_format == "csv":
+        return render_diff_csv(diff)
+    if output_format == "markdown":
+        return render_diff_markdown(diff, limit)
+    return render_diff_text(diff, limit)
+
+
 def render_diff_text(diff: SizeDiff, limit: int) -> str:
     lines = [
         f"{diff.memory.upper()}: {diff.old_total} -> {diff.new_total} bytes ({_signed(diff.delta)}, {_percent(diff)})",

@@ -76,18 +76,24 @@ def load_cached(key: str, source: str) -> SizeReport | None:
 
 
 def store(key: str, report: SizeReport) -> None:
+    write_entry(f"{key}{SUFFIX}", _to_plain(report), (SUFFIX,), MAX_ENTRIES)
+
+
+def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) -> None:
+    """Write one marshal'd cache entry atomically (temp file + rename), then keep only the newest `max_entries` files
+    whose names end in one of `kinds`. A cache that cannot be written is skipped: it only ever saves time."""
     directory = cache_dir()
     try:
         os.makedirs(directory, exist_ok=True)
         handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
         try:
             with os.fdopen(handle, "wb") as stream:
-                marshal.dump(_to_plain(report), stream)
-            os.replace(temp_path, os.path.join(directory, f"{key}{SUFFIX}"))
+                marshal.dump(payload, stream)
+            os.replace(temp_path, os.path.join(directory, name))
         except BaseException:
             os.unlink(temp_path)
             raise
-        _prune(directory)
+        _prune(directory, kinds, max_entries)
     except (OSError, ValueError):
         pass
 
@@ -129,12 +135,12 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
     )
 
 
-def _prune(directory: str) -> None:
-    entries = [e for e in os.scandir(directory) if e.name.endswith(SUFFIX) and e.is_file()]
-    if len(entries) <= MAX_ENTRIES:
+def _prune(directory: str, kinds: tuple[str, ...], max_entries: int) -> None:
+    entries = [e for e in os.scandir(directory) if e.name.endswith(kinds) and e.is_file()]
+    if len(entries) <= max_entries:
         return
     entries.sort(key=lambda e: (e.stat().st_mtime, e.name))
-    for entry in entries[: len(entries) - MAX_ENTRIES]:
+    for entry in entries[: len(entries) - max_entries]:
         try:
             os.unlink(entry.path)
         except OSError:

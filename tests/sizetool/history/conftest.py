@@ -168,34 +168,3 @@ def fixture_report():
     report = build_report(str(CORTEX_M4), map_path=str(CORTEX_M4_MAP), use_cache=False)
     report.operators = operator_table(str(CORTEX_M4), report, map_path=str(CORTEX_M4_MAP))
     return report
-
-
-
-CHROMIUM_SKIP = "Chromium not installed: apt-get install chromium (Debian) to run the history page's browser test"
-
-
-@pytest.fixture(scope="session")
-def chromium(tmp_path_factory):
-    """Debian's headless Chromium as the treemap tests run it: returns run(*action) -> CompletedProcess."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        pytest.skip(CHROMIUM_SKIP)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-
-    def run(*action: str, window: str = "1280,1400") -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-             "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-extensions", f"--user-data-dir={profile}", f"--window-size={window}", "--hide-scrollbars",
-             "--virtual-time-budget=3000", *action],
-            capture_output=True, text=True, timeout=90)
-
-    probe = tmp_path_factory.mktemp("probe") / "probe.html"
-    probe.write_text("<!DOCTYPE html><p id=p></p><script>document.getElementById('p').textContent='ran'</script>")
-    try:
-        result = run("--dump-dom", probe.as_uri())
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.skip(f"Chromium ({binary}) does not start headless here: {error}")
-    if '<p id="p">ran</p>' not in result.stdout:
-        pytest.skip(f"Chromium ({binary}) cannot run headless here: {result.stderr.strip()[-300:]}")
-    return run

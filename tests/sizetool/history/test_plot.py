@@ -4,10 +4,12 @@ hover text, and a click that opens the build's treemap diff."""
 
 import json
 import re
-from html.parser import HTMLParser
 
 import pytest
 from history_helpers import CORTEX_M4, VARIANTS
+
+from tests.browser import Dom, has_class
+from tests.browser import load as load_page
 
 from sizetool import cli
 from sizetool.history.plot import OTHER, PlotData, SeriesData, collect_plot_data, parse_step, render_plot_html
@@ -17,6 +19,7 @@ from sizetool.history.storage import history_database
 # Successive main builds: leave-one-out variants of the fixture firmware, then the full firmware.
 MAIN = [("without_ADD", "a0000001"), ("without_SOFTMAX", "a0000002"), ("without_MUL", "a0000003"),
         ("without_LOGISTIC", "a0000004")]
+HISTORY_WINDOW = (1280, 1400)
 HOSTILE = "</script><script>document.title='pwned'</script>"
 
 
@@ -131,49 +134,8 @@ def test_svg_and_png_figures(history, tmp_path):
 # --- the page in a real browser -------------------------------------------------------------------------------------
 
 
-class Dom(HTMLParser):
-    VOID = {"meta", "input", "br", "img", "link", "hr", "line", "rect", "path"}
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.elements: list[dict] = []
-        self._open: list[dict] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        element = {"tag": tag, "attrs": {k: v or "" for k, v in attrs}, "text": ""}
-        self.elements.append(element)
-        if tag not in self.VOID:
-            self._open.append(element)
-
-    def handle_startendtag(self, tag, attrs):
-        self.elements.append({"tag": tag, "attrs": {k: v or "" for k, v in attrs}, "text": ""})
-
-    def handle_endtag(self, tag):
-        for index in range(len(self._open) - 1, -1, -1):
-            if self._open[index]["tag"] == tag:
-                del self._open[index:]
-                break
-
-    def handle_data(self, data):
-        for element in self._open:
-            element["text"] += data
-
-    def find(self, predicate) -> list[dict]:
-        return [e for e in self.elements if predicate(e)]
-
-    def by_id(self, name: str) -> dict:
-        return next(e for e in self.elements if e["attrs"].get("id") == name)
-
-
-def has_class(name):
-    return lambda e: name in e["attrs"].get("class", "").split()
-
-
 def load(chromium, path, fragment: str = "") -> Dom:
-    result = chromium("--dump-dom", path.as_uri() + fragment)
-    assert result.returncode == 0 and "</html>" in result.stdout, result.stderr[-500:]
-    return Dom(result.stdout)
+    return load_page(chromium, path, fragment, window=HISTORY_WINDOW)  # tall enough for both charts
 
 
 def test_browser_draws_both_charts_with_layers_totals_and_steps(chromium, page_file, history):

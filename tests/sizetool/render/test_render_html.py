@@ -2,18 +2,16 @@
 headless Chromium renders it (treemap boxes, totals, zoom, search, operator view, a hostile symbol name)."""
 
 import json
-import os
 import random
 import re
-import shutil
 import struct
-import subprocess
 import zlib
 from dataclasses import replace
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from tests.browser import WINDOW, load
 
 from sizetool import cli
 from sizetool.render.html import RUNTIME_NODE, SHARED_NODE, render_html
@@ -26,9 +24,6 @@ OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4" / "firmware.elf"
 MAP = OUT / "cortex-m4" / "firmware.map"
 HOSTILE = "</script><script>document.title='pwned'</script>"
-CHROMIUM_NAMES = ("chromium", "chromium-browser")
-SKIP_REASON = "Chromium not installed: apt-get install chromium (Debian) to run the HTML browser test"
-WINDOW = (1280, 900)
 
 
 def embedded(html: str) -> dict:
@@ -176,92 +171,6 @@ def test_cli_writes_the_page(tmp_path, capsys):
 
 
 # --- the page in a real browser -------------------------------------------------------------------------------------
-
-
-def _find_chromium() -> str | None:
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def _chromium_command(binary: str, profile: Path, *action: str) -> list[str]:
-    return [
-        binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-extensions", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        "--hide-scrollbars", "--virtual-time-budget=3000", *action,
-    ]
-
-
-@pytest.fixture(scope="session")
-def chromium(tmp_path_factory):
-    """Debian's chromium: found on PATH, installed with apt-get when SIZETOOL_INSTALL_CHROMIUM=1 and running as
-    root, else the browser tests skip. Returns a function that loads a URL and returns the rendered DOM."""
-    binary = _find_chromium()
-    can_install = getattr(os, "geteuid", lambda: -1)() == 0 and shutil.which("apt-get")
-    if binary is None and os.environ.get("SIZETOOL_INSTALL_CHROMIUM") == "1" and can_install:
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1200)
-        binary = _find_chromium()
-    if binary is None:
-        pytest.skip(SKIP_REASON)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    probe = tmp_path_factory.mktemp("chromium-probe") / "probe.html"
-    probe.write_text("<!DOCTYPE html><p id=p></p><script>document.getElementById('p').textContent='ran'</script>")
-
-    def run(*action: str) -> subprocess.CompletedProcess:
-        return subprocess.run(_chromium_command(binary, profile, *action), capture_output=True, text=True, timeout=90)
-
-    try:
-        result = run("--dump-dom", probe.as_uri())
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.skip(f"Chromium ({binary}) does not start headless here: {error}")
-    if '<p id="p">ran</p>' not in result.stdout:
-        pytest.skip(f"Chromium ({binary}) cannot run headless here: {result.stderr.strip()[-300:]}")
-    return run
-
-
-class Dom(HTMLParser):
-    """Every element of a dumped DOM with its attributes and text."""
-
-    VOID = {"meta", "input", "br", "img", "link", "hr"}
-
-    def __init__(self, text: str):
-        super().__init__(convert_charrefs=True)
-        self.elements: list[dict] = []
-        self._open: list[dict] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        element = {"tag": tag, "attrs": {k: v or "" for k, v in attrs}, "text": ""}
-        self.elements.append(element)
-        if tag not in self.VOID:
-            self._open.append(element)
-
-    def handle_endtag(self, tag):
-        for index in range(len(self._open) - 1, -1, -1):
-            if self._open[index]["tag"] == tag:
-                del self._open[index:]
-                break
-
-    def handle_data(self, data):
-        for element in self._open:
-            element["text"] += data
-
-    def by_class(self, name: str) -> list[dict]:
-        return [e for e in self.elements if name in e["attrs"].get("class", "").split()]
-
-    def by_id(self, name: str) -> dict:
-        return next(e for e in self.elements if e["attrs"].get("id") == name)
-
-
-def load(chromium, path: Path, fragment: str = "") -> Dom:
-    result = chromium("--dump-dom", path.as_uri() + fragment)
-    assert result.returncode == 0 and "</html>" in result.stdout, result.stderr[-500:]
-    return Dom(result.stdout)
 
 
 @pytest.fixture(scope="module")
