@@ -41,7 +41,7 @@ SERIES = [("main", {"board": "k64"}), ("main", {"board": "nrf52"}), ("feature/ds
 
 
 def base_reports() -> list[SizeReport]:
-    from sizetool.operators.operator_cost import operator_table
+    from sizetool.operators.graph_cache import operator_table
     from sizetool.report.report_builder import build_report
 
     reports = []

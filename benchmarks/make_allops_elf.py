@@ -49,7 +49,7 @@ template <int K> __attribute__((noinline)) int32_t Kern(const int8_t* in, int32_
 
 def op_names(count: int) -> list[tuple[str, str]]:
     """(OP, Add method) pairs from resolver_gen's table of TFLM builtins."""
-    from resolver_gen.tflm_registry import BUILTIN_OPS
+    from tflm_facts.registry import BUILTIN_OPS
 
     pairs = sorted((name, method) for name, (_code, method) in BUILTIN_OPS.items() if method)
     return pairs[:count]

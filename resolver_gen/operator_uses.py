@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.tflite_reader import OperatorCodeEntry, OperatorTable, TensorTypes, read_operator_table
-from resolver_gen.tflm_registry import CUSTOM_BUILTIN_CODE, builtin_name
+from tflm_facts.registry import CUSTOM_BUILTIN_CODE, builtin_name
 
 if TYPE_CHECKING:  # hashing (hashlib, threading) is imported only by the runs that hash: --format json
     from resolver_gen.digest import BackgroundDigest

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.operator_uses import ModelUses, OperatorUse, OpKey
 from resolver_gen.tflite_reader import TensorTypes
-from resolver_gen.tflm_registry import Registration, registration_for
+from tflm_facts.registry import Registration, registration_for
 from resolver_gen.type_support import TypeRejection, VariantChoice, choose_variant, model_rejections
 
 

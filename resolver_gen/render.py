@@ -15,8 +15,8 @@ from pathlib import PurePath
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.plan import PlannedOp, ResolverPlan
-from resolver_gen.tflm_registry import TFLITE_CUSTOM_REGISTRATIONS, registration_function_name
-from resolver_gen.tflm_types import VARIANTS_BY_OP, type_name
+from tflm_facts.registry import TFLITE_CUSTOM_REGISTRATIONS, registration_function_name
+from tflm_facts.type_rules import VARIANTS_BY_OP, type_name
 from resolver_gen.type_support import rejection_reason, signature
 
 TOOL = "gen-resolver"

@@ -1,6 +1,6 @@
 """Will TFLM run these tensor types, and which type-reduced registration runs every use of an op?
 
-Pure functions over typed operator uses (operator_uses) and TFLM's type facts (tflm_types):
+Pure functions over typed operator uses (operator_uses) and TFLM's type facts (tflm_facts.type_rules):
 - signature(): an operator's types as shown to users, e.g. "int8×int8→int8" (the inputs its kernel dispatches on).
 - rejection_reason(): why TFLM's kernel would refuse a combination (hybrid, legacy uint8, float16, int64, ...), or
   None when it accepts it.
@@ -20,7 +20,7 @@ from typing import Iterable
 
 from resolver_gen.operator_uses import ModelUses, OpKey
 from resolver_gen.tflite_reader import TensorTypes
-from resolver_gen.tflm_types import (
+from tflm_facts.type_rules import (
     ABSENT, TENSOR_TYPE_CODES, TENSOR_TYPE_NAMES, UNALLOCATABLE_TYPES, VARIANTS_BY_OP, KernelVariant, OpTypes,
     op_types, type_name,
 )
@@ -148,7 +148,7 @@ class TypeRejection:
 
 def model_rejections(models: Iterable[ModelUses]) -> list[TypeRejection]:
     """Every refused type combination of the models, per model in the order given, then by op, subgraph, operator."""
-    from resolver_gen.tflm_registry import registration_for
+    from tflm_facts.registry import registration_for
 
     rejections = []
     for model in models:
@@ -222,7 +222,7 @@ def _read(model_paths: Iterable[str | os.PathLike]) -> list[ModelUses]:
 def type_rejections(model_paths: Iterable[str | os.PathLike]) -> list[TypeRejection]:
     """Every operator of the models whose tensor types TFLM's kernels refuse (hybrid float32×int8, legacy uint8,
     float16 weights, int64 where unsupported, ...), in model order, then op, subgraph, operator index. Builtin ops
-    TFLM has no kernel for at all are not listed (resolver_gen.tflm_registry reports those). ResolverGenError on a
+    TFLM has no kernel for at all are not listed (tflm_facts.registry reports those). ResolverGenError on a
     missing or corrupt model."""
     return model_rejections(_read(model_paths))
 
@@ -231,7 +231,7 @@ def variant_every_model_allows(model_paths: Iterable[str | os.PathLike], op: str
     """The type-reduced registration (e.g. CONV_2D_INT8) that runs every use of `op` in every model, or variant None
     and the reason (no variant for the op, uses of several types, no model uses it). `op` is a builtin enum name
     ("CONV_2D") or a custom op's custom_code ("SignalRfft"). ResolverGenError on a missing or corrupt model."""
-    from resolver_gen.tflm_registry import BUILTIN_OPS
+    from tflm_facts.registry import BUILTIN_OPS
 
     kind = "builtin" if op in BUILTIN_OPS else "custom"
     return variant_for_models(_read(model_paths), OpKey(kind, op))
@@ -250,7 +250,7 @@ def variant_misfits(model_paths: Iterable[str | os.PathLike], variant_name: str)
     with a float32 CONV_2D fails at run time with CMSIS-NN). variant_name as in KERNEL_VARIANTS ("CONV_2D_INT8");
     ResolverGenError for an unknown name."""
     from resolver_gen.errors import ResolverGenError
-    from resolver_gen.tflm_types import KERNEL_VARIANTS
+    from tflm_facts.type_rules import KERNEL_VARIANTS
 
     variant = next((v for v in KERNEL_VARIANTS if v.name == variant_name), None)
     if variant is None:

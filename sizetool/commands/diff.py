@@ -29,7 +29,7 @@ def load_side(path: str, map_path: Optional[str], ops: bool = False):
     if is_elf_file(path):
         report = build_report(path, map_path=map_path, use_cache=True)
         if ops:
-            from sizetool.operators.operator_cost import operator_table
+            from sizetool.operators.graph_cache import operator_table
 
             report.operators = operator_table(path, report, map_path=map_path)
         return report

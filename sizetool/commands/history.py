@@ -94,7 +94,7 @@ def _load_build(build: str, map_file, ops: bool, flash_size, ram_size, group_by:
                               flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
                               ram_size=parse_size(ram_size, "--ram-size") if ram_size else None, use_cache=True)
         if ops:
-            from sizetool.operators.operator_cost import operator_table
+            from sizetool.operators.graph_cache import operator_table
 
             report.operators = operator_table(build, report, map_path=map_file)
         return report

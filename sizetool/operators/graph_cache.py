@@ -15,6 +15,7 @@ import os
 
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
+from sizetool.operators.operator_cost import operator_table_for_graph
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key, write_entry
@@ -44,6 +45,14 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
     if use_cache:
         _store(key, result)
     return result
+
+
+def operator_table(elf_path: str, report: SizeReport, map_path: str | None = None,
+                   use_cache: bool = True) -> OperatorTable:
+    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files and the
+    ROM total; the linker map, when given, says which functions share an input section (and so are kept or dropped
+    together). The operator graph comes from the cache when the ELF (and map) are unchanged."""
+    return operator_table_for_graph(load_operator_graph(elf_path, map_path, use_cache), report, elf_path)
 
 
 def to_plain(operator_graph: OperatorGraph) -> tuple:
@@ -91,8 +100,6 @@ def load_operator_table(elf_path: str, map_path: str | None, report: SizeReport,
                         report_options: dict, use_cache: bool = True) -> OperatorTable:
     """The operator table of the graph (operator_cost.operator_table_for_graph), from the cache when the ELF, map,
     code and the report's options (which name the files) are unchanged."""
-    from sizetool.operators.operator_cost import operator_table_for_graph
-
     use_cache = use_cache and cache_enabled()
     key = cache_key([elf_path, map_path], {"cache": "operator-table", "format": _FORMAT,
                                            "report": report_options, "rom": report.rom_total}) if use_cache else ""

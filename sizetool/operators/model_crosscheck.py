@@ -14,53 +14,20 @@ map ops alike):
   run: the model would fail on the device, so the check fails as for a missing op;
 - which generic registrations (CONV_2D) could be a type-reduced one (CONV_2D_INT8) because every model allows it.
 
-A model op is satisfied by the registrations TFLM would use for it:
-- builtin X: Register_X, or a kernel variant named by its types: Register_X_INT8, _INT16, _INT4, _FLOAT32,
-  _INT8_INT16 ... (TFLM passes those to the same Add<Op>() method, so the interpreter finds the op either way);
-- a custom op TFLM registers by name (SignalWindow, TFLite_Detection_PostProcess, ...): the function its Add<Op>()
-  method uses, i.e. TFLite's name for it (Register_DETECTION_POSTPROCESS) or Register_ + the method's op in upper
-  snake case (AddWindow -> Register_WINDOW, which TFLM keeps in namespace tflm_signal; AddEthosU ->
-  Register_ETHOSU is the one exception), and its typed variants (Register_RFFT_INT16);
-- any other custom op: gen-resolver's naming rule (custom "Sinh" -> Register_SINH).
-Op names in the firmware table are registration names without "Register_" and without namespace.
+How a model op maps to the firmware's registrations (Register_X, its typed variants, TFLM's named custom ops) is
+tflm_facts.registrations.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from sizetool.errors import SizeToolError
+from sizetool.operators.operator_graph import OperatorGraph
+from sizetool.operators.operator_sets import SetCost, keep_only, set_cost
 from sizetool.report.report_model import OperatorTable
-
-if TYPE_CHECKING:
-    from sizetool.operators.operator_graph import OperatorGraph
-    from sizetool.operators.operator_sets import SetCost
-
-REGISTER_PREFIX = "Register_"
-# What may follow the op's name in a kernel variant's registration: element types (CONV_2D_INT8, SOFTMAX_INT8_INT16).
-VARIANT_TAIL = re.compile(r"(?:_(?:U?INT\d+(?:X\d+)?|FLOAT\d*)(?:REF)?)+")
-# Registration functions of TFLM's named custom ops that do not follow the naming rule (micro_mutable_op_resolver.h).
-_TFLM_CUSTOM_FUNCTIONS = {"ethos-u": "Register_ETHOSU"}
-
-
-@dataclass(frozen=True)
-class ModelOp:
-    """One op a model needs, named as gen-resolver names it (builtin enum name, or the custom_code)."""
-
-    kind: str  # "builtin" or "custom"
-    name: str
-    method: str  # the MicroMutableOpResolver method that registers it ("AddConv2D", "AddCustom"), or ""
-    registration: str  # the registration function TFLM or gen-resolver uses, e.g. "Register_CONV_2D"
-    unsupported_reason: str = ""  # set when TFLM has no kernel for the op (LSTM, Flex ops)
-
-    def is_registered_by(self, firmware_op: str) -> bool:
-        """Whether a firmware registration (op name as in the operator table, e.g. "CONV_2D_INT8") provides this op."""
-        base = self.registration[len(REGISTER_PREFIX):]
-        return firmware_op == base or (
-            firmware_op.startswith(base) and VARIANT_TAIL.fullmatch(firmware_op, len(base)) is not None
-        )
+from tflm_facts.registrations import REGISTER_PREFIX, ModelOp, model_op
+from tflm_facts.type_rules import KERNEL_VARIANTS
 
 
 @dataclass(frozen=True)
@@ -169,24 +136,6 @@ class ModelCrosscheck:
         return not self.missing and not self.type_problems
 
 
-def model_op(kind: str, name: str) -> ModelOp:
-    """How TFLM registers one model op, from resolver_gen's registration table and naming rule."""
-    from resolver_gen.tflm_registry import TFLITE_CUSTOM_REGISTRATIONS, registration_for, registration_function_name
-
-    registration = registration_for(kind, name)
-    if kind == "builtin":
-        function = REGISTER_PREFIX + name
-        method = registration.method or ""
-    elif registration.method:  # a custom op TFLM registers by name through its own Add<Op>() method
-        function = (_TFLM_CUSTOM_FUNCTIONS.get(name) or TFLITE_CUSTOM_REGISTRATIONS.get(name)
-                    or registration_function_name(registration.method[len("Add"):]))
-        method = registration.method
-    else:  # a user custom op: AddCustom(name, Register_<NAME>())
-        function = registration.custom_registration or registration_function_name(name)
-        method = "AddCustom" if registration.supported else ""
-    return ModelOp(kind, name, method, function, registration.unsupported_reason or "")
-
-
 def read_model_ops(path: str) -> list[ModelOp]:
     """The ops one .tflite model uses (every subgraph), in gen-resolver's order; SizeToolError on a bad file."""
     from resolver_gen.errors import ResolverGenError
@@ -248,7 +197,6 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
 
 def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: int) -> ModelSets:
     """What dropping the unused registrations saves together, and each model's share (several set questions)."""
-    from sizetool.operators.operator_sets import keep_only, set_cost
 
     registered = {o.op for o in operator_graph.operators}
     unused = set_cost(operator_graph, {u.op for u in crosscheck.unused})
@@ -288,7 +236,6 @@ def model_firmware(operator_graph: OperatorGraph, rom: int, model_path: str) -> 
                                                                                      tuple[str, ...]]:
     """(predicted ROM, registrations kept, ops missing) of the firmware with exactly a model's ops, from the
     operator graph of an all-ops build whose ROM total is `rom`."""
-    from sizetool.operators.operator_sets import keep_only
 
     registered = sorted(o.op for o in operator_graph.operators)
     serving, missing = serving_registrations(model_path, registered)
@@ -308,7 +255,6 @@ def _resolver_gen_call(function, *arguments):
 def type_problems(registered: list[str], model_paths: list[str]) -> list[TypeProblem]:
     """Uses whose tensor types TFLM refuses (gen-resolver's rule), then uses that a registered type-reduced kernel
     cannot run when the firmware does not also register the generic one for the op (TFLM finds only the variant)."""
-    from resolver_gen.tflm_types import KERNEL_VARIANTS
     from resolver_gen.type_support import type_rejections, variant_misfits
 
     rejections = list(_resolver_gen_call(type_rejections, model_paths))
@@ -335,7 +281,6 @@ def variant_suggestions(table: OperatorTable, used: list[UsedOperator], model_pa
             continue
         saving = None
         if choice.variant.name in registered and operator_graph is not None and operator_graph.graph.decoded:
-            from sizetool.operators.operator_sets import set_cost
 
             saving = set_cost(operator_graph, {op}).saving
         variant = choice.variant

@@ -35,16 +35,6 @@ RESOLVER_TEMPLATE = "tflite::MicroMutableOpResolver"
 NO_FILE = "(no symbol)"
 
 
-def operator_table(elf_path: str, report: SizeReport, map_path: str | None = None,
-                   use_cache: bool = True) -> OperatorTable:
-    """The per-operator flash cost of a firmware ELF. `report` (of the same ELF) supplies the source files and the
-    ROM total; the linker map, when given, says which functions share an input section (and so are kept or dropped
-    together). The operator graph comes from the cache when the ELF (and map) are unchanged."""
-    from sizetool.operators.graph_cache import load_operator_graph
-
-    return operator_table_for_graph(load_operator_graph(elf_path, map_path, use_cache), report, elf_path)
-
-
 def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections=None) -> OperatorTable:
     return operator_table_for_graph(analyse_operators(image, input_sections), report, image.path)
 

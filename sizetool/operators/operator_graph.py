@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
 from sizetool.operators.reference_graph import ReferenceGraph, build_reference_graph
+from tflm_facts.registrations import method_for_registration, parser_name, registration_methods
 
 _REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Z][A-Z0-9_]*)(?:\(\))?$")  # TFLM spells ops in capitals
 CLONE_SUFFIX = re.compile(r"( \[clone [^\]]*\])+$")
@@ -38,11 +39,6 @@ _COLLECTED_SECTIONS = re.compile(
     r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
 )
 _ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
-# TFLM's builtin-data parsers that serve several ops (the rest are "Parse" + the method name without "Add").
-_SHARED_PARSERS = {
-    "AveragePool2D": "Pool", "MaxPool2D": "Pool", "L2Pool2D": "Pool",
-    "Mean": "Reducer", "Sum": "Reducer", "ReduceMax": "Reducer", "ReduceMin": "Reducer", "ReduceAll": "Reducer",
-}
 
 
 @dataclass(frozen=True)
@@ -143,9 +139,9 @@ def find_operators(graph: ReferenceGraph) -> tuple[list[OperatorRoots], list[Sha
 
     # An Add<Op>() method or a parser goes with an op only when no other registered op needs it too
     # (Register_CONV_2D and Register_CONV_2D_INT8 both come in through AddConv2D; ParsePool serves both pools).
-    method_of = _method_names()
-    wanted_method = {op: _method_for(op, method_of) for op in registrations}
-    wanted_parser = {op: _parser_name(method) for op, method in wanted_method.items()}
+    method_of = registration_methods()
+    wanted_method = {op: method_for_registration(op, method_of) for op in registrations}
+    wanted_parser = {op: parser_name(method) for op, method in wanted_method.items()}
     method_users = Counter(method for method in wanted_method.values() if method)
     parser_users = Counter(parser for parser in wanted_parser.values() if parser)
     operators = []
@@ -191,36 +187,3 @@ def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:
         elif _ROOT_SECTIONS.search(node.section) or not _COLLECTED_SECTIONS.match(node.section):
             roots.add(index)
     return roots
-
-
-def _method_names() -> dict[str, str]:
-    """Op name as spelled in Register_<OP> -> the MicroMutableOpResolver method that registers it. Custom ops are
-    named as model_crosscheck names them (from resolver_gen's table), so --ops and --model agree."""
-    from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
-
-    from sizetool.operators.model_crosscheck import REGISTER_PREFIX, model_op
-
-    methods = {name: method for name, (_code, method) in BUILTIN_OPS.items() if method}
-    for custom_name, method in TFLM_CUSTOM_OPS.items():
-        if method:
-            methods.setdefault(model_op("custom", custom_name).registration[len(REGISTER_PREFIX) :], method)
-    return methods
-
-
-def _method_for(op: str, methods: dict[str, str]) -> str | None:
-    """The Add<Op>() method of a registration name, a kernel variant (CONV_2D_INT8) included."""
-    from sizetool.operators.model_crosscheck import VARIANT_TAIL
-
-    if op in methods:
-        return methods[op]
-    for cut in range(len(op) - 1, 0, -1):
-        if op[cut] == "_" and op[:cut] in methods and VARIANT_TAIL.fullmatch(op, cut):
-            return methods[op[:cut]]
-    return None
-
-
-def _parser_name(method: str | None) -> str | None:
-    if not method:
-        return None
-    stem = method[len("Add") :]
-    return _SHARED_PARSERS.get(stem, stem).lower()

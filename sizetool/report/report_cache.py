@@ -50,12 +50,14 @@ def cache_key(paths: list[str | None], options: dict) -> str:
 
 
 SIZETOOL_SOURCE = Path(__file__).resolve().parents[1]  # the whole package: every stage shapes a report or a graph
+TFLM_FACTS_SOURCE = SIZETOOL_SOURCE.parent / "tflm_facts"  # registration names shape the operator graph
 
 
 @functools.lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
-    """A digest of all of sizetool's source, so a report or graph cached by other code is never reused."""
-    return source_fingerprint(SIZETOOL_SOURCE)
+    """A digest of all of sizetool's source and the TFLM facts it uses, so a report or graph cached by other code is
+    never reused."""
+    return source_fingerprint(SIZETOOL_SOURCE) + source_fingerprint(TFLM_FACTS_SOURCE)
 
 
 def source_fingerprint(package: Path) -> str:

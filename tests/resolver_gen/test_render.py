@@ -9,7 +9,7 @@ import pytest
 from resolver_gen.operator_uses import read_model_uses
 from resolver_gen.plan import build_plan
 from resolver_gen.render import Naming, comment_text, cpp_string, render_header, render_lite
-from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
+from tflm_facts.registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
 
 
 def plan_of(fixtures_dir, *names, overrides=None, reduce_types=False):
@@ -163,7 +163,7 @@ def _stand_in_method(method: str) -> str:
 
 def _stand_in_kernel_headers(root):
     """The kernel headers that declare TFLM's type-reduced registrations, each variant in its namespace."""
-    from resolver_gen.tflm_types import KERNEL_VARIANTS
+    from tflm_facts.type_rules import KERNEL_VARIANTS
 
     by_header = {}
     for variant in KERNEL_VARIANTS:

@@ -6,7 +6,7 @@ import pytest
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.operator_uses import OpKey, read_model_uses
 from resolver_gen.tflite_reader import TensorTypes
-from resolver_gen.tflm_types import TENSOR_TYPE_CODES as T
+from tflm_facts.type_rules import TENSOR_TYPE_CODES as T
 from resolver_gen.type_support import (
     choose_variant, model_rejections, rejection_reason, signature, type_rejections, variant_choices,
     variant_every_model_allows, variant_misfits,

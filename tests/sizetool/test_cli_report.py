@@ -194,6 +194,7 @@ def fake_operator_cost(monkeypatch):
     module.operator_table_for_graph = operator_table_for_graph
     monkeypatch.setitem(sys.modules, "sizetool.operators.operator_cost", module)
     monkeypatch.setattr(graph_cache, "load_operator_graph", load_operator_graph)
+    monkeypatch.setattr(graph_cache, "operator_table_for_graph", operator_table_for_graph)
     return calls
 
 

@@ -162,7 +162,7 @@ def db(request, tmp_path) -> str:
 @pytest.fixture(scope="session")
 def fixture_report():
     """The Cortex-M4 fixture firmware's report, with its operator table (built once)."""
-    from sizetool.operators.operator_cost import operator_table
+    from sizetool.operators.graph_cache import operator_table
     from sizetool.report.report_builder import build_report
 
     report = build_report(str(CORTEX_M4), map_path=str(CORTEX_M4_MAP), use_cache=False)

@@ -78,9 +78,7 @@ def test_the_operator_table_is_kept_per_report_options(monkeypatch):
     report = build_report(str(ELF))
     graph = load_operator_graph(str(ELF))
     first = load_operator_table(str(ELF), None, report, graph, {"group_by": "file"})
-    import sizetool.operators.operator_cost as operator_cost
-
-    monkeypatch.setattr(operator_cost, "operator_table_for_graph", no_analysis)
+    monkeypatch.setattr(graph_cache, "operator_table_for_graph", no_analysis)
     assert load_operator_table(str(ELF), None, report, graph, {"group_by": "file"}) == first
     with pytest.raises(AssertionError, match="analysed again"):  # other options name other files: computed again
         load_operator_table(str(ELF), None, report, graph, {"group_by": "cu"})

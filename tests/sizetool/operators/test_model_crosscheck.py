@@ -12,7 +12,7 @@ import pytest
 
 from resolver_gen import cli as gen_resolver
 from sizetool.errors import SizeToolError
-from sizetool.operators.model_crosscheck import crosscheck_models, model_op, read_model_ops
+from sizetool.operators.model_crosscheck import crosscheck_models, read_model_ops
 from sizetool.report.report_model import OperatorCost, OperatorTable
 from tests.conftest import FIXTURES
 
@@ -67,28 +67,6 @@ def test_missing_ops_name_every_model_that_needs_them_in_the_given_order():
     assert "no kernel" in by_name["LSTM"].op.unsupported_reason
     assert "Flex" in by_name["FlexAddV2"].op.unsupported_reason
     assert [u.op for u in result.used] == ["SOFTMAX"] and [u.models for u in result.used] == [(VISION,)]
-
-
-@pytest.mark.parametrize("kind,name,firmware_op,provides", [
-    ("builtin", "CONV_2D", "CONV_2D", True),
-    ("builtin", "CONV_2D", "CONV_2D_INT8", True),
-    ("builtin", "CONV_2D", "CONV_2D_INT16", True),
-    ("builtin", "FULLY_CONNECTED", "FULLY_CONNECTED_INT4", True),
-    ("builtin", "SOFTMAX", "SOFTMAX_INT8_INT16", True),
-    ("builtin", "CONV_2D", "DEPTHWISE_CONV_2D", False),
-    ("builtin", "ADD", "ADD_N", False),  # a different builtin, not a variant
-    ("builtin", "RELU", "RELU6", False),
-    ("builtin", "CONV_2D", "CONV_2D_FOO", False),
-    ("custom", "SignalWindow", "WINDOW", True),
-    ("custom", "SignalRfft", "RFFT_INT16", True),
-    ("custom", "SignalFilterBankLog", "FILTER_BANK_LOG", True),
-    ("custom", "TFLite_Detection_PostProcess", "DETECTION_POSTPROCESS", True),
-    ("custom", "ethos-u", "ETHOSU", True),  # TFLM's AddEthosU() calls Register_ETHOSU()
-    ("custom", "Sinh", "SINH", True),
-    ("custom", "Sinh", "SIN", False),
-])
-def test_which_registration_provides_a_model_op(kind, name, firmware_op, provides):
-    assert model_op(kind, name).is_registered_by(firmware_op) is provides
 
 
 def test_registration_names_agree_with_the_header_gen_resolver_writes(capsys):

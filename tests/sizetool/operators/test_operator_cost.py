@@ -12,7 +12,8 @@ import subprocess
 import pytest
 
 from sizetool.inputs.elf_reader import read_elf
-from sizetool.operators.operator_cost import class_template_of, operator_table, operator_table_for_image
+from sizetool.operators.graph_cache import operator_table
+from sizetool.operators.operator_cost import class_template_of, operator_table_for_image
 from sizetool.report.report_builder import build_report
 from tests.conftest import FIXTURES
 

@@ -151,7 +151,7 @@ def test_operator_view_splits_the_rom_total(report):
 
 
 def test_operator_view_of_the_real_operator_table_adds_up_to_the_rom_total(report):
-    from sizetool.operators.operator_cost import operator_table
+    from sizetool.operators.graph_cache import operator_table
 
     table = operator_table(str(ELF), report)
     ops = view(embedded(render_html(replace(report, operators=table), "t")), "ops")

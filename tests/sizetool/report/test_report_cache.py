@@ -54,3 +54,15 @@ def test_the_fingerprint_covers_every_stage_of_sizetool(tmp_path):
     before = source_fingerprint(tmp_path)
     reader.write_text("A = 2\n")
     assert source_fingerprint(tmp_path) != before
+
+
+def test_the_fingerprint_covers_the_tflm_facts(monkeypatch, tmp_path):
+    """Registration names from tflm_facts shape the operator graph: a change to them is a new key."""
+    from sizetool.report import report_cache
+
+    (tmp_path / "registrations.py").write_text("A = 1\n")
+    monkeypatch.setattr(report_cache, "TFLM_FACTS_SOURCE", tmp_path)
+    fingerprint = report_cache.tool_fingerprint.__wrapped__  # past the per-process memo
+    before = fingerprint()
+    (tmp_path / "registrations.py").write_text("A = 2\n")
+    assert fingerprint() != before

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from resolver_gen.tflm_registry import (
+from tflm_facts.registry import (
     BUILTIN_OPS, CUSTOM_BUILTIN_CODE, TFLM_CUSTOM_OPS, builtin_name, registration_for, registration_function_name,
 )
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from resolver_gen.tflm_registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
-from resolver_gen.tflm_types import (
+from tflm_facts.registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
+from tflm_facts.type_rules import (
     ABSENT, CUSTOM_OP_TYPES, KERNEL_VARIANTS, OP_TYPES, TENSOR_TYPE_CODES, VARIANTS_BY_OP, TypePattern, type_name,
 )
 
