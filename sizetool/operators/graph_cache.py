@@ -38,9 +38,9 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
     image = read_elf(elf_path)
     input_sections = None
     if map_path:
-        from sizetool.inputs.map_file import read_map
+        from sizetool.inputs.map_formats import read_linker_map
 
-        input_sections = read_map(map_path).input_sections
+        input_sections = read_linker_map(map_path).input_sections
     result = analyse_operators(image, input_sections)
     if use_cache:
         _store(key, result)
