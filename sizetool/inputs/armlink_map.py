@@ -36,7 +36,7 @@ _EXEC_REGION = re.compile(
 )
 _COMPRESSED = re.compile(r"COMPRESSED\[0x([0-9a-fA-F]+)\]")
 _ROW = re.compile(
-    rf"^\s+{_HEX}\s+(?:(?:{_HEX}|-|COMPRESSED)\s+)?{_HEX}\s+(Code|Data|Zero|Ven|PAD|Other)\b(?:\s+(RO|RW)\s+(\d+)\s+"
+    rf"^\s+{_HEX}\s+(?:(0x[0-9a-fA-F]+|-|COMPRESSED)\s+)?{_HEX}\s+(Code|Data|Zero|Ven|PAD|Other)\b(?:\s+(RO|RW)\s+(\d+)\s+"
     r"(\*?)\s*(\S+)\s+(\S.*?))?\s*$"
 )
 _TOTAL = re.compile(r"^\s*(Total (?:RO|RW|ROM)\s+Size \([^)]*\))\s+(\d+)")
@@ -92,7 +92,9 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
         match = _ROW.match(line)
         if match and current is not None:
             address, size, kind = int(match.group(1), 16), int(match.group(3), 16), match.group(4)
-            current["rows"].append((address, size, kind, match.group(5) or ""))
+            # Stored bytes: a load address or COMPRESSED ("-" is zero-initialised; the older layout has no column)
+            stored = match.group(2) != "-" if match.group(2) else kind != "Zero"
+            current["rows"].append((address, size, kind, match.group(5) or "", stored))
             if size == 0:
                 continue
             if kind == "PAD":
@@ -104,7 +106,7 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
         raise SizeToolError(f"{path}: truncated map file (no load region after 'Memory Map of the image')")
     for region in exec_regions:
         rows = region["rows"]
-        end = max((address + size for address, size, _, _ in rows), default=region["exec"])
+        end = max((address + size for address, size, *_ in rows), default=region["exec"])
         if end - region["exec"] != region["size"] and not (region["size"] == 0 and not rows):
             raise SizeToolError(
                 f"{path}: truncated map file (execution region {region['name']} lists {end - region['exec']} of "
@@ -140,10 +142,14 @@ def _layout(load_regions: list[dict], exec_regions: list[dict]):
     ram_areas = []
     for region in exec_regions:
         rows = region["rows"]
-        writable = any(attr == "RW" for _, _, kind, attr in rows if kind != "PAD")
+        writable = any(attr == "RW" for _, _, kind, attr, _ in rows if kind != "PAD")
         load = region["load"] if region["load"] is not None else cursor[region["load_region"]]
         runs_in = RAM if writable or load != region["exec"] else ROM
-        initialised = max((a + s for a, s, kind, _ in rows if kind not in ("Zero", "PAD")), default=region["exec"])
+        initialised = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"),
+                          default=region["exec"])
+        # padding after the last stored row belongs to the stored part when it has a load address too
+        initialised = max([initialised] + [a + s for a, s, kind, _, stored in rows
+                                           if kind == "PAD" and stored and a == initialised])
         initialised = max(initialised - region["exec"], 0)
         stored = region["compressed"] if region["compressed"] is not None else initialised
         if runs_in == ROM:

@@ -269,7 +269,7 @@ def _module_rows(text: str):
         if line.strip().startswith("Module") and not columns:
             columns = _module_columns(line)
             continue
-        if not columns or not line.strip() or set(line.strip()) <= {"-"}:
+        if not columns or not line.strip() or set(line.strip()) <= {"-", " "}:
             continue
         if not line.startswith(" "):
             group = re.sub(r"\s*\[\d+\]\s*$", "", line.strip()).rstrip(":").strip()

@@ -123,6 +123,15 @@ def blocks_of_sections(image: ElfImage, linker_map: LinkerMap,
         end = max(s.end for s in inside)
         if block.compressed:
             end = max(end, block.address + block.initialised)
+        initialised = [s for s in inside if not s.is_nobits]
+        if block.memory == RAM and block.load_area is not None and initialised:
+            stored = initialised[-1].end - block.address if not block.compressed else initialised[-1].size
+            if stored != block.stored:
+                raise SizeToolError(
+                    f"{linker_map.path}: does not belong to {image.path}: {_kind(linker_map)} {block.name} stores "
+                    f"{block.stored} bytes{' compressed' if block.compressed else ''} in the map but the ELF's "
+                    f"section {initialised[-1].name} holds {stored}"
+                )
         if (start, end) != (block.address, block.address + block.size):
             raise SizeToolError(
                 f"{linker_map.path}: does not belong to {image.path}: {_kind(linker_map)} {block.name} is at "
