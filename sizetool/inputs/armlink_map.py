@@ -107,11 +107,14 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
     for region in exec_regions:
         rows = region["rows"]
         end = max((address + size for address, size, *_ in rows), default=region["exec"])
-        if end - region["exec"] != region["size"] and not (region["size"] == 0 and not rows):
+        if end - region["exec"] < region["size"]:
             raise SizeToolError(
                 f"{path}: truncated map file (execution region {region['name']} lists {end - region['exec']} of "
                 f"its {region['size']} bytes)"
             )
+        if end - region["exec"] > region["size"]:
+            raise SizeToolError(f"{path}: inconsistent map file (the rows of execution region {region['name']} "
+                                f"span {end - region['exec']} bytes, its Size is {region['size']})")
 
     summary, objects = _sizes(path, lines[position:])
     blocks, areas, compressed_pieces = _layout(load_regions, exec_regions)

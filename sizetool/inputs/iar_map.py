@@ -66,11 +66,13 @@ def read_iar_map(path: str, text: str) -> LinkerMap:
 
     parts, initializers, blocks_by_name = _parts(path, placement_text.splitlines(), keys)
     sections: list[InputSection] = []
+    copies: list[tuple[int, int, int]] = []
     for part in parts:
         sections.extend(part["rows"])
     for row in initializers:  # stored initial values: per object when copied as is, else one compressed piece
         target = blocks_by_name.get(row.object_file[len("<for ") : -1])
         if target is not None and target["size"] == row.size:
+            copies.append((target["address"], row.address, row.size))
             cursor = row.address
             for child in target["children"]:
                 address = row.address + child.address - target["address"]
@@ -102,7 +104,7 @@ def read_iar_map(path: str, text: str) -> LinkerMap:
     summary = {f"bytes of {name} memory": value for name, value in totals.items()}
     summary.update(_module_totals(module_text))
     layout = MapLayout("iar", toolchain, areas, blocks, rom_total, ram_total, summary, _modules(module_text, keys),
-                       counts_gaps=False)
+                       counts_gaps=False, copies=copies)
     regions = [MapRegion(a.name, a.origin, a.length, "", memory=a.memory) for a in areas]
     return LinkerMap(regions=regions, input_sections=sections, output_sections=[], path=path, format="iar",
                      toolchain=toolchain, layout=layout)

@@ -63,3 +63,6 @@ class MapLayout:
     summary: dict[str, int] = field(default_factory=dict)  # the map's summary lines, by their own wording
     objects: list[ObjectSizes] = field(default_factory=list)
     counts_gaps: bool = True  # whether gaps between sections inside an area count as used (armlink: yes; IAR: no)
+    # (run address, stored address, size): RAM the start-up code fills by copying stored bytes as they are, where the
+    # ELF holds no contents for it (IAR's init blocks are NOBITS; their values are the initializer bytes in ROM)
+    copies: list[tuple[int, int, int]] = field(default_factory=list)
