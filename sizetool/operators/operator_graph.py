@@ -187,6 +187,23 @@ def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:
     if entry is not None:
         roots.add(entry)
     region_named = named_after_regions(image)
+    if region_named:
+        # The vector table's label may cover one word (CMSIS startup files: __Vectors DCD ..., then __Vectors_End):
+        # everything from it to its end label, or to the end of the node it starts, is a root.
+        labels = sorted((s.address, s.size, s.mangled) for s in image.symbols
+                        if _VECTOR_TABLE.search(s.mangled) and s.kind != "func")
+        ends = [address for address, _, name in labels if name.lower().endswith("_end")]
+        for address, size, name in labels:
+            if name.lower().endswith(("_end", "_size")):
+                continue
+            start = graph.node_at(address)
+            if start is None:
+                continue
+            end = min((e for e in ends if e > address), default=max(address + size, graph.nodes[start].end))
+            index = start
+            while index < len(graph.nodes) and graph.nodes[index].address < end:
+                roots.add(index)
+                index += 1
     for index, node in enumerate(graph.nodes):
         if node.name == "main" or node.mangled in ("main", "_start", "Reset_Handler"):
             roots.add(index)
