@@ -7,6 +7,8 @@ starts with "IAR ELF Linker" and has "*** PLACEMENT SUMMARY". Anything else is r
 
 from __future__ import annotations
 
+import re
+
 from sizetool.errors import SizeToolError
 from sizetool.inputs.armlink_map import looks_like_armlink, read_armlink_map
 from sizetool.inputs.iar_map import looks_like_iar, read_iar_map
@@ -14,6 +16,13 @@ from sizetool.inputs.input_files import read_input
 from sizetool.inputs.map_file import LinkerMap, read_map
 
 FORMAT_NAMES = {"gnu": "GNU ld", "armlink": "armlink", "iar": "IAR ILINK"}
+# The compilers' own run-time libraries, which the maps name without a path: Arm's C, maths, floating-point, helper,
+# microlib and C++ libraries (c_w.l, m_ws.l, fz_ws.l, h_p.l, mc_w.l, cpprt_w.l, vfpsupport.l), IAR's DLIB, run-time,
+# maths and semihosting libraries (dl7M_tln.a, rt7M_tl.a, m7M_tls.a, shb_l.a).
+_TOOLCHAIN_LIBRARY = re.compile(
+    r"^(?:(?:c|m|f|fz|fj|g|h|mc|mf|cpp|cpprt|cxx)_\w+\.l|vfpsupport\.l"
+    r"|(?:dl|rt|m|dlpp)\d\w*_\w+\.a|sh\w*_\w+\.a)$"
+)
 
 
 def detect_map_format(text: str) -> str | None:
@@ -49,3 +58,8 @@ def describe(linker_map: LinkerMap) -> str:
     if linker_map.format == "gnu" or not linker_map.toolchain:
         return name
     return f"{name} ({linker_map.toolchain})"
+
+
+def is_toolchain_library(name: str) -> bool:
+    """Whether an archive a map names (`c_w.l`, `dl7M_tln.a`) is Arm's or IAR's own run-time library."""
+    return bool(_TOOLCHAIN_LIBRARY.match(name.replace("\\", "/").rsplit("/", 1)[-1]))

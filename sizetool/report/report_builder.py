@@ -166,6 +166,7 @@ def _object_finder(source_files: set[tuple[str, ...]]):
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
     file has that name."""
     from sizetool.inputs.map_file import object_path
+    from sizetool.inputs.map_formats import is_toolchain_library
     from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
 
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
@@ -196,8 +197,8 @@ def _object_finder(source_files: set[tuple[str, ...]]):
         if parts[0] == "(archives)":
             archive = object_file.replace("\\", "/").rpartition("(")[0]
             toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
-            if toolchain and toolchain[0] == TOOLCHAIN:
-                return (toolchain[0],) + parts[1:]
+            if toolchain and toolchain[0] == TOOLCHAIN or is_toolchain_library(archive):  # Arm's c_w.l, IAR's dl*.a
+                return (TOOLCHAIN,) + parts[1:]
             found = by_tail.get(stem[-1:], ())  # a member keeps only its file name: libfoo.a(micro_interpreter.o)
             return next(iter(found)) if len(found) == 1 else parts
         for length in range(len(stem), 0, -1):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.map_formats import describe, detect_map_format, read_linker_map
+from sizetool.inputs.map_formats import describe, detect_map_format, is_toolchain_library, read_linker_map
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 GNU = FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.map"
@@ -36,3 +36,14 @@ def test_anything_else_is_refused_naming_the_file(tmp_path, content):
     with pytest.raises(SizeToolError, match="not a linker map file") as caught:
         read_linker_map(str(bogus))
     assert str(caught.value).startswith(str(bogus))
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("c_w.l", True), ("m_ws.l", True), ("fz_ws.l", True), ("mc_p.l", True), ("cpprt_w.l", True),
+    ("C:\\Keil_v5\\ARM\\ARMCLANG\\lib\\armlib\\h_w.l", True),
+    ("dl7M_tln.a", True), ("rt7M_tl.a", True), ("m7M_tls.a", True), ("shb_l.a", True),
+    ("libtflm.a", False), ("driverlib.a", False), ("cmsis_nn.lib", False),
+])
+def test_arm_and_iar_run_time_libraries_are_told_by_name(name, expected):
+    # They go under (toolchain) in the report, as libgcc and newlib do for GNU builds.
+    assert is_toolchain_library(name) is expected
