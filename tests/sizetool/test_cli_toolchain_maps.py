@@ -87,3 +87,8 @@ def test_bad_or_mismatched_maps_are_one_line_and_exit_2(capsys, tmp_path, elf, m
     status, out, err = run(capsys, elf, "--map", str(bad), "--format", "json", "-o", str(target), "--no-cache")
     assert status == 2 and out == "" and not target.exists()
     assert err.count("\n") == 1 and str(bad) in err and problem in err and "Traceback" not in err, err
+
+
+def test_the_html_page_names_the_map_too(capsys):
+    _, out, _ = run(capsys, AXF, "--map", ARMLINK_MAP, "--format", "html", "--no-cache")
+    assert 'id="map-format">map: armlink (Arm Compiler for Embedded 6.22) firmware.map' in out
