@@ -19,6 +19,7 @@ error, as is a map without a memory map (link with --map, or uVision's "Memory M
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.map_file import FILL, InputSection, LinkerMap, MapRegion
@@ -118,6 +119,7 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
 
     summary, objects = _sizes(path, lines[position:])
     blocks, areas, compressed_pieces = _layout(load_regions, exec_regions)
+    blocks = _stored_as_counted(blocks, exec_regions, summary)
     sections.extend(compressed_pieces)
     sections.sort(key=lambda s: (s.address, s.size))
     rom_total = summary.get("Total ROM Size (Code + RO Data + RW Data)")
@@ -130,6 +132,25 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
     regions = [MapRegion(a.name, a.origin, a.length, "", memory=a.memory) for a in areas]
     return LinkerMap(regions=regions, input_sections=sections, output_sections=[], path=path, format="armlink",
                      toolchain=toolchain, layout=layout)
+
+
+def _stored_as_counted(blocks: list[MapBlock], exec_regions: list[dict], summary: dict[str, int]) -> list[MapBlock]:
+    """The RW bytes the map counts as stored. The padding after a region's last RW row is in the ELF's RW section and
+    has a load address, but some armlink versions count it with the ZI data (Arm Compiler 6.19), others with the RW
+    data (5.06): the "ROM Totals" row says which."""
+    counted = summary.get("ROM Totals RW Data")
+    plain = [b for b in blocks if b.memory == RAM and b.load_area is not None and not b.compressed]
+    if counted is None or not plain:
+        return blocks
+    compressed = sum(b.stored for b in blocks if b.compressed)
+    without_padding = {}
+    for block in plain:
+        rows = next(r["rows"] for r in exec_regions if r["name"] == block.name)
+        end = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"), default=block.address)
+        without_padding[block.name] = end - block.address
+    if compressed + sum(b.stored for b in plain) != counted and compressed + sum(without_padding.values()) == counted:
+        return [replace(b, stored=without_padding[b.name]) if b.name in without_padding else b for b in blocks]
+    return blocks
 
 
 def _object_name(name: str) -> str:
@@ -148,11 +169,11 @@ def _layout(load_regions: list[dict], exec_regions: list[dict]):
         writable = any(attr == "RW" for _, _, kind, attr, _ in rows if kind != "PAD")
         load = region["load"] if region["load"] is not None else cursor[region["load_region"]]
         runs_in = RAM if writable or load != region["exec"] else ROM
-        initialised = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"),
-                          default=region["exec"])
-        # padding after the last stored row belongs to the stored part when it has a load address too
-        initialised = max([initialised] + [a + s for a, s, kind, _, stored in rows
-                                           if kind == "PAD" and stored and a == initialised])
+        data_end = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"), default=region["exec"])
+        # Padding right after the last RW row is part of the ELF's RW section, but armlink counts it with the ZI data:
+        # "RW Data" (and so Total ROM Size) ends at the last RW row.
+        initialised = max([data_end] + [a + s for a, s, kind, _, stored in rows
+                                        if kind == "PAD" and stored and a == data_end])
         initialised = max(initialised - region["exec"], 0)
         stored = region["compressed"] if region["compressed"] is not None else initialised
         if runs_in == ROM:
@@ -170,7 +191,7 @@ def _layout(load_regions: list[dict], exec_regions: list[dict]):
                                            COMPRESSED_RW, region["name"]))
             if region["size"] or rows:
                 ram_areas.append(MapArea(region["name"], RAM, region["exec"], region["max"], region["size"]))
-        cursor[region["load_region"]] = load + stored
+        cursor[region["load_region"]] = load + (stored if region["compressed"] is not None else initialised)
     for region in load_regions:
         areas.append(MapArea(region["name"], ROM, region["base"], region["max"], region["stored"]))
     return blocks, areas + ram_areas, pieces

@@ -38,8 +38,8 @@ class MapBlock:
     counted: int  # bytes of it the map's totals count from its start (IAR leaves a block's tail alignment out)
     load_area: str | None = None  # a RAM block whose contents are stored in ROM and copied: where
     load_address: int | None = None
-    stored: int = 0  # bytes stored in load_area: the initialised part, or its compressed size
-    initialised: int = 0  # bytes from its start that have initial contents (RW data before ZI data)
+    stored: int = 0  # bytes of it the map counts as stored in load_area: its RW data, or their compressed size
+    initialised: int = 0  # bytes from its start the ELF gives initial contents (RW data and the padding after them)
     compressed: bool = False
 
 

@@ -8,8 +8,10 @@ initialised part is also stored in its load region, at the map's load address: a
 it, as a separate run of the compressed size (the ELF section then holds the compressed bytes, so the RAM side is
 widened to the uncompressed RW data the map lists, and the ROM side is one `(compressed RW data)` run: compressed
 bytes cannot be split by object). IAR counts a part only up to the end of its last section, so a section's tail past
-that is not counted, and neither are the unused ranges between parts; armlink counts the gaps between the sections of
-a region (they are inside its Size) and those are reported as fill.
+that is not counted, and neither are the unused ranges between parts. armlink counts the gaps between the sections of
+a RAM region (they are inside its Size; reported as fill), but its Total ROM Size leaves out the alignment between
+the regions a load region stores and the padding after a region's RW data (counted with its ZI data): those stored
+bytes count in RAM only, and the load region's use can be a few bytes below its Size.
 
 The ROM and RAM totals then equal the map's own summary; when they do not (a layout this reader does not know), the
 report says so in a warning.
@@ -33,7 +35,6 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
     sections = placed_sections(image)
     members = blocks_of_sections(image, linker_map, sections)
     placed: list[PlacedSection] = []
-    stored_ranges: dict[str, list[tuple[int, int]]] = {}  # ROM area -> [start, end) of what it stores
     fills: list[Fill] = []
     for block, inside in members:
         counted_end = block.address + block.counted
@@ -46,7 +47,6 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
                 section = replace(section, size=end - section.address)
             if block.memory == ROM:
                 placed.append(PlacedSection(section, block.area, None))
-                stored_ranges.setdefault(block.area, []).append((section.address, section.end))
                 block_ranges.append((section.address, section.end))
                 continue
             if section.is_nobits or block.load_area is None:
@@ -63,22 +63,24 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
                 stored = Section(-1 - len(placed), f"{section.name} (compressed)", "SHT_PROGBITS", SHF_ALLOC,
                                  block.load_address, block.load_address, block.stored, section.offset)
                 placed.append(PlacedSection(stored, block.load_area, None))
-                stored_ranges.setdefault(block.load_area, []).append((stored.address, stored.end))
                 continue
             load_address = block.load_address + (section.address - block.address)
             section = replace(section, load_address=load_address)
-            placed.append(PlacedSection(section, block.load_area, block.area))
             block_ranges.append((section.address, section.end))
-            stored_ranges.setdefault(block.load_area, []).append((load_address, load_address + section.size))
+            stored_end = min(section.end, block.address + block.stored)
+            if stored_end == section.end:
+                placed.append(PlacedSection(section, block.load_area, block.area))
+            else:  # the padding after the RW data: stored, but armlink counts it with the ZI data (RAM only)
+                placed.append(PlacedSection(section, None, block.area))
+                if stored_end > section.address:
+                    placed.append(PlacedSection(replace(section, size=stored_end - section.address), block.load_area,
+                                                None))
         if block.memory == RAM and layout.counts_gaps and block_ranges:
             # armlink: a region's Size counts the gaps between its sections (RW data then ZI data, aligned)
             gaps = _gaps(block_ranges + [(counted_end, counted_end)], block.address)
             fills.extend(Fill(RAM, block.area, start, size) for start, size in gaps)
-    if layout.counts_gaps:  # likewise for what a load region stores: its regions one after another
-        for area in layout.areas:
-            if area.memory == ROM and area.name in stored_ranges:
-                gaps = _gaps(stored_ranges[area.name], area.origin)
-                fills.extend(Fill(ROM, area.name, start, size) for start, size in gaps)
+    # Gaps between the regions a load region stores (alignment of the RW data's load address) are in its Size but
+    # not in armlink's Total ROM Size, nor in IAR's readonly totals: they are not counted.
 
     areas = []
     for area in layout.areas:
@@ -126,10 +128,11 @@ def blocks_of_sections(image: ElfImage, linker_map: LinkerMap,
         initialised = [s for s in inside if not s.is_nobits]
         if block.memory == RAM and block.load_area is not None and initialised:
             stored = initialised[-1].end - block.address if not block.compressed else initialised[-1].size
-            if stored != block.stored:
+            if stored != (block.stored if block.compressed else block.initialised):
                 raise SizeToolError(
                     f"{linker_map.path}: does not belong to {image.path}: {_kind(linker_map)} {block.name} stores "
-                    f"{block.stored} bytes{' compressed' if block.compressed else ''} in the map but the ELF's "
+                    f"{block.stored if block.compressed else block.initialised} bytes"
+                    f"{' compressed' if block.compressed else ''} in the map but the ELF's "
                     f"section {initialised[-1].name} holds {stored}"
                 )
         if (start, end) != (block.address, block.address + block.size):

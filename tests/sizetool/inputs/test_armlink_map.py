@@ -39,8 +39,12 @@ def test_execution_regions_say_where_they_run_and_where_their_initial_values_are
     assert (code.memory, code.area, code.address, code.size) == (ROM, "LR_IROM1", er_irom1.address, er_irom1.size)
     assert (ram.memory, ram.load_area, ram.address) == (RAM, "LR_IROM1", rw_data.address)
     assert ram.load_address == er_irom1.end  # the RW data is stored right after the code, as armlink lays it out
-    assert ram.stored == ram.initialised == rw_data.size and ram.size == zi_data.end - rw_data.address
+    assert ram.initialised == rw_data.size and ram.size == zi_data.end - rw_data.address
     assert not ram.compressed
+    # The padding after the last RW row is in the ELF's RW section, but Arm Compiler 6 counts it with the ZI data.
+    rows = read("armlink").input_sections
+    rw_rows = [r for r in rows if r.output_section == "RW_IRAM1" and r.address < 0x20000000 + ram.initialised]
+    assert ram.stored == sum(r.size for r in rw_rows if r.name != FILL) < ram.initialised
 
 
 def test_totals_are_the_maps_own_and_equal_the_image():
@@ -50,8 +54,9 @@ def test_totals_are_the_maps_own_and_equal_the_image():
     rw = sections_named(image, "RW_IRAM1")
     summary = linker_map.layout.summary
     assert summary["Total RO Size (Code + RO Data)"] == code.size
-    assert linker_map.layout.rom_total == summary["Total ROM Size (Code + RO Data + RW Data)"] == code.size + min(
-        s.size for s in rw)
+    ram = next(b for b in linker_map.layout.blocks if b.name == "RW_IRAM1")
+    assert linker_map.layout.rom_total == summary["Total ROM Size (Code + RO Data + RW Data)"] == code.size + ram.stored
+    assert summary["ROM Totals RW Data"] == ram.stored
     assert linker_map.layout.ram_total == summary["Total RW Size (RW Data + ZI Data)"] == max(s.end for s in rw) - 0x20000000
     assert summary["Grand Totals Code"] + summary["Grand Totals RO Data"] == code.size
 
@@ -78,6 +83,24 @@ def test_the_size_tables_list_objects_and_library_members_with_their_columns():
     library = objects[("libtflm.a", "(library)")]
     members = [s for (name, kind), s in objects.items() if kind == "(library member)" and not name.startswith("_")]
     assert library["Code"] == sum(m["Code"] for m in members)
+
+
+def test_padding_after_the_rw_data_counts_as_stored_when_the_maps_totals_count_it_so():
+    # Arm Compiler 5.06 counts the padding after the last RW row with the RW data (so in Total ROM Size), 6.19 and
+    # later with the ZI data: the ROM Totals row says which, and the reader follows it.
+    text = (OUT / "armlink" / "firmware.map").read_text()
+    plain = read_armlink_map("ac6.map", text).layout
+    block = next(b for b in plain.blocks if b.name == "RW_IRAM1")
+    padding = block.initialised - block.stored
+    rom_row = next(line for line in text.splitlines() if line.rstrip().endswith("ROM Totals"))
+    figures = rom_row.split()
+    figures[3] = str(int(figures[3]) + padding)  # Code, (inc. data), RO Data, RW Data, ...
+    total = next(line for line in text.splitlines() if line.strip().startswith("Total ROM Size"))
+    ac5 = text.replace(rom_row, "    " + "".join(f"{v:>10} " for v in figures[:6]) + "  ROM Totals").replace(
+        total, total.replace(str(plain.rom_total), str(plain.rom_total + padding)))
+    layout = read_armlink_map("ac5.map", ac5).layout
+    assert next(b for b in layout.blocks if b.name == "RW_IRAM1").stored == block.initialised
+    assert layout.rom_total == plain.rom_total + padding
 
 
 def test_compressed_rw_data_is_stored_at_its_compressed_size():
