@@ -86,7 +86,7 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
                 name=match.group(1), exec=int(match.group(2) or match.group(4), 16),
                 load=int(match.group(3), 16) if match.group(3) else None, size=int(match.group(5), 16),
                 max=int(match.group(6), 16), compressed=int(compressed.group(1), 16) if compressed else None,
-                load_region=load_regions[-1]["name"], rows=[],
+                load_region=load_regions[-1]["name"], rows=[], empty="EMPTY" in (match.group(7) or ""),
             )
             exec_regions.append(current)
             continue
@@ -108,7 +108,7 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
     for region in exec_regions:
         rows = region["rows"]
         end = max((address + size for address, size, *_ in rows), default=region["exec"])
-        if end - region["exec"] < region["size"]:
+        if end - region["exec"] < region["size"] and not (region["empty"] and not rows):
             raise SizeToolError(
                 f"{path}: truncated map file (execution region {region['name']} lists {end - region['exec']} of "
                 f"its {region['size']} bytes)"
@@ -168,7 +168,7 @@ def _layout(load_regions: list[dict], exec_regions: list[dict]):
         rows = region["rows"]
         writable = any(attr == "RW" for _, _, kind, attr, _ in rows if kind != "PAD")
         load = region["load"] if region["load"] is not None else cursor[region["load_region"]]
-        runs_in = RAM if writable or load != region["exec"] else ROM
+        runs_in = RAM if writable or load != region["exec"] or region["empty"] else ROM  # EMPTY: a stack, a heap
         data_end = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"), default=region["exec"])
         # Padding right after the last RW row is part of the ELF's RW section, but armlink counts it with the ZI data:
         # "RW Data" (and so Total ROM Size) ends at the last RW row.
@@ -183,6 +183,7 @@ def _layout(load_regions: list[dict], exec_regions: list[dict]):
         else:
             blocks.append(MapBlock(
                 region["name"], region["name"], RAM, region["exec"], region["size"], region["size"],
+                reserved=region["empty"] and not rows,
                 load_area=region["load_region"] if stored else None, load_address=load if stored else None,
                 stored=stored, initialised=initialised, compressed=region["compressed"] is not None,
             ))

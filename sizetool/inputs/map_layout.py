@@ -41,6 +41,7 @@ class MapBlock:
     stored: int = 0  # bytes of it the map counts as stored in load_area: its RW data, or their compressed size
     initialised: int = 0  # bytes from its start the ELF gives initial contents (RW data and the padding after them)
     compressed: bool = False
+    reserved: bool = False  # an armlink EMPTY region the map lists no rows for (a stack or heap): the ELF may omit it
 
 
 @dataclass(frozen=True)

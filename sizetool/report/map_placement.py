@@ -115,7 +115,7 @@ def blocks_of_sections(image: ElfImage, linker_map: LinkerMap,
         home.append(section)
     for block, inside in members:
         if not inside:
-            if block.size:
+            if block.size and not block.reserved:
                 raise SizeToolError(
                     f"{linker_map.path}: does not belong to {image.path}: the map's {_kind(linker_map)} {block.name} "
                     f"(0x{block.address:x}, {block.size} bytes) has no section in the ELF"

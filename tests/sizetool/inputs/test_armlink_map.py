@@ -184,3 +184,20 @@ def test_a_map_without_a_memory_map_says_how_to_get_one():
     with pytest.raises(SizeToolError, match="without a memory map.*--map"):
         read_armlink_map("x.map", "Component: Arm Compiler for Embedded 6.22 Tool: armlink [5ee90200]\n\n"
                                   "Image component sizes\n")
+
+
+def test_an_empty_region_without_rows_is_a_reservation_not_a_truncation():
+    stack = """
+    Execution Region ARM_LIB_STACK (Exec base: 0x20001000, Load base: 0x00000120, Size: 0x00000400, Max: 0x00000400, ABSOLUTE, EMPTY)
+
+    **** No section assigned to this execution region ****
+
+==============================================================================
+"""
+    text = ARM_COMPILER_5_LAYOUT.replace("\n==============================================================================\n\nImage component sizes",
+                                         stack + "\nImage component sizes", 1)
+    assert "ARM_LIB_STACK" in text
+    blocks = {b.name: b for b in read_armlink_map("stack.map", text).layout.blocks}
+    assert blocks["ARM_LIB_STACK"].reserved and blocks["ARM_LIB_STACK"].size == 0x400
+    with pytest.raises(SizeToolError, match="truncated map file"):
+        read_armlink_map("cut.map", text.replace(", EMPTY)", ")"))
