@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
+from sizetool.inputs.map_layout import MapLayout
 
 FILL = "*fill*"
 LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)
@@ -49,6 +50,7 @@ class MapRegion:
     origin: int
     length: int
     attributes: str
+    memory: str = ""  # "rom" or "ram" when the map says (armlink, IAR); else placement decides
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,9 @@ class LinkerMap:
     output_sections: list[OutputSection] = field(default_factory=list)
     output_file: str = ""  # the OUTPUT(...) line: the file the linker wrote, as it named it
     path: str = ""
+    format: str = "gnu"  # "gnu", "armlink" or "iar" (sizetool/inputs/map_formats.py)
+    toolchain: str = "GNU ld"
+    layout: MapLayout | None = None  # armlink and IAR: the regions and blocks the map states (map_layout.py)
 
     def output_section(self, name: str) -> OutputSection | None:
         return self._by_name().get(name)
@@ -197,6 +202,8 @@ def object_path(object_file: str) -> tuple[str, ...]:
     """Tree path of an object: archive members as (archive.a, member.o), plain objects by their path."""
     if object_file == LINKER_STUBS:
         return ("(linker stubs)",)
+    if object_file.startswith("(") and object_file.endswith(")"):
+        return (object_file,)  # what the linker made itself, e.g. "(linker generated)"
     object_file = object_file.replace("\\", "/")
     if object_file.endswith(")") and "(" in object_file:
         archive, _, member = object_file[:-1].partition("(")

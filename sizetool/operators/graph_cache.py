@@ -37,11 +37,14 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
             return cached
     image = read_elf(elf_path)
     input_sections = None
+    copies = ()
     if map_path:
-        from sizetool.inputs.map_file import read_map
+        from sizetool.inputs.map_formats import read_linker_map
 
-        input_sections = read_map(map_path).input_sections
-    result = analyse_operators(image, input_sections)
+        linker_map = read_linker_map(map_path)
+        input_sections = linker_map.input_sections
+        copies = linker_map.layout.copies if linker_map.layout else ()
+    result = analyse_operators(image, input_sections, copies)
     if use_cache:
         _store(key, result)
     return result

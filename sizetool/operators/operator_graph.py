@@ -39,6 +39,10 @@ _COLLECTED_SECTIONS = re.compile(
     r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
 )
 _ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
+# armlink and IAR name output sections after their regions (ER_IROM1, RW_IRAM1; "A0", "P1 ro"), and remove unused
+# input sections from all of them: there, the vector table is found by its symbol (CMSIS __Vectors, IAR
+# __vector_table, GNU-style startup files' g_pfnVectors / kVectorTable...).
+_VECTOR_TABLE = re.compile(r"vector|^__isr|intvec", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -87,9 +91,10 @@ class OperatorGraph:
         return next((o for o in self.operators if o.op == op), None)
 
 
-def analyse_operators(image: ElfImage, input_sections=None) -> OperatorGraph:
+def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> OperatorGraph:
     """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
-    input sections, the functions of one code input section keep each other (the linker keeps or drops it whole)."""
+    input sections, the functions of one code input section keep each other (the linker keeps or drops it whole);
+    `copies` are RAM ranges the map says are initialised from stored bytes the ELF keeps elsewhere (IAR)."""
     if not image.has_symtab:
         graph = build_reference_graph(image, with_edges=False)
         return OperatorGraph(graph, image.rom_total, has_symbols=False)
@@ -97,7 +102,7 @@ def analyse_operators(image: ElfImage, input_sections=None) -> OperatorGraph:
     has_registrations = any(
         symbol.kind == "func" and _REGISTRATION.match(CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
     )
-    graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections)
+    graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections, copies=copies)
     operators, shared_roots = find_operators(graph)
     result = OperatorGraph(graph, image.rom_total, operators, shared_roots)
     if not operators or not graph.decoded:
@@ -181,9 +186,38 @@ def find_runtime_roots(image: ElfImage, graph: ReferenceGraph) -> set[int]:
     entry = graph.node_at(image.entry & ~1 if image.arch == "arm" else image.entry)
     if entry is not None:
         roots.add(entry)
+    region_named = named_after_regions(image)
+    if region_named:
+        # The vector table's label may cover one word (CMSIS startup files: __Vectors DCD ..., then __Vectors_End):
+        # everything from it to its end label, or to the end of the node it starts, is a root.
+        labels = sorted((s.address, s.size, s.mangled) for s in image.symbols
+                        if _VECTOR_TABLE.search(s.mangled) and s.kind != "func")
+        ends = [address for address, _, name in labels if name.lower().endswith("_end")]
+        for address, size, name in labels:
+            if name.lower().endswith(("_end", "_size")):
+                continue
+            start = graph.node_at(address)
+            if start is None:
+                continue
+            end = min((e for e in ends if e > address), default=max(address + size, graph.nodes[start].end))
+            index = start
+            while index < len(graph.nodes) and graph.nodes[index].address < end:
+                roots.add(index)
+                index += 1
     for index, node in enumerate(graph.nodes):
         if node.name == "main" or node.mangled in ("main", "_start", "Reset_Handler"):
             roots.add(index)
+        elif region_named:
+            if node.kind == "object" and _VECTOR_TABLE.search(node.mangled or node.name):
+                roots.add(index)
         elif _ROOT_SECTIONS.search(node.section) or not _COLLECTED_SECTIONS.match(node.section):
             roots.add(index)
     return roots
+
+
+def named_after_regions(image: ElfImage) -> bool:
+    """Whether the image's sections carry region names (armlink, IAR) rather than .text/.data/.bss: it has code
+    but no .text section."""
+    allocated = [s for s in image.sections if s.is_alloc and s.size]
+    return any(s.is_code for s in allocated) and not any(
+        s.name == ".text" or s.name.startswith(".text.") for s in allocated)

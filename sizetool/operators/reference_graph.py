@@ -101,14 +101,18 @@ class ReferenceGraph:
         return sum(self.nodes[index].rom_bytes for index in nodes)
 
 
-def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sections=None) -> ReferenceGraph:
+def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sections=None, copies=()) -> ReferenceGraph:
     """The graph of an ELF's functions and data; an unsupported architecture gets nodes but no code edges.
     Without edges only the nodes are built (cheap: nothing is disassembled). With the linker map's input sections,
-    the functions of one code input section keep each other (the linker keeps or drops the section whole)."""
+    the functions of one code input section keep each other (the linker keeps or drops the section whole). `copies`
+    ((run address, stored address, size), from an IAR map) give NOBITS RAM its initial values from the stored bytes,
+    so the pointers in them count from the data that holds them, and the stored copy refers to nothing."""
     from sizetool.operators.disassembly import code_decoder
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
+    copied = _copied_contents(sections, contents, copies) if with_edges and copies else {}
+    contents.update(copied)
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
         if symbol.size > 0:
@@ -127,7 +131,18 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             for run in _code_runs(image, section, contents[section.index], runs[section.index]):
                 references.extend(decoder(run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    stored_copies = [(stored, stored + size) for _, stored, size in copies]
+    for run, stored, size in copies if with_edges else ():  # each copied object owns its stored initial values
+        for symbol in image.symbols:
+            if symbol.size > 0 and run <= symbol.address and symbol.address + symbol.size <= run + size:
+                start = stored + symbol.address - run
+                owned.append((symbol.address, start, start + symbol.size))
     for section in sections if with_edges else ():
+        if section.index in copied:
+            for address in range((section.address + pointer.size - 1) // pointer.size * pointer.size,
+                                 section.address + len(copied[section.index]) - pointer.size + 1, pointer.size):
+                data_words.append((address, pointer.unpack_from(copied[section.index], address - section.address)[0]))
+            continue
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
         if section.type == "SHT_ARM_EXIDX":
@@ -136,6 +151,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
         for address in _data_word_addresses(image, section, pointer.size):
+            if stored_copies and _inside(address, stored_copies):
+                continue  # initial values of copied RAM: the RAM copy refers, not the stored bytes
             offset = address - section.address
             data_words.append((address, pointer.unpack_from(contents[section.index], offset)[0]))
     if relocations is not None:
@@ -189,6 +206,22 @@ def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
             if section.address in targets and section.address + section.size in targets:
                 walks.add((node, section.address))
     return walks
+
+
+def _copied_contents(sections: list[Section], contents: dict[int, bytes], copies) -> dict[int, bytes]:
+    """NOBITS sections' run-time initial values, copied from the stored bytes a copy table names."""
+    filled: dict[int, bytearray] = {}
+    for run, stored, size in copies:
+        target = next((s for s in sections if s.is_nobits and s.address <= run < s.address + s.size), None)
+        source = next((s for s in sections if not s.is_nobits and s.address <= stored and
+                       stored + size <= s.address + s.size), None)
+        if target is None or source is None:
+            continue
+        buffer = filled.setdefault(target.index, bytearray(target.size))
+        length = min(size, target.address + target.size - run)
+        offset = stored - source.address
+        buffer[run - target.address : run - target.address + length] = contents[source.index][offset : offset + length]
+    return {index: bytes(buffer) for index, buffer in filled.items()}
 
 
 def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:

@@ -12,6 +12,7 @@ import json
 import os
 
 from sizetool import __version__
+from sizetool.render.regions import map_line
 from sizetool.report.report_model import OperatorTable, SizeReport, build_tree, tree_to_dict
 
 TEMPLATE = "treemap.html.j2"
@@ -36,6 +37,7 @@ def render_html(size_report: SizeReport, title: str) -> str:
             for r in size_report.regions
         ],
         warnings=list(size_report.warnings),
+        map_line=map_line(size_report) if size_report.linker_map is not None else "",
         data_json=markupsafe.Markup(script_json(data)),
     )
 

@@ -12,7 +12,7 @@ import os
 
 from sizetool import __version__
 from sizetool.report.report_model import (
-    SizeReport, berkeley_to_dict, dump_report_json, memory_to_dict, regions_to_list, report_to_dict,
+    SizeReport, berkeley_to_dict, dump_report_json, map_source_to_dict, memory_to_dict, regions_to_list, report_to_dict,
 )
 
 
@@ -30,5 +30,7 @@ def render_json(report: SizeReport, memories: list[str]) -> str:
                 "warnings": list(report.warnings),
             }
         )
+        if report.linker_map is not None:
+            data["map"] = map_source_to_dict(report.linker_map)
         return dump_report_json(data)
     return dump_report_json(report_to_dict(report))

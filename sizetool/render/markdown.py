@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 
-from sizetool.render.regions import regions_table, total_line
+from sizetool.render.regions import map_line, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 
 def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:
     lines = [f"# Size report: {os.path.basename(report.source)} ({report.arch})", ""]
+    if report.linker_map is not None:
+        lines += [map_line(report), ""]
     for memory in memories:
         total = report.total(memory)
         title = total_line(report, memory).replace(f" {os.path.basename(report.source)}:", ":", 1)

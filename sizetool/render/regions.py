@@ -29,3 +29,12 @@ def total_line(report: SizeReport, memory: str) -> str:
     elif memory == "rom" and total == 0 and report.ram_total:
         line += " (no ROM: the whole image is placed in RAM)"
     return line
+
+
+def map_line(report: SizeReport) -> str:
+    """`map: armlink (Arm Compiler for Embedded 6.22) Project.map, ROM 1128 and RAM 352 bytes by its own summary`."""
+    source = report.linker_map
+    line = f"map: {source.description} {source.file}"
+    if source.rom_total is not None:
+        line += f", ROM {source.rom_total} and RAM {source.ram_total} bytes by its own summary"
+    return line

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.color import ColorSystem
 from rich.style import Style
 
-from sizetool.render.regions import regions_table, total_line
+from sizetool.render.regions import map_line, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -31,6 +31,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
     never wrapped (long C++ names stay on one line, as in a log)."""
     paint = _painter(color)
     lines: list[str] = []
+    if report.linker_map is not None:
+        lines.append(paint("detail", map_line(report)))
     for memory in memories:
         total = report.total(memory)
         root = build_tree(report.entries, memory)

@@ -132,7 +132,9 @@ def check_map_matches(image: ElfImage, linker_map: LinkerMap, sections: list[Sec
 
 def region_memory(region: MapRegion, evidence: str | None = None) -> str:
     """Whether a MEMORY region is ROM or RAM: by its name, else by its attributes (writable: RAM), else by what the
-    program headers say of the sections in it, else RAM."""
+    program headers say of the sections in it, else RAM. A region whose map says what it is (armlink, IAR) is that."""
+    if region.memory:
+        return region.memory
     if _ROM_NAME.search(region.name):
         return ROM
     if _RAM_NAME.search(region.name):

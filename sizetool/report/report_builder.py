@@ -14,7 +14,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
-from sizetool.report.report_model import Berkeley, MemoryRegion, SizeReport, entry_order
+from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeReport, entry_order
 
 if TYPE_CHECKING:
     from sizetool.inputs.dwarf_paths import SourceIndex
@@ -75,14 +75,18 @@ def build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_file import read_map
+    from sizetool.inputs.map_formats import describe, read_linker_map
     from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.report.map_placement import place_by_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
     image = read_elf(elf_path)
-    linker_map = read_map(map_path) if map_path else None
-    placement = place(image, linker_map)
+    linker_map = read_linker_map(map_path) if map_path else None
+    if linker_map is not None and linker_map.layout is not None:
+        placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
+    else:
+        placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
     if not image.has_symtab:
@@ -118,8 +122,15 @@ def build_report_and_image(
         regions=_regions(placement, flash_size, ram_size),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
+        linker_map=_map_source(linker_map, describe) if linker_map else None,
     )
     return report, image
+
+
+def _map_source(linker_map: LinkerMap, describe) -> MapSource:
+    layout = linker_map.layout
+    return MapSource(linker_map.format, describe(linker_map), os.path.basename(linker_map.path),
+                     layout.rom_total if layout else None, layout.ram_total if layout else None)
 
 
 def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
@@ -128,6 +139,8 @@ def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
     from sizetool.inputs.map_file import is_allocated_name
     from sizetool.report.placement import placed_sections
 
+    if linker_map.layout is not None:
+        return linker_map.input_sections  # armlink and IAR maps list only what the image holds
     allocated = {s.name for s in placed_sections(image)}
     return [s for s in linker_map.input_sections if s.output_section in allocated and is_allocated_name(s.output_section)]
 
@@ -153,6 +166,7 @@ def _object_finder(source_files: set[tuple[str, ...]]):
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
     file has that name."""
     from sizetool.inputs.map_file import object_path
+    from sizetool.inputs.map_formats import is_toolchain_library
     from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
 
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
@@ -183,8 +197,8 @@ def _object_finder(source_files: set[tuple[str, ...]]):
         if parts[0] == "(archives)":
             archive = object_file.replace("\\", "/").rpartition("(")[0]
             toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
-            if toolchain and toolchain[0] == TOOLCHAIN:
-                return (toolchain[0],) + parts[1:]
+            if toolchain and toolchain[0] == TOOLCHAIN or is_toolchain_library(archive):  # Arm's c_w.l, IAR's dl*.a
+                return (TOOLCHAIN,) + parts[1:]
             found = by_tail.get(stem[-1:], ())  # a member keeps only its file name: libfoo.a(micro_interpreter.o)
             return next(iter(found)) if len(found) == 1 else parts
         for length in range(len(stem), 0, -1):

@@ -127,6 +127,33 @@ class Berkeley:
     bss: int
 
 
+@dataclass(frozen=True)
+class MapSource:
+    """The linker map a report read: its format and, for armlink and IAR maps, the totals it states itself."""
+
+    format: str  # "gnu", "armlink" or "iar"
+    description: str  # e.g. "armlink (Arm Compiler for Embedded 6.22)"
+    file: str  # the map's file name
+    rom_total: int | None = None  # the map's own ROM figure (armlink "Total ROM Size", IAR readonly code + data)
+    ram_total: int | None = None  # the map's own RAM figure (armlink "Total RW Size", IAR readwrite data)
+
+
+def map_source_to_dict(source: MapSource | None) -> dict | None:
+    if source is None:
+        return None
+    data = {"format": source.format, "description": source.description, "file": source.file}
+    if source.rom_total is not None:
+        data.update({"rom_total": source.rom_total, "ram_total": source.ram_total})
+    return data
+
+
+def map_source_from_dict(data) -> MapSource | None:
+    if not data:
+        return None
+    return MapSource(str(data["format"]), str(data["description"]), str(data.get("file", "")),
+                     data.get("rom_total"), data.get("ram_total"))
+
+
 @dataclass
 class SizeReport:
     source: str  # the ELF (or saved report) the figures came from
@@ -138,6 +165,7 @@ class SizeReport:
     operators: OperatorTable | None = None
     warnings: list[str] = field(default_factory=list)
     berkeley: Berkeley | None = None
+    linker_map: MapSource | None = None  # the map it read, when one was given
 
     def regions_of(self, memory: str) -> list[MemoryRegion]:
         return [r for r in self.regions if r.memory == memory]
@@ -250,6 +278,8 @@ def report_to_dict(report: SizeReport) -> dict:
         "regions": regions_to_list(report),
         "warnings": list(report.warnings),
     }
+    if report.linker_map is not None:
+        out["map"] = map_source_to_dict(report.linker_map)
     if report.operators is not None:
         out["operators"] = operator_table_to_dict(report.operators)
     return out
@@ -416,6 +446,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
             if berkeley_data else None
         )
         operators = operator_table_from_dict(data["operators"]) if data.get("operators") else None
+        linker_map = map_source_from_dict(data.get("map"))
         entries.sort(key=entry_order)
     except SizeToolError:
         raise
@@ -431,6 +462,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         operators=operators,
         warnings=list(data.get("warnings", [])),
         berkeley=berkeley,
+        linker_map=linker_map,
     )
 
 

@@ -1,0 +1,65 @@
+"""Which linker wrote a map file, told by its content (never by its name), and the reader for it.
+
+GNU ld (and its Zephyr, ESP-IDF and lld-compatible outputs) has "Memory Configuration"; armlink (Arm Compiler 5 and 6)
+starts with "Component: ... Tool: armlink" and has "Memory Map of the image" / "Image component sizes"; IAR ILINK
+starts with "IAR ELF Linker" and has "*** PLACEMENT SUMMARY". Anything else is refused with one line naming the file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sizetool.errors import SizeToolError
+from sizetool.inputs.armlink_map import looks_like_armlink, read_armlink_map
+from sizetool.inputs.iar_map import looks_like_iar, read_iar_map
+from sizetool.inputs.input_files import read_input
+from sizetool.inputs.map_file import LinkerMap, read_map
+
+FORMAT_NAMES = {"gnu": "GNU ld", "armlink": "armlink", "iar": "IAR ILINK"}
+# The compilers' own run-time libraries, which the maps name without a path: Arm's C, maths, floating-point, helper,
+# microlib and C++ libraries (c_w.l, m_ws.l, fz_ws.l, h_p.l, mc_w.l, cpprt_w.l, vfpsupport.l), IAR's DLIB, run-time,
+# maths and semihosting libraries (dl7M_tln.a, rt7M_tl.a, m7M_tls.a, shb_l.a).
+_TOOLCHAIN_LIBRARY = re.compile(
+    r"^(?:(?:c|m|f|fz|fj|g|h|mc|mf|cpp|cpprt|cxx)_\w+\.l|vfpsupport\.l"
+    r"|(?:dl|rt|m|dlpp)\d\w*_\w+\.a|sh\w*_\w+\.a)$"
+)
+
+
+def detect_map_format(text: str) -> str | None:
+    """"gnu", "armlink", "iar", or None for text no linker we read wrote."""
+    if looks_like_iar(text):
+        return "iar"
+    if looks_like_armlink(text):
+        return "armlink"
+    if "Memory Configuration" in text.splitlines():
+        return "gnu"
+    return None
+
+
+def read_linker_map(path: str) -> LinkerMap:
+    """Read a GNU ld, armlink or IAR ILINK map, whichever it is."""
+    data = read_input(path, "a map file")
+    if b"\0" in data[:4096]:
+        raise SizeToolError(f"{path}: not a linker map file (binary content)")
+    text = data.decode("utf-8", "replace")
+    kind = detect_map_format(text)
+    if kind == "iar":
+        return read_iar_map(path, text)
+    if kind == "armlink":
+        return read_armlink_map(path, text)
+    if kind == "gnu":
+        return read_map(path)
+    raise SizeToolError(f"{path}: not a linker map file (not GNU ld, armlink or IAR ILINK format)")
+
+
+def describe(linker_map: LinkerMap) -> str:
+    """The format line a report shows, e.g. "armlink (Arm Compiler for Embedded 6.22)"."""
+    name = FORMAT_NAMES.get(linker_map.format, linker_map.format)
+    if linker_map.format == "gnu" or not linker_map.toolchain:
+        return name
+    return f"{name} ({linker_map.toolchain})"
+
+
+def is_toolchain_library(name: str) -> bool:
+    """Whether an archive a map names (`c_w.l`, `dl7M_tln.a`) is Arm's or IAR's own run-time library."""
+    return bool(_TOOLCHAIN_LIBRARY.match(name.replace("\\", "/").rsplit("/", 1)[-1]))

@@ -1,0 +1,148 @@
+"""Place every allocated byte by the layout an armlink or IAR map states (sizetool/inputs/map_layout.py), not by the
+program headers.
+
+Each ELF section lies in one block of the map (an armlink execution region, an IAR placement part) at the same
+addresses; a section in no block, or a block the ELF's sections do not fill as the map says, means the map is from
+another build, and is refused. A ROM block's sections are stored in its area. A RAM block's sections occupy RAM; its
+initialised part is also stored in its load region, at the map's load address: as is, or, when armlink compressed
+it, as a separate run of the compressed size (the ELF section then holds the compressed bytes, so the RAM side is
+widened to the uncompressed RW data the map lists, and the ROM side is one `(compressed RW data)` run: compressed
+bytes cannot be split by object). IAR counts a part only up to the end of its last section, so a section's tail past
+that is not counted, and neither are the unused ranges between parts. armlink counts the gaps between the sections of
+a RAM region (they are inside its Size; reported as fill), but its Total ROM Size leaves out the alignment between
+the regions a load region stores and the padding after a region's RW data (counted with its ZI data): those stored
+bytes count in RAM only, and the load region's use can be a few bytes below its Size.
+
+The ROM and RAM totals then equal the map's own summary; when they do not (a layout this reader does not know), the
+report says so in a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_reader import SHF_ALLOC, ElfImage, Section
+from sizetool.inputs.map_file import LinkerMap
+from sizetool.inputs.map_layout import RAM, ROM, MapBlock
+from sizetool.report.placement import Area, Fill, PlacedSection, Placement, _gaps, placed_sections
+
+
+def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
+    """ROM and RAM placement of every allocated section by an armlink or IAR map's layout."""
+    layout = linker_map.layout
+    assert layout is not None
+    sections = placed_sections(image)
+    members = blocks_of_sections(image, linker_map, sections)
+    placed: list[PlacedSection] = []
+    fills: list[Fill] = []
+    for block, inside in members:
+        counted_end = block.address + block.counted
+        block_ranges = []
+        for position, section in enumerate(inside):
+            end = min(section.end, counted_end)
+            if end <= section.address:
+                continue
+            if end != section.end:
+                section = replace(section, size=end - section.address)
+            if block.memory == ROM:
+                placed.append(PlacedSection(section, block.area, None))
+                block_ranges.append((section.address, section.end))
+                continue
+            if section.is_nobits or block.load_area is None:
+                placed.append(PlacedSection(section, None, block.area))
+                block_ranges.append((section.address, section.end))
+                continue
+            if block.compressed:
+                # The ELF holds the compressed bytes: RAM gets the uncompressed RW data, ROM one compressed run.
+                following = inside[position + 1].address if position + 1 < len(inside) else counted_end
+                ram_end = min(max(block.address + block.initialised, section.end), following)
+                ram_side = replace(section, size=ram_end - section.address, load_address=section.address)
+                placed.append(PlacedSection(ram_side, None, block.area))
+                block_ranges.append((ram_side.address, ram_side.end))
+                stored = Section(-1 - len(placed), f"{section.name} (compressed)", "SHT_PROGBITS", SHF_ALLOC,
+                                 block.load_address, block.load_address, block.stored, section.offset)
+                placed.append(PlacedSection(stored, block.load_area, None))
+                continue
+            load_address = block.load_address + (section.address - block.address)
+            section = replace(section, load_address=load_address)
+            block_ranges.append((section.address, section.end))
+            stored_end = min(section.end, block.address + block.stored)
+            if stored_end == section.end:
+                placed.append(PlacedSection(section, block.load_area, block.area))
+            else:  # the padding after the RW data: stored, but armlink counts it with the ZI data (RAM only)
+                placed.append(PlacedSection(section, None, block.area))
+                if stored_end > section.address:
+                    placed.append(PlacedSection(replace(section, size=stored_end - section.address), block.load_area,
+                                                None))
+        if block.memory == RAM and layout.counts_gaps and block_ranges:
+            # armlink: a region's Size counts the gaps between its sections (RW data then ZI data, aligned)
+            gaps = _gaps(block_ranges + [(counted_end, counted_end)], block.address)
+            fills.extend(Fill(RAM, block.area, start, size) for start, size in gaps)
+    # Gaps between the regions a load region stores (alignment of the RW data's load address) are in its Size but
+    # not in armlink's Total ROM Size, nor in IAR's readonly totals: they are not counted.
+
+    areas = []
+    for area in layout.areas:
+        used = sum(p.section.size for p in placed if (p.rom_area if area.memory == ROM else p.ram_area) == area.name)
+        used += sum(f.size for f in fills if f.area == area.name and f.memory == area.memory)
+        areas.append(Area(area.name, area.memory, area.origin, area.length, "", used))
+    placement = Placement(placed, areas=areas, fills=fills)
+    for memory, name, stated in ((ROM, "ROM", layout.rom_total), (RAM, "RAM", layout.ram_total)):
+        if placement.total(memory) != stated:
+            placement.warnings.append(
+                f"{name} is {placement.total(memory)} bytes here but {stated} in the map's own summary")
+    return placement
+
+
+def blocks_of_sections(image: ElfImage, linker_map: LinkerMap,
+                       sections: list[Section] | None = None) -> list[tuple[MapBlock, list[Section]]]:
+    """Each block of the map with the ELF sections in it, checked: every allocated section lies in a block, and the
+    sections of each block start where it starts and end where it ends. Otherwise the map is not this ELF's."""
+    layout = linker_map.layout
+    assert layout is not None
+    sections = sorted(sections if sections is not None else placed_sections(image), key=lambda s: (s.address, s.size))
+    members: list[tuple[MapBlock, list[Section]]] = [(block, []) for block in layout.blocks]
+    for section in sections:
+        home = next((inside for block, inside in members
+                     if block.address <= section.address < block.address + max(block.size, 1)
+                     and section.end <= block.address + block.size), None)
+        if home is None:
+            raise SizeToolError(
+                f"{linker_map.path}: does not belong to {image.path}: the ELF's section {section.name} "
+                f"(0x{section.address:x}, {section.size} bytes) lies in no region of the map"
+            )
+        home.append(section)
+    for block, inside in members:
+        if not inside:
+            if block.size and not block.reserved:
+                raise SizeToolError(
+                    f"{linker_map.path}: does not belong to {image.path}: the map's {_kind(linker_map)} {block.name} "
+                    f"(0x{block.address:x}, {block.size} bytes) has no section in the ELF"
+                )
+            continue
+        start = inside[0].address
+        end = max(s.end for s in inside)
+        if block.compressed:
+            end = max(end, block.address + block.initialised)
+        initialised = [s for s in inside if not s.is_nobits]
+        if block.memory == RAM and block.load_area is not None and initialised:
+            stored = initialised[-1].end - block.address if not block.compressed else initialised[-1].size
+            if stored != (block.stored if block.compressed else block.initialised):
+                raise SizeToolError(
+                    f"{linker_map.path}: does not belong to {image.path}: {_kind(linker_map)} {block.name} stores "
+                    f"{block.stored if block.compressed else block.initialised} bytes"
+                    f"{' compressed' if block.compressed else ''} in the map but the ELF's "
+                    f"section {initialised[-1].name} holds {stored}"
+                )
+        if (start, end) != (block.address, block.address + block.size):
+            raise SizeToolError(
+                f"{linker_map.path}: does not belong to {image.path}: {_kind(linker_map)} {block.name} is at "
+                f"0x{block.address:x} ({block.size} bytes) in the map but the ELF's sections there span "
+                f"0x{start:x} ({end - start} bytes)"
+            )
+    return members
+
+
+def _kind(linker_map: LinkerMap) -> str:
+    return "execution region" if linker_map.format == "armlink" else "placement"

@@ -1,0 +1,101 @@
+"""IAR ILINK map files: placement parts, their sections and objects, the module summary and the totals."""
+
+from pathlib import Path
+
+import pytest
+
+from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.inputs.iar_map import COMPRESSED_INITIALIZERS, LINKER_GENERATED, read_iar_map
+from sizetool.inputs.map_file import FILL
+from sizetool.inputs.map_layout import RAM, ROM
+
+OUT = Path(__file__).resolve().parents[3] / "fixtures" / "toolchain_maps" / "out" / "iar"
+
+
+def read():
+    return read_iar_map(str(OUT / "firmware.map"), (OUT / "firmware.map").read_text())
+
+
+def test_placements_are_areas_and_their_parts_blocks_at_the_elf_sections():
+    linker_map = read()
+    image = read_elf(str(OUT / "firmware.out"))
+    sections = {s.name: s for s in image.sections if s.is_alloc}
+    areas = {a.name: a for a in linker_map.layout.areas}
+    assert [(a, areas[a].memory) for a in areas] == [("A0", ROM), ("P1", ROM), ("P2", RAM)]
+    assert (areas["P1"].origin, areas["P1"].length) == (0x08000000, 1 << 20)  # from `place in [from .. to ..]`
+    blocks = [(b.name, b.memory, b.address, b.size) for b in linker_map.layout.blocks]
+    assert blocks == [
+        (name, memory, sections[elf_name].address, sections[elf_name].size)
+        for name, memory, elf_name in [("A0", ROM, "A0"), ("P1", ROM, "P1 ro"), ("P2 part 1", RAM, "P2 s0"),
+                                       ("P2 part 2", RAM, "P2 zi"), ("P2 part 3", RAM, "P2 ui")]
+    ]
+
+
+def test_a_part_counts_up_to_the_end_of_its_last_section_not_its_tail_alignment():
+    linker_map = read()
+    init_block = next(b for b in linker_map.layout.blocks if b.name == "P2 part 1")
+    data = [s for s in linker_map.input_sections if init_block.address <= s.address < init_block.address + init_block.size]
+    assert init_block.counted == max(s.address + s.size for s in data) - init_block.address < init_block.size
+
+
+def test_totals_are_readonly_code_and_data_for_rom_and_readwrite_data_for_ram():
+    layout = read().layout
+    image = read_elf(str(OUT / "firmware.out"))
+    rom = sum(s.size for s in image.sections if s.name in ("A0", "P1 ro"))
+    assert layout.rom_total == layout.summary["bytes of readonly code memory"] + layout.summary[
+        "bytes of readonly data memory"] == rom
+    assert layout.ram_total == layout.summary["bytes of readwrite data memory"] == sum(
+        b.counted for b in layout.blocks if b.memory == RAM)
+
+
+def test_objects_resolve_through_the_key_list_and_long_names_continue_on_the_next_line():
+    sections = read().input_sections
+    objects = {s.object_file for s in sections}
+    assert "/firmware/build/Obj/main.o" in objects and "libtflm.a(add.o)" in objects
+    wrapped = [s for s in sections if s.name.startswith(".text._ZN6tflite22MicroMutableOpResolverILj13EE10AddBuiltin")]
+    assert len(wrapped) == 1 and wrapped[0].object_file == "/firmware/build/Obj/main.o"
+    assert any(s.name == "CSTACK" and s.object_file == LINKER_GENERATED for s in sections)
+    assert any(s.name == FILL for s in sections)  # the gaps IAR counts in its "Gaps" line
+
+
+def test_copied_initializer_bytes_are_attributed_to_the_objects_whose_data_they_initialise():
+    sections = read().input_sections
+    init_block = [s for s in sections if s.address >= 0x20000000 and s.name.startswith(".data.")]
+    stored = {s.name: s for s in sections if s.address < 0x20000000 and s.name.startswith(".data.")}
+    assert init_block and all(stored[s.name].object_file == s.object_file and stored[s.name].size == s.size
+                              for s in init_block)
+    assert not any(s.object_file == COMPRESSED_INITIALIZERS for s in sections)
+
+
+def test_the_module_summary_gives_each_object_and_library_member():
+    layout = read().layout
+    objects = {(o.name, o.library): o.sizes for o in layout.objects}
+    assert objects[("add.o", "libtflm.a")]["ro code"] > 0 and ("main.o", "") in objects
+    assert layout.summary["Grand Total ro code"] == layout.summary["bytes of readonly code memory"]
+
+
+def test_digit_groups_may_be_separated_by_a_space_as_older_ilink_prints_them():
+    text = (OUT / "firmware.map").read_text()
+    code = read().layout.summary["bytes of readonly code memory"]
+    spaced = text.replace(f"{code:,}".replace(",", "'") + " bytes of readonly", f"{code:,}".replace(",", " ")
+                          + " bytes of readonly")
+    assert spaced != text
+    assert read_iar_map("spaced.map", spaced).layout.summary["bytes of readonly code memory"] == code
+
+
+def test_packed_initializers_are_one_compressed_run():
+    text = (OUT / "firmware.map").read_text()
+    line = next(l for l in text.splitlines() if "<for P2 s0>" in l)
+    packed = text.replace(line, line.replace(" " + line.split()[-4] + " ", " 0x10 "))
+    sections = read_iar_map("packed.map", packed).input_sections
+    runs = [s for s in sections if s.object_file == COMPRESSED_INITIALIZERS]
+    assert [s.size for s in runs] == [0x10]
+
+
+@pytest.mark.parametrize("fraction", [k / 10 for k in range(1, 10)])
+def test_a_map_cut_short_is_refused_naming_the_file(fraction):
+    text = (OUT / "firmware.map").read_text()
+    with pytest.raises(SizeToolError, match="truncated map file|without a placement summary") as caught:
+        read_iar_map("cut.map", text[: int(len(text) * fraction)])
+    assert str(caught.value).startswith("cut.map: ")
