@@ -77,12 +77,18 @@ def build_report_and_image(
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_file import read_map
     from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.report.esp_idf_layout import esp_idf_placement, is_esp_idf_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
     image = read_elf(elf_path)
     linker_map = read_map(map_path) if map_path else None
-    placement = place(image, linker_map)
+    input_format = "GNU ld map" if linker_map is not None else ""
+    if linker_map is not None and is_esp_idf_map(linker_map):
+        placement, _uses, chip = esp_idf_placement(image, linker_map)
+        input_format = f"GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+    else:
+        placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
     if not image.has_symtab:
@@ -118,6 +124,7 @@ def build_report_and_image(
         regions=_regions(placement, flash_size, ram_size),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
+        input_format=input_format,
     )
     return report, image
 

@@ -138,6 +138,7 @@ class SizeReport:
     operators: OperatorTable | None = None
     warnings: list[str] = field(default_factory=list)
     berkeley: Berkeley | None = None
+    input_format: str = ""  # what was read, e.g. "GNU ld map (ESP-IDF layout, esp32)"; "" for an ELF alone
 
     def regions_of(self, memory: str) -> list[MemoryRegion]:
         return [r for r in self.regions if r.memory == memory]
@@ -250,6 +251,8 @@ def report_to_dict(report: SizeReport) -> dict:
         "regions": regions_to_list(report),
         "warnings": list(report.warnings),
     }
+    if report.input_format:
+        out["input_format"] = report.input_format
     if report.operators is not None:
         out["operators"] = operator_table_to_dict(report.operators)
     return out
@@ -431,6 +434,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         operators=operators,
         warnings=list(data.get("warnings", [])),
         berkeley=berkeley,
+        input_format=str(data.get("input_format", "")),
     )
 
 
