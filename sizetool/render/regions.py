@@ -9,7 +9,7 @@ from sizetool.report.report_model import SizeReport
 
 
 def regions_table(report: SizeReport) -> str:
-    rows = [f"map: {report.input_format}"] if report.input_format else []
+    rows = [f"read: {report.input_format}"] if report.input_format else []
     rows += [f"{'Memory region':<16}{'Used Size':>12}{'Region Size':>14}{'%age Used':>12}  Memory"]
     for region in report.regions:
         rows.append(

@@ -64,6 +64,12 @@ def _t(name: str, start: int, length: int, alias: int = 0) -> MemoryType:
 # where windows share addresses: the first type holding an address wins (ESP32-S3's PSRAM window lies over flash
 # data; PSRAM sections are told apart by name, see _PSRAM_SECTIONS).
 CHIPS: dict[str, tuple[MemoryType, ...]] = {
+    # ESP8266 (lx106): 96 KB DRAM, up to 48 KB IRAM, 1 MB of flash mapped for code (irom0), read-only data in DRAM
+    # or flash. First: its addresses also lie inside ESP32's wide flash-code window.
+    "esp8266": (
+        _t(DRAM, 0x3FFE8000, 0x18000), _t(IRAM, 0x40100000, 0xC000), _t(FLASH_CODE, 0x40200000, 0x100000),
+        _t(RTC_SLOW, 0x60001000, 0x200),
+    ),
     "esp32": (
         _t(DRAM, 0x3FFAE000, 17 * 0x2000 + 4 * 0x8000 + 4 * 0x4000), _t(IRAM, 0x40070000, 0x50000),
         _t(FLASH_CODE, 0x400C2000, 0xB3E000), _t(FLASH_DATA, 0x3F400000, 0x400000), _t(SPI_RAM, 0x3F800000, 0x400000),
@@ -96,10 +102,12 @@ CHIPS: dict[str, tuple[MemoryType, ...]] = {
 }
 # Names esp-idf-size gives the same memory types (ESP32-C3's and C2's shared SRAM is its "DRAM"; C6/H2 RTC: LP SRAM).
 ESP_IDF_SIZE_NAMES = {
+    "esp8266": {},
     "esp32c3": {DIRAM: "DRAM"}, "esp32c2": {}, "esp32c6": {RTC_SLOW: "LP SRAM"}, "esp32h2": {RTC_SLOW: "LP SRAM"},
     "esp32s3": {SPI_RAM: "External RAM"}, "esp32": {SPI_RAM: "SPI DRAM"}, "esp32s2": {SPI_RAM: "SPI DRAM"},
 }
 
+_RISCV_CHIPS = frozenset({"esp32c2", "esp32c3", "esp32c6", "esp32h2"})
 _TARGET = re.compile(r"IDF_TARGET_(ESP32\w*) =|project_elf_src_(esp32\w*)\.c\.obj|/xtensa-(esp32\w*)-elf/")
 _PLACEHOLDER = re.compile(r"(dummy|reserved_for_iram|noload)$")
 _PSRAM_SECTIONS = (".ext_ram.bss", ".ext_ram_noinit", ".ext_ram.data")
@@ -171,15 +179,35 @@ def _padding_only(linker_map: LinkerMap) -> set[str]:
     return {o.name for o in linker_map.output_sections if o.size and o.name not in with_objects}
 
 
-def esp_idf_placement(image: ElfImage, linker_map: LinkerMap) -> tuple[Placement, list[EspIdfUse], str | None]:
+def chip_of_sections(image: ElfImage) -> str | None:
+    """The ESP chip whose address map holds every allocated section of an ELF read without its map (code in flash
+    and something in RAM, so a generic firmware that happens to fit a window is not taken for one); else None."""
+    if image.arch not in ("xtensa", "riscv") or image.elf_class != 32:
+        return None
+    sections = [s for s in placed_sections(image) if not _PLACEHOLDER.search(s.name)]
+    for chip, types in CHIPS.items():
+        if (chip in _RISCV_CHIPS) != (image.arch == "riscv"):
+            continue
+        kinds = [_type_at(types, s.address) for s in sections]
+        if sections and None not in kinds and FLASH_CODE in kinds and any(not k.startswith("Flash") for k in kinds):
+            return chip
+    return None
+
+
+def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Placement, list[EspIdfUse], str | None]:
     """The placement of an ESP-IDF image (ROM: the app image; RAM: the RAM types' use), each memory type's use, and
-    the chip (None when the map does not say and the addresses fit no known chip)."""
+    the chip (None when the map does not say and the addresses fit no known chip). Without the map the chip comes
+    from the section addresses, and padding-only sections cannot be told apart (they count)."""
     sections = placed_sections(image)
-    check_map_matches(image, linker_map, sections)
-    chip = esp_idf_target(linker_map)
+    if linker_map is not None:
+        check_map_matches(image, linker_map, sections)
+        chip = esp_idf_target(linker_map)
+        padding = _padding_only(linker_map)
+        regions = linker_map.regions
+    else:
+        chip, padding, regions = chip_of_sections(image), set(), []
     types = CHIPS.get(chip or "", ())
-    padding = _padding_only(linker_map)
-    by_name_type = {r.name: _region_type(r.name) for r in linker_map.regions}
+    by_name_type = {r.name: _region_type(r.name) for r in regions}
 
     placed: list[PlacedSection] = []
     parts: dict[str, list[tuple[str, int]]] = {}
@@ -189,7 +217,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap) -> tuple[Placement
         if _PLACEHOLDER.search(section.name) or section.name in padding:
             placed.append(PlacedSection(section, None, None))
             continue
-        pieces = _split(section, types, linker_map.regions, by_name_type)
+        pieces = _split(section, types, regions, by_name_type)
         if not pieces:
             warnings.append(f"section {section.name} (0x{section.address:x}) lies in no ESP-IDF memory type; "
                             "counted as RAM")
@@ -203,7 +231,8 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap) -> tuple[Placement
         else:
             placed.append(PlacedSection(section, None if section.is_nobits else first + IMAGE_SUFFIX, first))
 
-    sizes = _type_sizes(linker_map.regions, types, by_name_type)
+    sizes = _type_sizes(regions, types, by_name_type) if regions else {t.name: t.length for t in types
+                                                                        if t.memory == RAM and t.name != SPI_RAM}
     order = [t.name for t in types] or [name for _, name in _REGION_TYPES]
     uses = []
     for name in sorted(parts, key=lambda n: (memory_of[n] != ROM, order.index(n) if n in order else len(order))):

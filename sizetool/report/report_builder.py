@@ -77,16 +77,19 @@ def build_report_and_image(
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_file import read_map
     from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
-    from sizetool.report.esp_idf_layout import esp_idf_placement, is_esp_idf_map
+    from sizetool.report.esp_idf_layout import chip_of_sections, esp_idf_placement, is_esp_idf_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
     image = read_elf(elf_path)
     linker_map = read_map(map_path) if map_path else None
-    input_format = "GNU ld map" if linker_map is not None else ""
+    input_format = "ELF + GNU ld map" if linker_map is not None else ""
     if linker_map is not None and is_esp_idf_map(linker_map):
         placement, _uses, chip = esp_idf_placement(image, linker_map)
-        input_format = f"GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+        input_format = f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+    elif linker_map is None and (chip := chip_of_sections(image)):
+        placement = esp_idf_placement(image, None)[0]
+        input_format = f"ELF (ESP-IDF layout, {chip}, from the section addresses; no map)"
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]

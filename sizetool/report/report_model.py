@@ -138,7 +138,7 @@ class SizeReport:
     operators: OperatorTable | None = None
     warnings: list[str] = field(default_factory=list)
     berkeley: Berkeley | None = None
-    input_format: str = ""  # what was read, e.g. "GNU ld map (ESP-IDF layout, esp32)"; "" for an ELF alone
+    input_format: str = ""  # what was read, e.g. "ELF + GNU ld map (ESP-IDF layout, esp32)"; "" for a plain ELF
 
     def regions_of(self, memory: str) -> list[MemoryRegion]:
         return [r for r in self.regions if r.memory == memory]
