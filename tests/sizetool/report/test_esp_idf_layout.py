@@ -199,3 +199,15 @@ def test_berkeley_figures_still_ride_along():
     line = subprocess.run(["xtensa-lx106-elf-size", "-B", elf], capture_output=True, text=True).stdout.splitlines()[-1]
     text, data, bss = (int(v) for v in line.split()[:3])
     assert (report.berkeley.text, report.berkeley.data, report.berkeley.bss) == (text, data, bss)
+
+
+def test_what_was_read_survives_the_cache_and_a_saved_report(tmp_path):
+    from sizetool.report.report_model import load_report, report_to_dict
+
+    elf, linker_map = paths("esp32c3-like")
+    fresh = build_report(elf, map_path=linker_map)
+    cached = build_report(elf, map_path=linker_map)  # the second run is read back from the cache
+    assert cached.input_format == fresh.input_format == "ELF + GNU ld map (ESP-IDF layout, esp32c3)"
+    saved = tmp_path / "report.json"
+    saved.write_text(json.dumps(report_to_dict(fresh)))
+    assert load_report(saved).input_format == fresh.input_format
