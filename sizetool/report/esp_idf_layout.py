@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
 from sizetool.inputs.input_files import read_input
 from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion
@@ -144,7 +145,7 @@ def esp_idf_target(linker_map: LinkerMap) -> str | None:
     object (v4), a toolchain path (make builds); else the chip whose address map holds every used region."""
     try:
         text = read_input(linker_map.path, "a map file").decode("utf-8", "replace") if linker_map.path else ""
-    except Exception:  # the map was read once already; a vanished file just means no text hint
+    except SizeToolError:  # the map was read once already; a file gone since just means no hint from its text
         text = ""
     match = _TARGET.search(text)
     if match:
