@@ -159,9 +159,20 @@ def test_windows_source_paths_get_named_roots_not_a_drive():
 
 def test_a_section_crossing_two_memory_types_counts_in_each():
     # ESP32-S3: IRAM is the 32 KB below the D/IRAM; code from 0x40374000 runs on into the D/IRAM's instruction view.
+    from types import SimpleNamespace
+
+    from sizetool.report.esp_idf_layout import _split
+
     s3 = {t.name: t for t in CHIPS["esp32s3"]}
     assert s3["IRAM"].offset_of(0x40377FFF) == 0x7FFF and s3["DIRAM"].offset_of(0x40378000) == 0
     assert s3["DIRAM"].offset_of(0x3FC88000) == 0
+    code = SimpleNamespace(name=".iram0.text", address=0x40374404, size=0x5000)
+    assert _split(code, CHIPS["esp32s3"], [], {}) == [("IRAM", 0x3BFC), ("DIRAM", 0x5000 - 0x3BFC)]
+    # PSRAM and flash data share the 0x3C000000 window on the S3: ESP-IDF's PSRAM sections are told by name.
+    psram = SimpleNamespace(name=".ext_ram.bss", address=0x3C030000, size=0x100)
+    rodata = SimpleNamespace(name=".flash.rodata", address=0x3C030000, size=0x100)
+    assert _split(psram, CHIPS["esp32s3"], [], {}) == [("SPI RAM", 0x100)]
+    assert _split(rodata, CHIPS["esp32s3"], [], {}) == [("Flash Data", 0x100)]
 
 
 def test_a_map_from_another_build_is_refused():
