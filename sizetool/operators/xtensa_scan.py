@@ -16,7 +16,8 @@ Instructions are 24 bits, or 16 with the code-density option (op0 8..13), so dec
 assembler pads before aligned branch targets with bytes that are not instructions (zeros after an unconditional
 jump). The scanner therefore walks the control flow from the function's entry (recursive descent: after J, JX,
 RET/RETW and RFE-like returns it goes on only at known targets), and then sweeps what is still unread, such as the
-cases of a jump table, starting past any zero padding. Op0 values 14 and 15 (reserved on LX6/lx106, used by wider
+cases of a jump table, starting past any zero padding (a stretch that an L32R loads from is a literal pool, as
+`-mtext-section-literals` places them inside functions, and is not read). Op0 values 14 and 15 (reserved on LX6/lx106, used by wider
 FLIX or TIE encodings on some LX7 cores) stop the walk at that point.
 """
 
@@ -120,6 +121,7 @@ def instructions(data: bytes, base: int, start: int, end: int) -> Iterator[tuple
                 pc += length
 
     walk(start)
+    literals = {entry[4] for entry in found if entry[4] is not None}
     position = 0
     while True:
         position = covered.find(0, position)
@@ -130,8 +132,8 @@ def instructions(data: bytes, base: int, start: int, end: int) -> Iterator[tuple
         first = position
         while first < stretch_end and data[start - base + first] == 0:
             first += 1
-        if first >= stretch_end:
-            position = stretch_end  # padding only
+        if first >= stretch_end or any(start + position <= literal < start + stretch_end for literal in literals):
+            position = stretch_end  # padding only, or a literal pool inside the function (-mtext-section-literals)
             continue
         walk(start + first)
         position = first if covered[first] else stretch_end  # an unreadable stretch is left alone

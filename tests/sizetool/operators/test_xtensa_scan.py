@@ -94,6 +94,16 @@ def test_code_reached_only_through_a_jump_table_is_read_after_its_padding():
     assert (body, BASE + 0x3000) in scan(code)
 
 
+def test_a_literal_pool_inside_the_function_is_not_read_as_code():
+    # -mtext-section-literals: j over an in-function pool whose word an L32R after it loads.
+    after = BASE + 8
+    pool = struct.pack("<I", 0x400D0005)  # would decode as a CALL0 to somewhere
+    code = jump(BASE, after) + b"\x00" + pool + l32r(2, after, BASE + 4) + RET_N
+    found = scan(code)
+    assert (after, BASE + 4) in found and (after, 0x400D0005) in found
+    assert all(address != BASE + 4 for address, _ in found)
+
+
 def test_narrow_branches_and_a_tail_jump_out_of_the_function():
     code = beqz_n(2, BASE, BASE + 8) + NOP_N + NOP_N + NOP_N + jump(BASE + 8, 0x40090000)
     found = scan(code)
