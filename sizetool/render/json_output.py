@@ -30,5 +30,7 @@ def render_json(report: SizeReport, memories: list[str]) -> str:
                 "warnings": list(report.warnings),
             }
         )
+        if report.input_format:
+            data["input_format"] = report.input_format
         return dump_report_json(data)
     return dump_report_json(report_to_dict(report))

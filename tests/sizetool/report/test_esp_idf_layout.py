@@ -222,3 +222,12 @@ def test_what_was_read_survives_the_cache_and_a_saved_report(tmp_path):
     saved = tmp_path / "report.json"
     saved.write_text(json.dumps(report_to_dict(fresh)))
     assert load_report(saved).input_format == fresh.input_format
+
+
+def test_json_and_markdown_say_what_was_read():
+    from sizetool.render.json_output import render_json
+    from sizetool.render.markdown import render_markdown
+
+    report = build_report(paths("esp32-like")[0], map_path=paths("esp32-like")[1], use_cache=False)
+    assert json.loads(render_json(report, ["rom"]))["input_format"] == "ELF + GNU ld map (ESP-IDF layout, esp32)"
+    assert "read: ELF + GNU ld map (ESP-IDF layout, esp32)" in render_markdown(report, ["rom"], 1)
