@@ -108,6 +108,11 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     from sizetool.operators.disassembly import code_decoder
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    # A zero-filled section lying over stored bytes holds nothing of its own: ESP-IDF's NOLOAD placeholders (the S3's
+    # .ext_ram.dummy spans the flash data window) and a TLS .tbss. Left in, it would hide what lies under it.
+    stored = [(s.address, s.address + s.size) for s in sections if not s.is_nobits]
+    sections = [s for s in sections
+                if not (s.is_nobits and any(low < s.address + s.size and s.address < high for low, high in stored))]
     contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
