@@ -166,8 +166,6 @@ def test_a_zero_filled_placeholder_over_stored_bytes_hides_nothing():
     # cover the rodata's (an earlier graph left all 40 KB of a real S3 build's rodata unreached).
     import dataclasses
 
-    from sizetool.inputs.elf_reader import read_elf
-
     path = str(FIXTURES / "layouts" / "out" / "esp32-like" / "esp32-like.elf")
     image = read_elf(path)
     rodata = next(s for s in image.sections if s.name == ".flash.rodata")
