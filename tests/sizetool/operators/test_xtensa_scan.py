@@ -120,8 +120,13 @@ OBJDUMP = shutil.which("xtensa-lx106-elf-objdump")
 _LINE = re.compile(r"^\s*([0-9a-f]+):\s+([0-9a-f]+)\s+(\S+)\s*(.*)$")
 
 
+# Every Xtensa fixture: the lx106 build, its leave-one-out and keep-only variants, and the ESP32-like layout.
+XTENSA_FIXTURES = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("firmware/out/**/lx106/*.elf")) + [
+    "layouts/out/esp32-like/esp32-like.elf"]
+
+
 @pytest.mark.skipif(OBJDUMP is None, reason="needs xtensa-lx106-elf-objdump (binutils-xtensa-lx106)")
-@pytest.mark.parametrize("elf", ["firmware/out/lx106/firmware.elf", "layouts/out/esp32-like/esp32-like.elf"])
+@pytest.mark.parametrize("elf", XTENSA_FIXTURES)
 def test_every_instruction_objdump_also_reads_has_its_length_and_target(elf):
     path = str(FIXTURES / elf)
     listing = subprocess.run([OBJDUMP, "-d", path], capture_output=True, text=True, check=True).stdout
@@ -156,4 +161,4 @@ def test_every_instruction_objdump_also_reads_has_its_length_and_target(elf):
         if target is not None:
             compared += 1
             assert mine[address][1] == target, (hex(address), mnemonic)
-    assert compared > 1000
+    assert compared > 300  # calls, jumps, branches and literals: a fifth of the instructions
