@@ -7,7 +7,7 @@ Two ground truths:
   (the ROM total minus the set saving of every other registration), with the call sites of the dropped AddXxx()
   calls counted and their estimated bytes.
 
-Without arguments: the committed fixture firmware (Cortex-M4, with --emit-relocs, RV32, host x86-64), whose
+Without arguments: the committed fixture firmware (Cortex-M4, with --emit-relocs, RV32, host x86-64, Xtensa lx106), whose
 variants, keep-only builds and sizes are in fixtures/firmware/out. With --elf and --truth: any firmware you built
 yourself (e.g. real TFLM, outside this repository), described by a JSON file with either or both of
 
@@ -44,7 +44,8 @@ def fixture_cases() -> list[tuple[str, str | None, dict[str, int], dict[str, int
     manifest = json.loads((OUT / "manifest.json").read_text())
     cases = []
     for base, arch in (("cortex-m4/firmware.elf", "cortex-m4"), ("cortex-m4-relocs/firmware.elf", "cortex-m4"),
-                       ("riscv32/firmware.elf", "riscv32"), ("host-x86_64/firmware.elf", "host-x86_64")):
+                       ("riscv32/firmware.elf", "riscv32"), ("host-x86_64/firmware.elf", "host-x86_64"),
+                       ("lx106/firmware.elf", "lx106")):
         savings = {build["omitted"]: build["flash_saving_bytes"] for name, build in manifest["builds"].items()
                    if name.startswith(f"variants/{arch}/")}
         models = {"+".join(str(MODELS / m) for m in build["models"]): build["flash_bytes"]

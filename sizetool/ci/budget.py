@@ -284,6 +284,9 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             if region is None:
                 known = ", ".join(r.name for r in report.regions) or "none: pass --map or --flash-size/--ram-size"
                 raise _error(budget.path, rule.line, f"[regions] {rule.pattern}: no such memory region ({known})")
+            if rule.limit.percent is not None and not region.length:
+                raise _error(budget.path, rule.line, f"[regions] {rule.pattern}: its size is not known (an ESP-IDF "
+                             "flash type is bounded by the partition, not the map), so give a size, not a percentage")
             results.append(RuleResult(rule, rule.limit.resolve(region.length), region.used))
     return results
 

@@ -70,14 +70,17 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
     branches_of: dict[int, list[tuple[int, int]]] = {}  # caller -> (instruction, address) jumps within it
     pool_words: list[PoolWord] = []
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    literals_of: dict[int, set[int]] = {}  # caller -> literal chunks holding a root's address (Xtensa L32R pools)
     for caller in callers:
         anchors, references, branches = [], [], []
+        root_loads: set[int] = set()
         words = pool_word_addresses(image, graph.nodes[caller], pointer)
         literals = {address for address, _ in words}
         for run in function_code_runs(image, graph.nodes[caller]):
             for address, target in decoder(run):
                 node = _root_at(graph, target, owners)
                 if node is not None:
+                    root_loads.add(address)
                     if owners[node] is not None:
                         anchors.append((address, owners[node]))
                     continue
@@ -87,6 +90,8 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
                         branches.append((address, target & ~1 if image.arch == "arm" else target))
                 elif node is not None and node in graph.edges[caller]:
                     references.append((address, node))
+        literals_of[caller] = {node for address, node in references
+                               if address in root_loads and graph.nodes[node].kind == "chunk"}
         anchors_of[caller] = sorted(set(anchors))
         references_of[caller] = references
         branches_of[caller] = branches
@@ -104,7 +109,8 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
     kept_targets = {}
     for caller, starts in starts_of.items():
         size = int(statistics.median(spacing[caller])) if spacing[caller] else fallback
-        found, kept = _caller_sites(graph, caller, starts, size, references_of[caller], branches_of[caller], referrers)
+        found, kept = _caller_sites(graph, caller, starts, size, references_of[caller], branches_of[caller], referrers,
+                                    literals_of.get(caller, set()))
         sites.extend(found)
         kept_targets[caller] = kept
     sites.sort(key=lambda s: (s.op, s.address))
@@ -113,12 +119,14 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
 
 def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, str]], size: int,
                   references: list[tuple[int, int]], branches: list[tuple[int, int]],
-                  referrers: Counter) -> tuple[list[CallSite], tuple[int, ...]]:
+                  referrers: Counter, literals: set[int] = frozenset()) -> tuple[list[CallSite], tuple[int, ...]]:
     """The call sites of one function, and the nodes it refers to outside them.
 
     A call site's code runs from its first anchor to the next call site's; the last one's, its estimated size, or up
     to a block an earlier call jumps to. Code the compiler moved out of line (a block after the calls that only one
     call site jumps to: AddEthosU()'s AddCustom() when Register_ETHOSU() is not null) belongs to that call site too.
+    `literals`: literal-pool words outside the function (Xtensa's .literal sections) that an instruction loading a
+    root's address reads; they go with the calls that load them.
     """
     if not starts:
         return [], tuple(sorted({node for _, node in references}))
@@ -183,6 +191,7 @@ def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, st
         if mine:
             mine |= {node for node in targets if counts[node] == 1 and node not in outside
                      and referrers[node] == 1 and graph.nodes[node].kind == "chunk"}
+        mine |= {node for node in targets if node in literals and referrers[node] == 1}
         owned.append(mine)
     sites = [CallSite(op, caller, address, size + extra[position], tuple(sorted(owned[position])))
              for position, (address, op) in enumerate(starts)]

@@ -13,6 +13,8 @@ architecture:
 - RISC-V (RV32/RV64, compressed included): JAL/branch offsets; `auipc`/`lui` followed by `addi`, `jalr`, a load or
   a store on the same register; gp-relative accesses when `__global_pointer$` is known.
 - x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements.
+- Xtensa (ESP8266, ESP32): xtensa_scan.py, a scanner of its own (capstone 5 has no Xtensa): CALL0/CALLn, L32R
+  literals and the words they load, jumps and branches, decoded along the control flow.
 
 Anything else (architectures capstone is not asked about here) returns None from `code_decoder`, and the caller
 falls back to symbol-level attribution.
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 
 import capstone
 from capstone import arm, riscv
+
+from sizetool.operators.xtensa_scan import xtensa_references
 
 # (instruction address, referenced address); the referenced address may carry the Thumb bit.
 Reference = tuple[int, int]
@@ -67,6 +71,8 @@ def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer:
         mode = capstone.CS_MODE_RISCV64 if elf_class == 64 else capstone.CS_MODE_RISCV32
         engine = _capstone(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
         return lambda run: _riscv_references(engine, run, elf_class, global_pointer)
+    if arch == "xtensa" and little_endian:
+        return xtensa_references
     if arch == "x86_64":
         engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         engine.skipdata = True

@@ -37,6 +37,8 @@ _COLLECTED_SECTIONS = re.compile(
     r"^\.?(text|rodata|data|datas|bss|noinit|sdata|sbss|srodata|sdata2|sbss2|tdata|tbss|ramfunc|data\.rel\.ro)(\..*)?$"
     r"|^\.(ARM\.exidx|ARM\.extab|eh_frame|eh_frame_hdr|gcc_except_table|got|got\.plt|plt|plt\.got|plt\.sec|dynamic"
     r"|dynsym|dynstr|gnu\..*|hash|interp|note\..*|rela?\..*|tm_clone_table|heap|stack|ARM\.attributes)$"
+    # ESP-IDF and ESP8266 output sections: code and data by the memory they run from.
+    r"|^\.(irom0?|iram[01]?|dram[01]?|drom0?|flash|rtc|rtc_noinit|ext_ram)\.(text|rodata|data|bss|literal|noinit)$"
 )
 _ROOT_SECTIONS = re.compile(r"vector|isr|^\.?(init|fini|preinit_array|init_array|fini_array|ctors|dtors)$|rom_start")
 # armlink and IAR name output sections after their regions (ER_IROM1, RW_IRAM1; "A0", "P1 ro"), and remove unused

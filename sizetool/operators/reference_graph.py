@@ -110,6 +110,11 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     from sizetool.operators.disassembly import code_decoder
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    # A zero-filled section lying over stored bytes holds nothing of its own: ESP-IDF's NOLOAD placeholders (the S3's
+    # .ext_ram.dummy spans the flash data window) and a TLS .tbss. Left in, it would hide what lies under it.
+    stored = [(s.address, s.address + s.size) for s in sections if not s.is_nobits]
+    sections = [s for s in sections
+                if not (s.is_nobits and any(low < s.address + s.size and s.address < high for low, high in stored))]
     contents = {s.index: image.section_data(s) for s in sections} if with_edges else {}
     copied = _copied_contents(sections, contents, copies) if with_edges and copies else {}
     contents.update(copied)
@@ -248,6 +253,11 @@ def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Cod
                 current = markers[marker_position][1]
                 marker_position += 1
             modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+    elif image.arch == "xtensa":
+        # Only functions are decoded: literal pools (.literal sections) sit between them without mapping symbols.
+        functions = [(symbol.address, symbol.address + size) for symbol, _, size in runs if symbol.kind == "func"]
+        modes = ["xtensa" if any(low <= begin < high for low, high in functions) else "data"
+                 for begin in boundaries[:-1]]
     else:
         mode = image.arch
         modes = [mode] * (len(boundaries) - 1)
@@ -360,9 +370,10 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
 
 def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
     """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
-    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first."""
+    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first. Symbol-less code
+    in it counts too (Xtensa libgcc's assembler routines such as __nesf2 have size-0 symbols)."""
     for piece in input_sections:
-        if not piece.size or not piece.name.startswith(".text") or not _inside(piece.address, code_ranges):
+        if not piece.size or not piece.name.startswith((".text", ".iram1")) or not _inside(piece.address, code_ranges):
             continue
         first = graph.node_at(piece.address)
         if first is None:
@@ -370,7 +381,7 @@ def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_
         members = [first]
         index = first + 1
         while index < len(graph.nodes) and graph.nodes[index].address < piece.address + piece.size:
-            if graph.nodes[index].kind == "func":
+            if graph.nodes[index].kind in ("func", "chunk"):
                 members.append(index)
             index += 1
         if len(members) > 1:

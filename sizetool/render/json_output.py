@@ -32,5 +32,7 @@ def render_json(report: SizeReport, memories: list[str]) -> str:
         )
         if report.linker_map is not None:
             data["map"] = map_source_to_dict(report.linker_map)
+        if report.input_format:
+            data["input_format"] = report.input_format
         return dump_report_json(data)
     return dump_report_json(report_to_dict(report))

@@ -37,7 +37,8 @@ OUTSIDE_REGIONS = "(outside regions)"
 
 # Region names that say what the memory is; checked before the attributes, which scripts often leave loose (an
 # ITCM declared "rx" is still RAM; iram0_0_seg is RAM, drom0_0_seg is flash).
-_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|RRAM", re.IGNORECASE)
+# A memory-mapped QSPI/OSPI/XIP flash window (Zephyr's nRF5340 QSPI at 0x10000000, EXTFLASH) is flash, not RAM.
+_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|RRAM|QSPI|OSPI|XIP", re.IGNORECASE)
 _RAM_NAME = re.compile(r"RAM|TCM|CCM|DATA|BSS|HEAP|STACK", re.IGNORECASE)
 _ARRAY_SECTIONS = (".init_array", ".fini_array", ".preinit_array", "init_array", "fini_array", ".ctors", ".dtors")
 

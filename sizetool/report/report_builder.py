@@ -77,14 +77,22 @@ def build_report_and_image(
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_formats import describe, read_linker_map
     from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.report.esp_idf_layout import chip_of_sections, esp_idf_placement, is_esp_idf_map
     from sizetool.report.map_placement import place_by_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
     image = read_elf(elf_path)
     linker_map = read_linker_map(map_path) if map_path else None
+    input_format = f"ELF + {describe(linker_map)} map" if linker_map is not None else ""
     if linker_map is not None and linker_map.layout is not None:
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
+    elif linker_map is not None and is_esp_idf_map(linker_map):
+        placement, _uses, chip = esp_idf_placement(image, linker_map)
+        input_format = f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+    elif linker_map is None and (chip := chip_of_sections(image)):
+        placement = esp_idf_placement(image, None)[0]
+        input_format = f"ELF (ESP-IDF layout, {chip}, from the section addresses; no map)"
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
@@ -123,6 +131,7 @@ def build_report_and_image(
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
         linker_map=_map_source(linker_map, describe) if linker_map else None,
+        input_format=input_format,
     )
     return report, image
 

@@ -103,7 +103,7 @@ def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) ->
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 2
+_FORMAT = 3
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -117,13 +117,14 @@ def _to_plain(report: SizeReport) -> tuple:
         json.dumps(operator_table_to_dict(report.operators)) if report.operators is not None else "",
         list(report.warnings),
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
+        report.input_format,
     )
 
 
 def _from_plain(data: tuple, source: str) -> SizeReport:
     if data[0] != _FORMAT:
         raise ValueError("another cache format")
-    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley = data
+    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley, input_format = data
     return SizeReport(
         source=source,
         arch=arch,
@@ -134,6 +135,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         operators=operator_table_from_dict(json.loads(operators)) if operators else None,
         warnings=list(warnings),
         berkeley=Berkeley(*berkeley) if berkeley else None,
+        input_format=input_format,
     )
 
 

@@ -166,6 +166,7 @@ class SizeReport:
     warnings: list[str] = field(default_factory=list)
     berkeley: Berkeley | None = None
     linker_map: MapSource | None = None  # the map it read, when one was given
+    input_format: str = ""  # what was read, e.g. "ELF + GNU ld map (ESP-IDF layout, esp32)"; "" for a plain ELF
 
     def regions_of(self, memory: str) -> list[MemoryRegion]:
         return [r for r in self.regions if r.memory == memory]
@@ -280,6 +281,8 @@ def report_to_dict(report: SizeReport) -> dict:
     }
     if report.linker_map is not None:
         out["map"] = map_source_to_dict(report.linker_map)
+    if report.input_format:
+        out["input_format"] = report.input_format
     if report.operators is not None:
         out["operators"] = operator_table_to_dict(report.operators)
     return out
@@ -463,6 +466,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         warnings=list(data.get("warnings", [])),
         berkeley=berkeley,
         linker_map=linker_map,
+        input_format=str(data.get("input_format", "")),
     )
 
 

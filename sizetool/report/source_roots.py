@@ -36,10 +36,12 @@ _SYSTEM_INCLUDE = re.compile(
     r"^/usr/(local/)?include/|/include/c\+\+/|/lib/gcc(-cross)?/[^/]+/[^/]+/include(-fixed)?/|^/usr/lib/[^/]+/include/"
     r"|/(arm-none-eabi|riscv\d*-unknown-elf|[a-z0-9_]+-zephyr-elf|xtensa-[a-z0-9_]+-elf)/include/"
 )
-_TOOLCHAIN_DIR = re.compile(r"(^|/)(gcc|zephyr-sdk|toolchain)[^/]*(/|$)|-none-eabi|-unknown-elf|-zephyr-elf|^/usr/|^/opt/")
+_TOOLCHAIN_DIR = re.compile(r"(^|/)(gcc|zephyr-sdk|toolchain)[^/]*(/|$)|-none-eabi|-unknown-elf|-zephyr-elf"
+                            r"|xtensa-[a-z0-9_]+-elf|-esp-elf|^/usr/|^/opt/")
 _ZEPHYR_KERNEL_UNIT = re.compile(r"^(.+)/kernel/(init|sched|thread|device|idle|timeout|mutex|sem)\.c$")
 # Directory names that say little on their own: a root called "src" is shown with its parent ("app/src").
-_GENERIC_NAMES = frozenset({"src", "source", "sources", "lib", "libs", "app", "build", "code", "firmware", "main"})
+_GENERIC_NAMES = frozenset({"src", "source", "sources", "lib", "libs", "app", "build", "code", "firmware", "main",
+                            "components"})
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def _project_roots(index: SourceIndex, units: list[str]) -> list[SourceRoot]:
     groups: dict[str, list[str]] = {}
     for directory in directories:
         below = directory[len(common):].lstrip("/") if common else directory
-        groups.setdefault(below.split("/", 1)[0], []).append(directory)
+        groups.setdefault(_first_part(below), []).append(directory)
     own_roots = {first: _commonpath(members) for first, members in groups.items()}
     shallow = common in ("", "/") or re.fullmatch(r"[A-Za-z]:/?", common) is not None
     every_tree_is_deep = len(groups) > 1 and all(
@@ -96,6 +98,18 @@ def _project_roots(index: SourceIndex, units: list[str]) -> list[SourceRoot]:
                 root = comp_dir  # the checkout the units were built from, e.g. TFLM's Makefile at its top directory
         roots.append(root)
     return _named(roots)
+
+
+def _first_part(path: str) -> str:
+    """The top directory of a path below the common root; a Windows drive (`C:`) alone is no directory of its own,
+    so `C:/Espressif/...` and `C:/Users/...` are two trees, not one called `C:`."""
+    parts = path.split("/", 2)
+    if _DRIVE.fullmatch(parts[0]) and len(parts) > 1:
+        return parts[0] + "/" + parts[1]
+    return parts[0]
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
 
 
 def _zephyr_roots(index: SourceIndex, units: list[str], kconfig_symbols: int) -> list[SourceRoot]:

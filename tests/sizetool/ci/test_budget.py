@@ -83,6 +83,19 @@ def test_regions_use_the_map(tmp_path):
     assert [(r.rule.name, r.passed) for r in results] == [("regions.FLASH", True), ("regions.RAM", False)]
 
 
+def test_esp_idf_memory_types_are_budget_regions(tmp_path):
+    layout = OUT.parent.parent / "layouts" / "out" / "esp32-like"
+    report = build_report(str(layout / "esp32-like.elf"), map_path=str(layout / "esp32-like.map"))
+    budget = read_budget(budget_file(tmp_path, '[regions]\n"Flash Code" = "24K"\nIRAM = "1%"\nDRAM = "10%"\n'))
+    results = check_budget(budget, report)
+    assert [(r.rule.name, r.passed) for r in results] == [
+        ("regions.Flash Code", True), ("regions.IRAM", True), ("regions.DRAM", False)]
+    # A flash type has no size in the map (the partition bounds it): a percentage of it is refused, with the line.
+    budget = read_budget(budget_file(tmp_path, '[regions]\n"Flash Data" = "50%"\n'))
+    with pytest.raises(SizeToolError, match=r":2: \[regions\] Flash Data: its size is not known"):
+        check_budget(budget, report)
+
+
 @pytest.mark.parametrize("text,line,reason", [
     ('[rom]\ntotl = "1K"\n', 2, "unknown key 'totl'"),
     ('[rom]\ntotal = "12Q"\n', 2, "12Q"),

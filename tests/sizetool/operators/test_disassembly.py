@@ -55,7 +55,9 @@ def test_x86_64_call_and_rip_relative_lea():
 
 
 def test_unknown_architecture_has_no_decoder():
-    assert code_decoder("xtensa", 32, True) is None
+    assert code_decoder("mips", 32, True) is None
+    assert code_decoder("xtensa", 32, False) is None  # big-endian Xtensa cores are not read
+    assert code_decoder("xtensa", 32, True) is not None
 
 
 def test_thumb_scanner_reads_each_encoding_as_capstone_does():

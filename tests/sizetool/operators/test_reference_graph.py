@@ -159,3 +159,19 @@ def test_with_the_map_functions_of_one_input_section_keep_each_other():
     assert without_map.node_at(orphan.address) not in without_map.reachable(roots(without_map))
     with_map = build_reference_graph(image, input_sections=linker_map.input_sections)
     assert with_map.node_at(orphan.address) in with_map.reachable(roots(with_map))
+
+
+def test_a_zero_filled_placeholder_over_stored_bytes_hides_nothing():
+    # ESP32-S3's .ext_ram.dummy (NOLOAD) spans the flash data window where .flash.rodata lies; its nodes must not
+    # cover the rodata's (an earlier graph left all 40 KB of a real S3 build's rodata unreached).
+    import dataclasses
+
+    path = str(FIXTURES / "layouts" / "out" / "esp32-like" / "esp32-like.elf")
+    image = read_elf(path)
+    rodata = next(s for s in image.sections if s.name == ".flash.rodata")
+    placeholder = dataclasses.replace(rodata, name=".ext_ram.dummy", type="SHT_NOBITS", index=max(
+        s.index for s in image.sections) + 1, address=rodata.address - 0x100, size=rodata.size + 0x200)
+    with_placeholder = dataclasses.replace(image, sections=[*image.sections, placeholder])
+    plain, covered = build_reference_graph(image), build_reference_graph(with_placeholder)
+    assert [(n.address, n.name) for n in covered.nodes] == [(n.address, n.name) for n in plain.nodes]
+    assert covered.edges == plain.edges

@@ -80,6 +80,26 @@ def test_windows_paths_of_a_zephyr_build_get_zephyr_nodes_and_the_app_its_own_ro
     assert tree_path("C:/Users/dev/ncs/modules/hal/nordic/nrfx/drivers/src/nrfx_clock.c")[:2] == (WORKSPACE, "modules")
 
 
+def test_an_esp_idf_build_on_windows_gets_named_roots_not_the_drive():
+    # ESP-IDF 5.1.2 on Windows: the framework under C:/Espressif, the app under C:/Users, a prebuilt HAL with
+    # POSIX paths of the machine it was built on, and the toolchain's own sources under c:/espressif/tools.
+    build = "C:/Users/dev/hello_world/build"
+    index = index_of({
+        "C:/Espressif/frameworks/esp-idf-v5.1.2/components/freertos/tasks.c": build,
+        "C:/Espressif/frameworks/esp-idf-v5.1.2/components/esp_system/port/cpu_start.c": build,
+        _join("C:\\Users\\dev\\hello_world\\build", "../main/hello_world_main.c"): build,
+        "/Users/builder/e/esp32/hal/hal/interrupts.c": "/Users/builder/e/esp32/hal/hal",
+    })
+    roots = find_roots(index)
+    names = {r.name for r in roots}
+    assert "esp-idf-v5.1.2/components" in names and "hello_world/main" in names
+    assert not any(name.rstrip("/").lower() == "c:" for name in names)
+    tree_path = tree_path_finder(roots)
+    assert tree_path("C:/Espressif/frameworks/esp-idf-v5.1.2/components/freertos/tasks.c") == (
+        "esp-idf-v5.1.2/components", "freertos", "tasks.c")
+    assert tree_path("c:/espressif/tools/xtensa-esp32-elf/esp-12.2.0/newlib/libc/stdio/vfprintf.c")[0] == "(toolchain)"
+
+
 def test_windows_separators_and_drive_letters_are_read_as_paths():
     assert _join("C:\\Users\\dev\\blinky\\build", "..\\src\\main.c") == "C:/Users/dev/blinky/src/main.c"
     assert _join("C:\\Users\\dev\\build", "C:/ncs/zephyr/kernel/init.c") == "C:/ncs/zephyr/kernel/init.c"
