@@ -16,7 +16,7 @@ import typer
 
 from sizetool.errors import SizeToolError
 
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None)
 
 FORMATS = ("tree", "json", "markdown")
 

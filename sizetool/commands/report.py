@@ -22,7 +22,7 @@ import typer
 
 from sizetool.errors import SizeToolError
 
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None)
 
 FORMATS = ("tree", "json", "csv", "markdown", "html")
 
