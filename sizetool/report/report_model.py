@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 
 from sizetool import __version__
@@ -551,6 +550,8 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
+        import tempfile
+
         handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     except OSError as error:
         raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
