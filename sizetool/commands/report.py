@@ -18,32 +18,17 @@ import argparse
 import importlib
 import sys
 
+from sizetool.commands.arguments import OneLineParser, non_negative
 from sizetool.errors import SizeToolError
 
 FORMATS = ("tree", "json", "csv", "markdown", "html")
 
-# Why argparse and not typer here (the other sub-commands use typer): `size-report ELF` is the command people run
-# over and over, and a cached report must print in little more than Python's start-up. Importing typer (with click
-# and pydantic behind it) costs more than reading and printing a cached report.
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, like every other bad input
-        raise SizeToolError(f"{message} (see '{self.prog} --help')")
-
-
-def _depth(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
-    return value
+# argparse, not typer (sizetool/commands/arguments.py): a cached report must print in little more than Python's
+# start-up.
 
 
 def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
-    parser = _ArgumentParser(
+    parser = OneLineParser(
         prog=prog, description="The flash/RAM tree of a firmware ELF by source file and symbol.",
         epilog="Sub-commands: size-report diff|check|history --help. Exit status: 0 ok, 1 --model: a model needs an "
                "op the firmware does not register, 2 usage or input error.")
@@ -54,7 +39,7 @@ def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
                         help="tree, json, csv, markdown or html.")
     parser.add_argument("--ram", action="store_true", help="Report RAM instead of ROM.")
     parser.add_argument("--all", dest="all_memories", action="store_true", help="Report both ROM and RAM.")
-    parser.add_argument("--depth", type=_depth, default=0, metavar="N",
+    parser.add_argument("--depth", type=non_negative, default=0, metavar="N",
                         help="Fold the tree below this many levels (0: no folding).")
     parser.add_argument("--group-by", default="file", metavar="file|cu",
                         help="file: declaring source file; cu: translation unit.")

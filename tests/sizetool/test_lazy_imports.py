@@ -47,3 +47,20 @@ def test_a_cached_report_loads_no_parsing_code(tmp_path, options):
     assert cached["status"] == 0 and cached["output"] == cold["output"]
     loaded = set(cached["modules"]) - modules_at_start_up(tmp_path)
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_diff_and_check_of_saved_reports_load_no_parsing_code(tmp_path):
+    """CI runs these on every build: two saved reports compared, a saved report gated, without an ELF reader, a
+    database layer or a CLI framework."""
+    saved = tmp_path / "report.json"
+    assert modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--save", str(saved), "-o", str(tmp_path / "t.txt")],
+                            tmp_path)["status"] == 0
+    budget = tmp_path / "budget.toml"
+    budget.write_text('[rom]\ntotal = "1M"\nmax_growth = "1K"\n')
+    start = modules_at_start_up(tmp_path)
+    for argv in (["diff", str(saved), str(saved)], ["check", str(saved), "--budget", str(budget), "--baseline",
+                                                     str(saved)]):
+        run = modules_of_a_run(argv, tmp_path)
+        assert run["status"] == 0 and run["output"] > 0
+        loaded = set(run["modules"]) - start
+        assert not loaded & set(HEAVY), (argv[0], sorted(loaded & set(HEAVY)))
