@@ -31,7 +31,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         command = importlib.import_module(module_name)
-        status = command.app(args=args, prog_name=prog, standalone_mode=False)
+        if hasattr(command, "main"):  # an argparse command (the report: no typer import on its fast path)
+            status = command.main(args, prog)
+        else:
+            status = command.app(args=args, prog_name=prog, standalone_mode=False)
     except SizeToolError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE

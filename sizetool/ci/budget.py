@@ -26,6 +26,7 @@ does not register fails: its firmware cannot be predicted from that build.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -141,6 +142,8 @@ def _limit(value, path: str, line: int, where: str, percent_allowed: bool) -> Li
             percent = float(value.strip()[:-1])
         except ValueError:
             return _fail(path, line, f"{where}: {value!r} is not a percentage")
+        if not math.isfinite(percent):
+            return _fail(path, line, f"{where}: {value!r} is not a finite percentage")
         if percent < 0:
             return _fail(path, line, f"{where}: a percentage cannot be negative")
         return Limit(text=value, percent=percent)

@@ -12,28 +12,38 @@ import os
 import sys
 from typing import Optional
 
-import typer
-
+from sizetool.commands.arguments import OneLineParser
 from sizetool.errors import SizeToolError
-
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
 
 FORMATS = ("tree", "json", "markdown")
 
 
-@app.command()
-def check(
-    build: str = typer.Argument(..., help="The new build: an ELF or a saved report."),
-    budget_file: str = typer.Option(..., "--budget", help="The TOML budget file (size-budget.toml)."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", help="The baseline for growth rules: a saved report, "
-                                           "an ELF, or db:DB@BRANCH (the branch's build in the size history)."),
-    map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file of the ELF (for [regions])."),
-    flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size when there is no map."),
-    ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size when there is no map."),
-    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json or markdown."),
-    junit: Optional[str] = typer.Option(None, "--junit", help="Also write a JUnit XML report (GitLab, Jenkins)."),
-    save: Optional[str] = typer.Option(None, "--save", help="Also save the build's report as JSON."),
-) -> int:
+def build_parser(prog: str = "size-report check"):
+    parser = OneLineParser(prog=prog, description="Budget and baseline gates for CI.",
+                           epilog="Exit status: 0 every rule passes, 1 a rule failed, 2 usage or input error.")
+    parser.add_argument("build", metavar="BUILD", help="The new build: an ELF or a saved report.")
+    parser.add_argument("--budget", dest="budget_file", required=True, metavar="FILE.toml",
+                        help="The TOML budget file (size-budget.toml).")
+    parser.add_argument("--baseline", metavar="REPORT|ELF|db:DB@BRANCH",
+                        help="The baseline for growth rules: a saved report, an ELF, or db:DB@BRANCH (the branch's "
+                             "build in the size history).")
+    parser.add_argument("--map", dest="map_file", metavar="FILE.map", help="GNU ld map file of the ELF (for [regions]).")
+    parser.add_argument("--flash-size", metavar="SIZE", help="Flash size when there is no map.")
+    parser.add_argument("--ram-size", metavar="SIZE", help="RAM size when there is no map.")
+    parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
+                        help="tree, json or markdown.")
+    parser.add_argument("--junit", metavar="FILE.xml", help="Also write a JUnit XML report (GitLab, Jenkins).")
+    parser.add_argument("--save", metavar="REPORT.json", help="Also save the build's report as JSON.")
+    return parser
+
+
+def main(args: list[str], prog: str = "size-report check") -> int:
+    return check(**vars(build_parser(prog).parse_intermixed_args(args)))
+
+
+def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file: Optional[str] = None,
+          flash_size: Optional[str] = None, ram_size: Optional[str] = None, output_format: str = "tree",
+          junit: Optional[str] = None, save: Optional[str] = None) -> int:
     from sizetool.ci.budget import check_budget, read_budget
     from sizetool.ci.ci_output import (
         github_annotations,

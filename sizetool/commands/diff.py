@@ -9,11 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-import typer
-
+from sizetool.commands.arguments import OneLineParser, non_negative
 from sizetool.errors import SizeToolError
-
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
 
 FORMATS = ("tree", "json", "csv", "markdown")
 
@@ -40,20 +37,33 @@ def load_side(path: str, map_path: Optional[str], ops: bool = False):
     return report
 
 
-@app.command()
-def diff(
-    old: str = typer.Argument(..., help="The baseline: an ELF or a saved report (--save)."),
-    new: str = typer.Argument(..., help="The new build: an ELF or a saved report."),
-    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv or markdown."),
-    ram: bool = typer.Option(False, "--ram", help="Compare RAM instead of ROM."),
-    limit: int = typer.Option(20, "--limit", min=0, help="Rows per table in tree/markdown output (0: all)."),
-    old_map: Optional[str] = typer.Option(None, "--old-map", help="Map file of the old ELF."),
-    new_map: Optional[str] = typer.Option(None, "--new-map", help="Map file of the new ELF."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
-    ops: bool = typer.Option(False, "--ops", help="Also compare per-operator flash cost (computed for ELF sides)."),
-    save: Optional[str] = typer.Option(None, "--save", help="Also save the NEW side's full report as JSON "
-                                       "(the next baseline)."),
-) -> int:
+def build_parser(prog: str = "size-report diff"):
+    parser = OneLineParser(prog=prog, description="What changed between two builds (each an ELF or a saved report).",
+                           epilog="Exit status: 0 diff printed, 2 usage or input error.")
+    parser.add_argument("old", metavar="OLD", help="The baseline: an ELF or a saved report (--save).")
+    parser.add_argument("new", metavar="NEW", help="The new build: an ELF or a saved report.")
+    parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
+                        help="tree, json, csv or markdown.")
+    parser.add_argument("--ram", action="store_true", help="Compare RAM instead of ROM.")
+    parser.add_argument("--limit", type=non_negative, default=20, metavar="N",
+                        help="Rows per table in tree/markdown output (0: all).")
+    parser.add_argument("--old-map", metavar="FILE.map", help="Map file of the old ELF.")
+    parser.add_argument("--new-map", metavar="FILE.map", help="Map file of the new ELF.")
+    parser.add_argument("-o", "--output", metavar="FILE", help="Write the output to this file (atomically).")
+    parser.add_argument("--ops", action="store_true",
+                        help="Also compare per-operator flash cost (computed for ELF sides).")
+    parser.add_argument("--save", metavar="REPORT.json",
+                        help="Also save the NEW side's full report as JSON (the next baseline).")
+    return parser
+
+
+def main(args: list[str], prog: str = "size-report diff") -> int:
+    return diff(**vars(build_parser(prog).parse_intermixed_args(args)))
+
+
+def diff(old: str, new: str, output_format: str = "tree", ram: bool = False, limit: int = 20,
+         old_map: Optional[str] = None, new_map: Optional[str] = None, output: Optional[str] = None,
+         ops: bool = False, save: Optional[str] = None) -> int:
     from sizetool.ci.diff import diff_reports
     from sizetool.render.diff_output import render_diff
     from sizetool.report.report_model import save_report, write_text_atomically

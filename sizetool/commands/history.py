@@ -19,8 +19,8 @@ import typer
 
 from sizetool.errors import SizeToolError
 
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, no_args_is_help=True,
-                  help="Record builds' size reports in a database; show, diff and plot them over time.")
+app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None,
+                  no_args_is_help=True, help="Record builds' size reports in a database; show, diff and plot them over time.")
 
 DB_HELP = "History database: a SQLite file or a postgresql:// URL (also $SIZE_HISTORY_DB)."
 DB_ENV = "SIZE_HISTORY_DB"

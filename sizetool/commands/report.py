@@ -14,53 +14,73 @@ symbols that go. All of them share one operator graph per ELF (sizetool/operator
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
-from typing import List, Optional
 
-import typer
-
+from sizetool.commands.arguments import OneLineParser, non_negative
 from sizetool.errors import SizeToolError
-
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False)
 
 FORMATS = ("tree", "json", "csv", "markdown", "html")
 
+# argparse, not typer (sizetool/commands/arguments.py): a cached report must print in little more than Python's
+# start-up.
 
-@app.command()
-def report(
-    paths: List[str] = typer.Argument(
-        ..., metavar="ELF [MODEL.tflite]...",
-        help="The firmware ELF (zephyr.elf, firmware.elf, ...); with --model, further .tflite models may follow."),
-    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv, markdown or html."),
-    ram: bool = typer.Option(False, "--ram", help="Report RAM instead of ROM."),
-    all_memories: bool = typer.Option(False, "--all", help="Report both ROM and RAM."),
-    depth: int = typer.Option(0, "--depth", min=0, help="Fold the tree below this many levels (0: no folding)."),
-    group_by: str = typer.Option("file", "--group-by", help="file: declaring source file; cu: translation unit."),
-    workspace: Optional[List[str]] = typer.Option(
-        None, "--workspace", metavar="DIR",
-        help="Show paths relative to this directory; give it several times for several source roots (each then a "
-             "named top-level node)."),
-    mangled: bool = typer.Option(False, "--mangled", help="Keep raw (mangled) C++ symbol names."),
-    map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file: memory regions, object attribution."),
-    flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size (e.g. 192K) when there is no map."),
-    ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size (e.g. 64K) when there is no map."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1)."),
-    save: Optional[str] = typer.Option(None, "--save", help="Also save the full report (ROM and RAM) as JSON."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to this file (atomically)."),
-    ops: bool = typer.Option(False, "--ops", help="Print the per-operator flash cost table instead of the size tree."),
-    models: Optional[List[str]] = typer.Option(
-        None, "--model", metavar="FILE.tflite",
-        help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 when it needs an "
-             "op the firmware does not register."),
-    drop: Optional[List[str]] = typer.Option(
-        None, "--drop", metavar="OP[,OP...]",
-        help="What if these registrations (op names as --ops prints them, or .tflite models) were removed: the saving, "
-             "the predicted ROM, the files and symbols that go (repeatable; implies --ops)."),
-    keep: Optional[List[str]] = typer.Option(
-        None, "--keep", metavar="OP[,OP...]",
-        help="What if only these registrations (op names or .tflite models) were kept (repeatable; implies --ops)."),
-) -> int:
+
+def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog=prog, description="The flash/RAM tree of a firmware ELF by source file and symbol.",
+        epilog="Sub-commands: size-report diff|check|history --help. Exit status: 0 ok, 1 --model: a model needs an "
+               "op the firmware does not register, 2 usage or input error.")
+    parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
+    parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
+                        help="With --model, further .tflite models may follow the ELF.")
+    parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
+                        help="tree, json, csv, markdown or html.")
+    parser.add_argument("--ram", action="store_true", help="Report RAM instead of ROM.")
+    parser.add_argument("--all", dest="all_memories", action="store_true", help="Report both ROM and RAM.")
+    parser.add_argument("--depth", type=non_negative, default=0, metavar="N",
+                        help="Fold the tree below this many levels (0: no folding).")
+    parser.add_argument("--group-by", default="file", metavar="file|cu",
+                        help="file: declaring source file; cu: translation unit.")
+    parser.add_argument("--workspace", action="append", metavar="DIR",
+                        help="Show paths relative to this directory; give it several times for several source roots "
+                             "(each then a named top-level node).")
+    parser.add_argument("--mangled", action="store_true", help="Keep raw (mangled) C++ symbol names.")
+    parser.add_argument("--map", dest="map_file", metavar="FILE.map",
+                        help="GNU ld map file: memory regions, object attribution.")
+    parser.add_argument("--flash-size", metavar="SIZE", help="Flash size (e.g. 192K) when there is no map.")
+    parser.add_argument("--ram-size", metavar="SIZE", help="RAM size (e.g. 64K) when there is no map.")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1).")
+    parser.add_argument("--save", metavar="REPORT.json", help="Also save the full report (ROM and RAM) as JSON.")
+    parser.add_argument("-o", "--output", metavar="FILE", help="Write the output to this file (atomically).")
+    parser.add_argument("--ops", action="store_true",
+                        help="Print the per-operator flash cost table instead of the size tree.")
+    parser.add_argument("--model", dest="models", action="append", metavar="FILE.tflite",
+                        help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 "
+                             "when it needs an op the firmware does not register.")
+    parser.add_argument("--drop", action="append", metavar="OP[,OP...]",
+                        help="What if these registrations (op names as --ops prints them, or .tflite models) were "
+                             "removed: the saving, the predicted ROM, the files and symbols that go (repeatable; "
+                             "implies --ops).")
+    parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
+                        help="What if only these registrations (op names or .tflite models) were kept (repeatable; "
+                             "implies --ops).")
+    return parser
+
+
+def main(args: list[str], prog: str = "size-report") -> int:
+    """Parse the arguments (SizeToolError on a usage error) and run the report."""
+    options = vars(build_parser(prog).parse_intermixed_args(args))
+    return report([options.pop("elf")] + options.pop("extra_models"), **options)
+
+
+def report(paths: list[str], output_format: str = "tree", ram: bool = False, all_memories: bool = False,
+           depth: int = 0, group_by: str = "file", workspace: list[str] | None = None, mangled: bool = False,
+           map_file: str | None = None, flash_size: str | None = None, ram_size: str | None = None,
+           no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
+           models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None) -> int:
     from sizetool.report.report_builder import build_report
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sizetool import __version__
 from sizetool.errors import SizeToolError
-from sizetool.history.queries import Build, changes_for, stored_columns
+from sizetool.history.queries import Build, changes_for, check_parts, stored_columns
 from sizetool.history.stored_report import parts_column
 from sizetool.history.show_output import iso
 from sizetool.sizes import parse_size
@@ -102,7 +102,7 @@ def collect_plot_data(connection, builds: list[Build], previous: dict[int, Build
     at = {name: index for index, name in enumerate(columns)}
     part_values = {}
     for build_id, values in stored.items():
-        top, paths = values[0] or {}, values[at[path_column]] or {}
+        top, paths = check_parts(values[0], build_id), check_parts(values[at[path_column]], build_id)
         part_values[build_id] = {"rom": paths.get("rom") or {}, "ram": paths.get("ram") or {}, "op": top.get("ops") or {}}
     data = PlotData(series=[], step=threshold, depth=depth)
     for key in sorted(chosen, key=lambda k: (k[0], k[1])):

@@ -72,17 +72,55 @@ SUMMARY_NAMES = ("id", "commit_sha", "branch", "labels", "built_at", "recorded_a
 SUMMARY_COLUMNS = [builds_table.c[name] for name in SUMMARY_NAMES]
 
 
+class DamagedRow(ValueError):
+    """A stored value of the wrong type (SQLite keeps any type in any column, so a damaged file can hold anything);
+    storage.HistoryDatabase turns it into one line naming the database."""
+
+
+# The Python type each summary column reads back as (DateTime columns: datetime; base_id may be NULL).
+SUMMARY_TYPES = (int, str, str, str, datetime, datetime, str, str, str, str, int, int, int, (int, type(None)))
+
+
 def build_from_row(row, labels_cache: dict[str, dict[str, str]] | None = None) -> Build:
     """A Build from a row of SUMMARY_COLUMNS (or a mapping of the same names). Builds of one series share one label
     text, so a query reading many rows passes a cache and parses each label set once."""
     values = tuple(row[name] for name in SUMMARY_NAMES) if isinstance(row, dict) else tuple(row)
+    for name, value, wanted in zip(SUMMARY_NAMES, values, SUMMARY_TYPES):
+        if not isinstance(value, wanted) or isinstance(value, bool) or (type(value) is int and value < 0):
+            raise DamagedRow(f"build {values[0]!r}: {name} holds {type(value).__name__} {str(value)[:40]!r}")
     text = values[3]
     labels = labels_cache.get(text) if labels_cache is not None else None
     if labels is None:
         labels = json.loads(text)
+        if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+            raise DamagedRow(f"build {values[0]}: labels are not a JSON object of strings")
         if labels_cache is not None:
             labels_cache[text] = labels
     return Build(*values, labels=dict(labels))
+
+
+def check_changes(changes, build_id: int) -> dict:
+    """A build's stored changes: {"rom"|"ram"|"ops": [[name, old bytes, new bytes], ...]}."""
+    if not isinstance(changes, dict):
+        raise DamagedRow(f"build {build_id}: its changes are not a JSON object")
+    for kind, rows in changes.items():
+        if not isinstance(rows, list) or not all(
+                isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
+                and all(type(v) is int for v in row[1:]) for row in rows):
+            raise DamagedRow(f"build {build_id}: its {kind} changes are not [[name, old, new], ...]")
+    return changes
+
+
+def check_parts(parts, build_id: int) -> dict:
+    """A build's parts column: {"rom"|"ram"|"ops": {name: bytes}} (NULL reads as empty)."""
+    if parts is None:
+        return {}
+    if not isinstance(parts, dict):
+        raise DamagedRow(f"build {build_id}: its parts are not a JSON object")
+    for kind, sizes in parts.items():
+        if not isinstance(sizes, dict) or not all(type(v) is int for v in sizes.values()):
+            raise DamagedRow(f"build {build_id}: its {kind} parts are not {{name: bytes}}")
+    return parts
 
 
 def order_key(build: Build) -> tuple:
@@ -181,7 +219,10 @@ def build_report(connection, build: Build, source: str | None = None) -> SizeRep
     from sqlalchemy import select
 
     blob = connection.execute(select(reports_table.c.report).where(reports_table.c.build_id == build.id)).scalar_one()
-    return decode_report(blob, source or build.title())
+    try:
+        return decode_report(blob, source or build.title())
+    except SizeToolError as error:  # named after the build: the database's name comes with DamagedRow
+        raise DamagedRow(f"build {build.id}: {error}") from None
 
 
 CHUNK = 5000  # ids per IN (...) list: well under SQLite's and PostgreSQL's limits on bound parameters
@@ -215,7 +256,10 @@ def changes_for(connection, builds: list[Build], previous: dict[int, Build | Non
             continue
         base_id, blob = stored.get(build.id, (None, None))[:2]
         if base_id == before.id and blob is not None:
-            out[build.id] = decode_json(blob, build.title)
+            try:
+                out[build.id] = check_changes(decode_json(blob, build.title), build.id)
+            except SizeToolError as error:
+                raise DamagedRow(f"build {build.id}: {error}") from None
         else:
             out[build.id] = changes_between(build_report(connection, before), build_report(connection, build))
     return out

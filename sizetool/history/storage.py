@@ -14,6 +14,8 @@ Readers take no lock.
 from __future__ import annotations
 
 import os
+import sqlite3
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
@@ -26,6 +28,10 @@ CONNECT_TIMEOUT_SECONDS = 10
 ADVISORY_LOCK_KEY = 0x73697A65  # "size": the PostgreSQL advisory lock all history writers share
 WRITE_OPTION = "sizetool_history_write"
 MIGRATIONS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrations")
+# What damaged rows raise while they are read: text that is not UTF-8, JSON columns that do not parse, a time that is
+# not a time, a number column holding text (SQLite keeps any type in any column), a zlib blob that does not inflate.
+DAMAGED_CONTENT = (UnicodeError, ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError,
+                   RecursionError, sqlite3.Error, zlib.error)
 
 
 @dataclass
@@ -64,7 +70,9 @@ class HistoryDatabase:
         try:
             yield
         except SQLAlchemyError as error:
-            raise SizeToolError(f"{self.name}: database error ({_first_line(error)})") from None
+            raise SizeToolError(f"{self.name}: {_describe(error)}") from None
+        except DAMAGED_CONTENT as error:
+            raise damaged(self.name, error) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -83,6 +91,9 @@ def open_history(db: str, *, create: bool = False) -> HistoryDatabase:
         database.close()
         _remove_created(created_file)
         raise SizeToolError(f"{database.name}: {_describe(error)}") from None
+    except DAMAGED_CONTENT as error:
+        database.close()
+        raise damaged(database.name, error) from None
     except BaseException:
         database.close()
         _remove_created(created_file)
@@ -251,6 +262,8 @@ def schema_state(connection, name: str) -> SchemaState:
     if len(versions) != 1:
         raise SizeToolError(f"{name}: damaged size history database ({len(versions)} schema versions recorded)")
     version = versions[0]
+    if not isinstance(version, str) or not version.isdigit():
+        raise SizeToolError(f"{name}: damaged size history database (schema version {str(version)[:20]!r})")
     if version not in known_versions():
         from sizetool.history.schema import SCHEMA_VERSION
 
@@ -306,8 +319,20 @@ def _first_line(error: BaseException) -> str:
 
 
 def _describe(error: BaseException) -> str:
-    from sqlalchemy.exc import InterfaceError, OperationalError
+    from sqlalchemy.exc import DatabaseError, InterfaceError, OperationalError
 
+    text = _first_line(error)
+    if isinstance(getattr(error, "orig", None), sqlite3.DatabaseError) and any(
+            sign in text for sign in ("malformed", "not a database", "disk image", "Could not decode")):
+        return f"damaged size history database ({text})"
     if isinstance(error, (OperationalError, InterfaceError)):
-        return f"cannot use the database ({_first_line(error)})"
-    return f"database error ({_first_line(error)})"
+        return f"cannot use the database ({text})"
+    if isinstance(error, DatabaseError) and isinstance(getattr(error, "orig", None), sqlite3.DatabaseError):
+        return f"damaged size history database ({text})"
+    return f"database error ({text})"
+
+
+def damaged(name: str, error: BaseException) -> SizeToolError:
+    """The one line for a row that cannot be read back (the database file or a row in it is damaged)."""
+    text = _first_line(error)[:200]
+    return SizeToolError(f"{name}: damaged size history database ({type(error).__name__}: {text})")

@@ -67,9 +67,10 @@ def decode_json(blob: bytes, source: str | Callable[[], str]):
     10,000 blobs and names none of them)."""
     try:
         return json.loads(zlib.decompress(blob))
-    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError) as error:
         name = source() if callable(source) else source
-        raise SizeToolError(f"{name}: damaged stored report ({type(error).__name__})") from None
+        kind = "zlib" if isinstance(error, zlib.error) else type(error).__name__
+        raise SizeToolError(f"{name}: damaged stored report ({kind}: {str(error)[:80]})") from None
 
 
 def require_saved_report(data, path: str) -> None:

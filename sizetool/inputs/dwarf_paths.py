@@ -44,6 +44,7 @@ RECORD_ATTRS = frozenset({AT_SIBLING, AT_LOCATION, AT_LOW_PC, AT_HIGH_PC, AT_ABS
 UNIT_ATTRS = frozenset({AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC, AT_COMP_DIR, AT_RANGES, AT_STR_OFFSETS_BASE,
                         AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE})
 SIBLING_ONLY = frozenset({AT_SIBLING})
+ADDRESS_ATTRS = frozenset({AT_LOW_PC, AT_RANGES, AT_LOCATION})  # a DIE with none of them places no bytes
 
 # Forms
 F_ADDR, F_BLOCK2, F_BLOCK4, F_DATA2, F_DATA4, F_DATA8, F_STRING, F_BLOCK = 0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09
@@ -177,6 +178,15 @@ class _Abbrev:
     specs: tuple  # (attribute, form, implicit const, wanted, fixed size or -1)
     fixed_size: int  # total size when no attribute is wanted and all forms are fixed-size, else -1
     wants_any: bool
+    # A function or variable without an address (a declaration in a class or namespace) is skipped by the scan and
+    # decoded through this abbreviation only when a definition's DW_AT_specification leads to it (most never are:
+    # every unit repeats the declarations of the headers it includes).
+    on_demand: "_Abbrev | None" = None
+    # When DW_AT_sibling is the only attribute wanted and every form has a fixed size: its offset in the DIE and the
+    # DIE's size, so the scan reads the sibling without decoding the others (-1: decode them)
+    sibling_at: int = -1
+    sibling_form: int = 0
+    total_size: int = -1
 
 
 @dataclass
@@ -292,7 +302,21 @@ class _DwarfScanner:
                 specs.append((attribute, form, implicit, attribute in wanted, size))
                 total = total + size if total >= 0 and size >= 0 else -1
             wants_any = any(spec[3] for spec in specs)
-            table[code] = _Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
+            abbrev = _Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
+            if tag in RECORD_TAGS and not any(spec[0] in ADDRESS_ATTRS for spec in specs):
+                skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
+                skip_wants = any(spec[3] for spec in skip)
+                abbrev = _Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
+            wanted_specs = [spec for spec in abbrev.specs if spec[3]]
+            if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
+                    and wanted_specs[0][1] in CU_REF_FORMS:
+                offset = 0
+                for spec in abbrev.specs:
+                    if spec[3]:
+                        break
+                    offset += spec[4]
+                abbrev.sibling_at, abbrev.sibling_form, abbrev.total_size = offset, wanted_specs[0][1], total
+            table[code] = abbrev
         self.abbrev_cache[key] = table
         return table
 
@@ -383,9 +407,16 @@ class _DwarfScanner:
                 else:
                     pos = self._attributes(unit, abbrev, pos)[1]
                 values = None
+            elif abbrev.sibling_at >= 0:  # a skipped declaration with children: straight to its sibling
+                form = abbrev.sibling_form
+                size = 1 if form == F_REF1 else 2 if form == F_REF2 else 4 if form == F_REF4 else 8
+                values = {AT_SIBLING: (form, self._int(data, pos + abbrev.sibling_at, size))}
+                pos += abbrev.total_size
+                if pos > end:
+                    raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
             else:
                 values, pos = self._attributes(unit, abbrev, pos)
-            if values is not None and abbrev.tag in RECORD_TAGS:
+            if values is not None and abbrev.tag in RECORD_TAGS and abbrev.on_demand is None:
                 self._record(unit, unit_file, die_offset, abbrev.tag, values, decls, index)
             if abbrev.has_children:
                 if abbrev.tag in SCOPE_TAGS:
@@ -411,8 +442,16 @@ class _DwarfScanner:
             if abbrev.fixed_size >= 0:
                 pos += abbrev.fixed_size
             else:
-                values, pos = self._attributes(unit, abbrev, pos)
-                sibling = values.get(AT_SIBLING)
+                if abbrev.sibling_at >= 0:
+                    form = abbrev.sibling_form
+                    size = 1 if form == F_REF1 else 2 if form == F_REF2 else 4 if form == F_REF4 else 8
+                    sibling = (form, self._int(data, pos + abbrev.sibling_at, size))
+                    pos += abbrev.total_size
+                    if pos > end:
+                        raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
+                else:
+                    values, pos = self._attributes(unit, abbrev, pos)
+                    sibling = values.get(AT_SIBLING)
                 if abbrev.has_children and sibling and sibling[0] in CU_REF_FORMS and pos < unit.offset + sibling[1] <= end:
                     pos = unit.offset + sibling[1]
                     continue
@@ -495,6 +534,7 @@ class _DwarfScanner:
         unit = self.units[position]
         code, pos = _uleb(self.info, offset)
         abbrev = unit.abbrevs.get(code)
+        abbrev = abbrev.on_demand or abbrev if abbrev is not None else None
         if abbrev is None or not abbrev.wants_any or abbrev.tag not in RECORD_TAGS:
             return None, None
         values = self._attributes(unit, abbrev, pos)[0]

@@ -6,23 +6,21 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 
 from __future__ import annotations
 
-from rich.color import ColorSystem
-from rich.style import Style
-
 from sizetool.render.regions import map_line, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
+# rich styles by kind (rich is imported only for a terminal: a piped or cached run does not load it)
 STYLES = {
-    "guide": Style(dim=True),
-    "title": Style(bold=True),
-    "size": Style(bold=True),
-    "directory": Style(color="blue", bold=True),
-    "file": Style(color="green"),
-    "symbol": Style(color="cyan"),
-    "catch_all": Style(color="yellow"),
-    "detail": Style(dim=True),
-    "warning": Style(color="yellow", bold=True),
+    "guide": {"dim": True},
+    "title": {"bold": True},
+    "size": {"bold": True},
+    "directory": {"color": "blue", "bold": True},
+    "file": {"color": "green"},
+    "symbol": {"color": "cyan"},
+    "catch_all": {"color": "yellow"},
+    "detail": {"dim": True},
+    "warning": {"color": "yellow", "bold": True},
 }
 
 
@@ -48,7 +46,10 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
 def _painter(color: bool):
     if not color:
         return lambda _kind, text: text
-    rendered = {kind: style for kind, style in STYLES.items()}
+    from rich.color import ColorSystem
+    from rich.style import Style
+
+    rendered = {kind: Style(**style) for kind, style in STYLES.items()}
     return lambda kind, text: rendered[kind].render(text, color_system=ColorSystem.STANDARD)
 
 

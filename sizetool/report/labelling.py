@@ -27,6 +27,7 @@ RESERVED = "(reserved)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
 ObjectPathOf = Callable[[str], tuple[str, ...]]
+CodeGapPath = Callable[[int, int], "tuple[str, ...] | None"]
 
 
 def label_bytes(
@@ -36,11 +37,13 @@ def label_bytes(
     mangled_names: bool = False,
     input_sections: list[InputSection] | None = None,
     object_path_of: ObjectPathOf | None = None,
+    code_gap_path: CodeGapPath | None = None,
 ) -> list[SizeEntry]:
     """One entry per symbol (or catch-all run) per memory the section's bytes occupy, plus the fill between sections.
 
     With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
-    them (one entry per object and input section); only what the map does not explain stays a catch-all.
+    them (one entry per object and input section); only what the map does not explain stays a catch-all. Without
+    a map, code_gap_path(start, end) may name the source file of such bytes in a code section (None: a catch-all).
     """
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
@@ -72,6 +75,8 @@ def label_bytes(
                     )
                 )
             gaps = _gaps(section, runs)
+            if code_gap_path is not None and section.is_code and not inside:
+                gaps = _code_gap_entries(memory, section, gaps, code_gap_path, entries)
             entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of))
     entries.extend(fill_entries(placement))
     return entries
@@ -117,6 +122,24 @@ def _gaps(section: Section, runs) -> list[tuple[int, int]]:
     if cursor < section.address + section.size:
         gaps.append((cursor, section.address + section.size))
     return gaps
+
+
+def _code_gap_entries(memory, section, gaps, code_gap_path, entries) -> list[tuple[int, int]]:
+    """Adds one entry per source file for the gaps code_gap_path places (summed per file, like the map's); returns
+    the gaps it could not place."""
+    placed: dict[tuple[str, ...], list[int]] = {}
+    left = []
+    for start, end in gaps:
+        path = code_gap_path(start, end)
+        if path is None:
+            left.append((start, end))
+            continue
+        slot = placed.setdefault(path, [start, 0])
+        slot[1] += end - start
+    for path, (address, size) in sorted(placed.items()):
+        entries.append(SizeEntry(memory=memory, path=path, symbol=f"{NO_SYMBOL} {section.name}", section=section.name,
+                                 address=address, size=size))
+    return left
 
 
 def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntry]:

@@ -108,7 +108,8 @@ def build_report_and_image(
         roots = find_roots(index, _absolute_all(workspace), image.kconfig_symbols)
         tree_path = tree_path_finder(roots)
         source_files = {tree_path(f) for f in set(index.decl_file.values()) | set(index.unit_files)}
-        object_path_of = _object_finder(source_files)
+        object_units = object_compile_units(index, input_sections) if input_sections else {}
+        object_path_of = _object_finder(source_files, {o: tree_path(u) for o, u in object_units.items()})
         path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
         entries = label_bytes(
@@ -118,6 +119,7 @@ def build_report_and_image(
             mangled_names=mangled,
             input_sections=input_sections,
             object_path_of=object_path_of,
+            code_gap_path=None if input_sections else _code_gap_finder(index, tree_path),
         )
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
@@ -168,8 +170,42 @@ def _regions(placement: Placement, flash_size: int | None, ram_size: int | None)
     return regions
 
 
-def _object_finder(source_files: set[tuple[str, ...]]):
-    """Put an object's symbol-less bytes under the source file it was compiled from. By path: obj/app/main.o ->
+def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
+    """Each object file's compile unit (its DW_AT_name, as read), found by where its code went: DWARF's unit ranges
+    cover the code a unit contributed, and the map says which object each input section came from. The unit that
+    covers at least two thirds of an object's code bytes is its unit; so an object's string literals, vtables,
+    literal data and padding, which no unit range covers, follow its code to one source file. Objects whose code no
+    unit covers (no DWARF: a C library, assembler without -g) get none."""
+    votes: dict[str, Counter] = {}
+    for piece in input_sections:
+        if piece.object_file and piece.size and piece.name.startswith(".text"):
+            unit = index.unit_covering(piece.address)
+            if unit is not None:
+                votes.setdefault(piece.object_file, Counter())[unit] += piece.size
+    units = {}
+    for object_file, counts in votes.items():
+        unit, size = min(counts.items(), key=lambda item: (-item[1], item[0]))
+        if 3 * size >= 2 * sum(counts.values()):
+            units[object_file] = unit
+    return units
+
+
+def _code_gap_finder(index: SourceIndex, tree_path):
+    """Without a map: bytes no symbol covers in a code section, lying between two functions of one compile unit
+    (alignment between them, a literal pool after a function), belong to that unit's source file. Elsewhere (data
+    sections: merged string literals of several objects may sit between two symbols of one unit) nothing says whose
+    they are, and they stay a catch-all."""
+
+    def code_gap_path(start: int, end: int) -> tuple[str, ...] | None:
+        before, after = index.unit_covering(start - 1), index.unit_covering(end)
+        return tree_path(before) if before is not None and before == after else None
+
+    return code_gap_path
+
+
+def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tuple[str, ...]] | None = None):
+    """Put an object's symbol-less bytes under the source file it was compiled from: its compile unit's file when
+    DWARF says which unit it is (unit_paths, from object_compile_units); else by path: obj/app/main.o ->
     app/main.cc (the longest tail of the object's path that names exactly one source file, so a root node such as
     tflite-micro/ in front does not matter); an archive member by its name (libfoo.a(micro_interpreter.o)), and
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
@@ -195,7 +231,12 @@ def _object_finder(source_files: set[tuple[str, ...]]):
                     return next(iter(found))
         return None
 
+    unit_paths = unit_paths or {}
+
     def object_path_of(object_file: str) -> tuple[str, ...]:
+        unit_path = unit_paths.get(object_file)
+        if unit_path is not None:
+            return unit_path
         parts = object_path(object_file)
         if not parts or parts[0].startswith("(") and parts[0] != "(archives)":
             return parts

@@ -13,12 +13,10 @@ import hashlib
 import json
 import marshal
 import os
-import tempfile
-from pathlib import Path
 
 from sizetool import __version__
 from sizetool.report.report_model import (
-    Berkeley, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
+    Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
 )
 
 MAX_ENTRIES = 64
@@ -49,8 +47,8 @@ def cache_key(paths: list[str | None], options: dict) -> str:
     return digest.hexdigest()
 
 
-SIZETOOL_SOURCE = Path(__file__).resolve().parents[1]  # the whole package: every stage shapes a report or a graph
-TFLM_FACTS_SOURCE = SIZETOOL_SOURCE.parent / "tflm_facts"  # registration names shape the operator graph
+SIZETOOL_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # every stage shapes a report or graph
+TFLM_FACTS_SOURCE = os.path.join(os.path.dirname(SIZETOOL_SOURCE), "tflm_facts")  # names shape the operator graph
 
 
 @functools.lru_cache(maxsize=1)
@@ -60,11 +58,21 @@ def tool_fingerprint() -> str:
     return source_fingerprint(SIZETOOL_SOURCE) + source_fingerprint(TFLM_FACTS_SOURCE)
 
 
-def source_fingerprint(package: Path) -> str:
-    """A digest of every .py file below a directory, names and contents."""
+def source_fingerprint(package: str) -> str:
+    """A digest of every .py file below a directory: its name, size and modification time, as Python itself decides
+    whether a .pyc is stale (reading every file's contents would cost a cached run more than the rest of its work)."""
     digest = hashlib.sha256()
-    for source in sorted(package.rglob("*.py")):
-        digest.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes())
+    pending = [package]
+    while pending:
+        directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.is_dir() and entry.name != "__pycache__":
+                    pending.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    status = entry.stat()
+                    name = os.path.relpath(entry.path, package).replace(os.sep, "/")
+                    digest.update(f"{name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
     return digest.hexdigest()[:16]
 
 
@@ -87,6 +95,8 @@ def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) ->
     directory = cache_dir()
     try:
         os.makedirs(directory, exist_ok=True)
+        import tempfile
+
         handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
         try:
             with os.fdopen(handle, "wb") as stream:
@@ -103,7 +113,7 @@ def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) ->
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 3
+_FORMAT = 4
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -118,13 +128,14 @@ def _to_plain(report: SizeReport) -> tuple:
         list(report.warnings),
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
         report.input_format,
+        _map_fields(report.linker_map) if report.linker_map is not None else None,
     )
 
 
 def _from_plain(data: tuple, source: str) -> SizeReport:
     if data[0] != _FORMAT:
         raise ValueError("another cache format")
-    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley, input_format = data
+    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley, input_format, linker_map = data
     return SizeReport(
         source=source,
         arch=arch,
@@ -136,6 +147,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         warnings=list(warnings),
         berkeley=Berkeley(*berkeley) if berkeley else None,
         input_format=input_format,
+        linker_map=MapSource(*linker_map) if linker_map else None,
     )
 
 
@@ -149,3 +161,7 @@ def _prune(directory: str, kinds: tuple[str, ...], max_entries: int) -> None:
             os.unlink(entry.path)
         except OSError:
             pass
+
+
+def _map_fields(source: MapSource) -> tuple:
+    return (source.format, source.description, source.file, source.rom_total, source.ram_total)

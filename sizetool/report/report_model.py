@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 
 from sizetool import __version__
 from sizetool.errors import SizeToolError
+from sizetool.report.saved_schema import (
+    MISSING, SchemaError, fail, member, need_count, need_dict, need_list, need_str, need_strings,
+)
 
 MEMORIES = ("rom", "ram")
 REPORT_SCHEMA = "sizetool-report"
@@ -147,11 +149,16 @@ def map_source_to_dict(source: MapSource | None) -> dict | None:
     return data
 
 
-def map_source_from_dict(data) -> MapSource | None:
+def _map_source_checked(data) -> MapSource | None:
+    """A saved report's "map" field, type-checked like the rest of the report."""
     if not data:
         return None
-    return MapSource(str(data["format"]), str(data["description"]), str(data.get("file", "")),
-                     data.get("rom_total"), data.get("ram_total"))
+    need_dict(data, "map")
+    totals = [member(data, key, "map", None) for key in ("rom_total", "ram_total")]
+    return MapSource(need_str(member(data, "format", "map"), "map.format"),
+                     need_str(member(data, "description", "map"), "map.description"),
+                     need_str(member(data, "file", "map", ""), "map.file"),
+                     *(None if t is None else need_count(t, f"map.{k}") for t, k in zip(totals, ("rom_total", "ram_total"))))
 
 
 @dataclass
@@ -293,11 +300,19 @@ def _files_to_list(files: tuple[FileBytes, ...]) -> list[dict]:
             for f in files]
 
 
-def _files_from_list(items) -> tuple[FileBytes, ...]:
+def _files_from_list(items, where: str) -> tuple[FileBytes, ...]:
     # Reports saved before files carried bytes list plain paths.
-    return tuple(FileBytes(item, 0) if isinstance(item, str) else
-                 FileBytes(str(item["path"]), int(item.get("bytes", 0)), tuple(item.get("operators", ())))
-                 for item in items)
+    out = []
+    for index, item in enumerate(need_list(items, where)):
+        place = f"{where}[{index}]"
+        if isinstance(item, str):
+            out.append(FileBytes(item, 0))
+            continue
+        need_dict(item, place)
+        out.append(FileBytes(need_str(member(item, "path", place), place + ".path"),
+                             need_count(member(item, "bytes", place, 0), place + ".bytes"),
+                             need_strings(member(item, "operators", place, []), place + ".operators")))
+    return tuple(out)
 
 
 def operator_table_to_dict(table: OperatorTable) -> dict:
@@ -335,80 +350,116 @@ LEGACY_SHARED_NOTE = ("saved by an earlier size-report: an operator's shared byt
                       "uses, and its files have no byte counts")
 
 
-def operator_table_from_dict(data: dict) -> OperatorTable:
-    rows = data.get("operators", [])
-    legacy = any("runtime_bytes" not in o for o in rows)
-    notes = list(data.get("notes", []))
+def operator_table_from_dict(data: dict, where: str = "operators") -> OperatorTable:
+    """The operator table of a saved report (or a cache entry), type-checked (SchemaError names the bad field)."""
+    need_dict(data, where)
+    rows = need_list(member(data, "operators", where, []), where + ".operators")
+    operators = []
+    legacy = False
+    for index, o in enumerate(rows):
+        at = f"{where}.operators[{index}]"
+        need_dict(o, at)
+        legacy = legacy or "runtime_bytes" not in o
+        shared_with = []
+        for position, s in enumerate(need_list(member(o, "shared_with", at, []), at + ".shared_with")):
+            pair = f"{at}.shared_with[{position}]"
+            need_dict(s, pair)
+            shared_with.append(OperatorBytes(need_str(member(s, "op", pair), pair + ".op"),
+                                             need_count(member(s, "bytes", pair), pair + ".bytes")))
+        operators.append(OperatorCost(
+            op=need_str(member(o, "op", at), at + ".op"),
+            registration=need_str(member(o, "registration", at, ""), at + ".registration"),
+            exclusive_bytes=need_count(member(o, "exclusive_bytes", at), at + ".exclusive_bytes"),
+            shared_bytes=need_count(member(o, "shared_bytes", at, 0), at + ".shared_bytes"),
+            files=_files_from_list(member(o, "files", at, []), at + ".files"),
+            runtime_bytes=need_count(member(o, "runtime_bytes", at, 0), at + ".runtime_bytes"),
+            shared_files=_files_from_list(member(o, "shared_files", at, []), at + ".shared_files"),
+            shared_with=tuple(shared_with),
+            call_sites=need_count(member(o, "call_sites", at, 0), at + ".call_sites"),
+            call_site_bytes=need_count(member(o, "call_site_bytes", at, 0), at + ".call_site_bytes"),
+        ))
+    notes = list(need_strings(member(data, "notes", where, []), where + ".notes"))
     if legacy and LEGACY_SHARED_NOTE not in notes:
         notes.append(LEGACY_SHARED_NOTE)
+    resolvers = []
+    for index, r in enumerate(need_list(member(data, "resolvers", where, []), where + ".resolvers")):
+        at = f"{where}.resolvers[{index}]"
+        need_dict(r, at)
+        n = member(r, "n", at)
+        if type(n) is not str:
+            need_count(n, at + ".n")
+        resolvers.append(TemplateCost(template="tflite::MicroMutableOpResolver", arguments=str(n),
+                                      bytes=need_count(member(r, "bytes", at), at + ".bytes"),
+                                      symbols=need_strings(member(r, "symbols", at, []), at + ".symbols")))
+    templates = []
+    for index, t in enumerate(need_list(member(data, "templates", where, []), where + ".templates")):
+        at = f"{where}.templates[{index}]"
+        need_dict(t, at)
+        templates.append(TemplateCost(template=need_str(member(t, "template", at), at + ".template"),
+                                      arguments=need_str(member(t, "arguments", at), at + ".arguments"),
+                                      bytes=need_count(member(t, "bytes", at), at + ".bytes"),
+                                      symbols=need_strings(member(t, "symbols", at, []), at + ".symbols")))
     return OperatorTable(
-        operators=[
-            OperatorCost(
-                op=str(o["op"]),
-                registration=str(o.get("registration", "")),
-                exclusive_bytes=int(o["exclusive_bytes"]),
-                shared_bytes=int(o.get("shared_bytes", 0)),
-                files=_files_from_list(o.get("files", ())),
-                runtime_bytes=int(o.get("runtime_bytes", 0)),
-                shared_files=_files_from_list(o.get("shared_files", ())),
-                shared_with=tuple(OperatorBytes(str(s["op"]), int(s["bytes"])) for s in o.get("shared_with", ())),
-                call_sites=int(o.get("call_sites", 0)),
-                call_site_bytes=int(o.get("call_site_bytes", 0)),
-            )
-            for o in rows
-        ],
-        resolvers=[
-            TemplateCost(
-                template="tflite::MicroMutableOpResolver",
-                arguments=str(r["n"]),
-                bytes=int(r["bytes"]),
-                symbols=tuple(r.get("symbols", ())),
-            )
-            for r in data.get("resolvers", [])
-        ],
-        templates=[
-            TemplateCost(
-                template=str(t["template"]),
-                arguments=str(t["arguments"]),
-                bytes=int(t["bytes"]),
-                symbols=tuple(t.get("symbols", ())),
-            )
-            for t in data.get("templates", [])
-        ],
-        runtime_bytes=int(data.get("runtime_bytes", 0)),
-        total_rom=int(data.get("total_rom", 0)),
+        operators=operators,
+        resolvers=resolvers,
+        templates=templates,
+        runtime_bytes=need_count(member(data, "runtime_bytes", where, 0), where + ".runtime_bytes"),
+        total_rom=need_count(member(data, "total_rom", where, 0), where + ".total_rom"),
         notes=notes,
     )
 
 
-def entries_from_tree(tree: dict, memory: str) -> list[SizeEntry]:
-    """Recover the labelled entries from a Zephyr-shaped tree (leaves are the nodes without children)."""
+def entries_from_tree(tree: dict, memory: str, where: str = "symbols") -> list[SizeEntry]:
+    """Recover the labelled entries from a Zephyr-shaped tree (leaves are the nodes without children), checking the
+    type of every field (SchemaError names the node: `rom.symbols.children[2].children[0].size`)."""
+    need_dict(tree, where)
     entries: list[SizeEntry] = []
-    stack: list[tuple[dict, tuple[str, ...]]] = [(child, ()) for child in tree.get("children", [])]
+    top = member(tree, "children", where, [])
+    need_list(top, where + ".children")
+    # (node, path of names above it, its location as child indexes: made into text only for an error message)
+    stack: list[tuple[object, tuple[str, ...], tuple[int, ...]]] = [(child, (), (i,)) for i, child in enumerate(top)]
     while stack:
-        node, path = stack.pop()
+        node, path, location = stack.pop()
+
+        def place(field: str = "", location=location) -> str:
+            return where + "".join(f".children[{i}]" for i in location) + (f".{field}" if field else "")
+
+        if type(node) is not dict:
+            fail(place, "an object", node)
+        name = node.get("name", MISSING)
+        if type(name) is not str:
+            fail(lambda: place("name"), "a string", name)
         children = node.get("children")
         if children:
-            stack.extend((child, path + (str(node["name"]),)) for child in children)
+            if type(children) is not list:
+                fail(lambda: place("children"), "a list", children)
+            stack.extend((child, path + (name,), location + (i,)) for i, child in enumerate(children))
             continue
-        entries.append(
-            SizeEntry(
-                memory=memory,
-                path=path,
-                symbol=str(node["name"]),
-                section=str(node.get("section", "")),
-                address=int(node.get("address", 0)),
-                size=int(node["size"]),
-                mangled=str(node.get("mangled", "")),
-                aliases=tuple(node.get("aliases", ())),
-            )
-        )
+        size = node.get("size", MISSING)
+        if type(size) is not int or size < 0:
+            fail(lambda: place("size"), "a non-negative integer", size)
+        address = node.get("address", 0)
+        if type(address) is not int or address < 0:
+            fail(lambda: place("address"), "a non-negative integer", address)
+        section = node.get("section", "")
+        if type(section) is not str:
+            fail(lambda: place("section"), "a string", section)
+        mangled = node.get("mangled", "")
+        if type(mangled) is not str:
+            fail(lambda: place("mangled"), "a string", mangled)
+        aliases = node.get("aliases")
+        entries.append(SizeEntry(memory=memory, path=path, symbol=name, section=section, address=address, size=size,
+                                 mangled=mangled,
+                                 aliases=need_strings(aliases, lambda: place("aliases")) if aliases else ()))
     entries.sort(key=entry_order)
     return entries
 
 
 def report_from_dict(data: dict, source: str) -> SizeReport:
-    """Read a saved report, or a single Zephyr rom.json/ram.json (memory taken from its "memory" field or the name)."""
+    """Read a saved report, or a single Zephyr rom.json/ram.json (memory taken from its "memory" field or the name).
+
+    Every field is type-checked (sizetool/report/saved_schema.py): a damaged or hand-edited file is one SizeToolError
+    naming the file and the field, never a crash later."""
     if not isinstance(data, dict):
         raise SizeToolError(f"{source}: not a size report (expected a JSON object)")
     version = data.get("schema_version", 1)
@@ -417,56 +468,67 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
             f"{source}: saved-report schema version {version!r} is not one this size-report reads "
             f"({', '.join(map(str, READABLE_SCHEMA_VERSIONS))}); it was written by another version"
         )
+    if "rom" in data and "ram" in data:
+        memories = {m: (data[m], m) for m in MEMORIES}
+    elif "symbols" in data and "total_size" in data:
+        memory = data.get("memory") or ("ram" if "ram" in os.path.basename(source).lower() else "rom")
+        if memory not in MEMORIES:
+            raise SizeToolError(f"{source}: malformed size report: memory: expected \"rom\" or \"ram\", "
+                                f"got {memory!r}"[:300])
+        memories = {memory: (data, "")}
+    else:
+        raise SizeToolError(
+            f"{source}: not a size report (expects a saved size-report JSON or Zephyr's rom.json/ram.json)"
+        )
     try:
-        if "rom" in data and "ram" in data:
-            memories = {m: data[m] for m in MEMORIES}
-        elif "symbols" in data and "total_size" in data:
-            memory = data.get("memory") or ("ram" if "ram" in os.path.basename(source).lower() else "rom")
-            memories = {memory: data}
-        else:
-            raise SizeToolError(
-                f"{source}: not a size report (expects a saved size-report JSON or Zephyr's rom.json/ram.json)"
-            )
         entries: list[SizeEntry] = []
         totals = {"rom": 0, "ram": 0}
-        for memory, tree in memories.items():
-            entries.extend(entries_from_tree(tree["symbols"], memory))
-            totals[memory] = int(tree["total_size"])
-        regions = [
-            MemoryRegion(
-                name=str(r["name"]),
-                origin=int(r["origin"]),
-                length=int(r["length"]),
-                used=int(r["used"]),
-                attributes=str(r.get("attributes", "")),
-                memory=str(r.get("memory", "")),
-            )
-            for r in data.get("regions", [])
-        ]
+        for memory, (tree, where) in memories.items():
+            need_dict(tree, where or "(top)")
+            prefix = where + "." if where else ""
+            entries.extend(entries_from_tree(member(tree, "symbols", where), memory, prefix + "symbols"))
+            totals[memory] = need_count(member(tree, "total_size", where), prefix + "total_size")
+        regions = []
+        for index, r in enumerate(need_list(member(data, "regions", "", []), "regions")):
+            at = f"regions[{index}]"
+            need_dict(r, at)
+            region_memory = need_str(member(r, "memory", at, ""), at + ".memory")
+            if region_memory not in ("", *MEMORIES):
+                fail(at + ".memory", '"rom" or "ram"', region_memory)
+            regions.append(MemoryRegion(
+                name=need_str(member(r, "name", at), at + ".name"),
+                origin=need_count(member(r, "origin", at), at + ".origin"),
+                length=need_count(member(r, "length", at), at + ".length"),
+                used=need_count(member(r, "used", at), at + ".used"),
+                attributes=need_str(member(r, "attributes", at, ""), at + ".attributes"),
+                memory=region_memory,
+            ))
         berkeley_data = data.get("berkeley")
-        berkeley = (
-            Berkeley(int(berkeley_data["text"]), int(berkeley_data["data"]), int(berkeley_data["bss"]))
-            if berkeley_data else None
-        )
-        operators = operator_table_from_dict(data["operators"]) if data.get("operators") else None
-        linker_map = map_source_from_dict(data.get("map"))
-        entries.sort(key=entry_order)
-    except SizeToolError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise SizeToolError(f"{source}: malformed size report ({type(error).__name__}: {error})") from None
+        berkeley = None
+        if berkeley_data is not None:
+            need_dict(berkeley_data, "berkeley")
+            berkeley = Berkeley(*(need_count(member(berkeley_data, key, "berkeley"), f"berkeley.{key}")
+                                  for key in ("text", "data", "bss")))
+        operators = operator_table_from_dict(data["operators"]) if data.get("operators") is not None else None
+        warnings = list(need_strings(member(data, "warnings", "", []), "warnings"))
+        arch = need_str(member(data, "arch", "", ""), "arch")
+        linker_map = _map_source_checked(member(data, "map", "", None))
+        input_format = need_str(member(data, "input_format", "", ""), "input_format")
+    except SchemaError as error:
+        raise SizeToolError(f"{source}: malformed size report: {error}"[:500]) from None
+    entries.sort(key=entry_order)
     return SizeReport(
         source=source,
-        arch=str(data.get("arch", "")),
+        arch=arch,
         rom_total=totals["rom"],
         ram_total=totals["ram"],
         entries=entries,
         regions=regions,
         operators=operators,
-        warnings=list(data.get("warnings", [])),
+        warnings=warnings,
         berkeley=berkeley,
         linker_map=linker_map,
-        input_format=str(data.get("input_format", "")),
+        input_format=input_format,
     )
 
 
@@ -481,6 +543,8 @@ def load_report(path: str | os.PathLike) -> SizeReport:
         raise SizeToolError(f"{path}: not a JSON size report (not UTF-8 text)") from None
     except json.JSONDecodeError as error:
         raise SizeToolError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from None
+    except RecursionError:
+        raise SizeToolError(f"{path}: not a size report (JSON nested too deeply)") from None
     return report_from_dict(data, path)
 
 
@@ -528,6 +592,8 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
+        import tempfile
+
         handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     except OSError as error:
         raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None

@@ -106,14 +106,33 @@ def test_esp_idf_memory_types_are_budget_regions(tmp_path):
     ('[rom.operators]\nCONV_2D = "5%"\n', 2, "percentage is not allowed"),
     ('[rom.operators]\nCONV_2D = "8Q"\n', 2, "8Q"),
     ('[rom]\noperators = "8K"\n', 2, "must be a table of OP = size"),
+    # non-finite, negative, wrong types, wrong nesting: every one a line naming the file, never a crash
+    ('[rom]\nmax_growth = "nan%"\n', 2, "not a finite percentage"),
+    ('[rom]\nmax_growth = "inf%"\n', 2, "not a finite percentage"),
+    ('[regions]\nFLASH = "1e400%"\n', 2, "not a finite percentage"),
+    ('[rom]\nmax_growth = "-5%"\n', 2, "cannot be negative"),
+    ('[rom]\ntotal = nan\n', 2, "nan"),
+    ('[rom]\ntotal = inf\n', 2, "inf"),
+    ('[rom]\ntotal = -inf\n', 2, "inf"),
+    ('[rom]\ntotal = -1\n', 2, "cannot be negative"),
+    ('[rom]\ntotal = "-4K"\n', 2, "-4K"),
+    ('[rom]\ntotal = 1.5\n', 2, "not a whole number"),
+    ('[rom]\ntotal = true\n', 2, "True"),
+    ('[rom]\ntotal = [1, 2]\n', 2, "[1, 2]"),
+    ('[rom]\ntotal = 1979-05-27\n', 2, "1979"),
+    ('[rom.total]\nx = 1\n', 0, "must be a size, not a table"),
+    ('[rom.paths]\n"**" = {x = 1}\n', 2, "expected a size"),
+    ('rom = 5\n', 1, "must be a table"),
+    ('[[rom]]\ntotal = 1\n', 0, "must be a table"),
+    ('[models]\n"m.tflite" = {a = 1}\n', 2, "not a table"),
 ])
 def test_a_malformed_budget_names_file_line_and_reason(tmp_path, text, line, reason):
     path = budget_file(tmp_path, text)
     with pytest.raises(SizeToolError) as error:
         read_budget(path)
     message = str(error.value)
-    assert message.startswith(path) and reason in message
-    assert f":{line}:" in message or f"line {line}" in message
+    assert message.startswith(path) and reason in message and "\n" not in message
+    assert f":{line}:" in message or f"line {line}" in message or (line == 0 and message.startswith(path + ":"))
 
 
 def test_check_exits_1_on_failure_0_on_pass_2_on_bad_budget(tmp_path, capsys):

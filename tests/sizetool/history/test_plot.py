@@ -293,3 +293,66 @@ def test_browser_step_labels_never_overlap_when_steps_are_dense(chromium, tmp_pa
         delta = series.deltas["rom"][label["index"]]
         assert label["text"].startswith("+" if delta > 0 else "-")
     assert drawn["ram"]["steps"] == [] and drawn["ram"]["labels"] == []
+
+
+AXIS_LABELS = """<script>
+(function () {
+  var out = {};
+  ["rom", "ram"].forEach(function (memory) {
+    var svg = document.querySelector('svg[data-memory="' + memory + '"]');
+    out[memory] = {
+      width: svg.viewBox.baseVal.width,
+      labels: Array.prototype.map.call(svg.querySelectorAll("text.x-label"), function (t) {
+        var box = t.getBBox();
+        return { index: +t.getAttribute("data-index"), text: t.textContent, x: box.x, w: box.width };
+      })
+    };
+  });
+  document.body.setAttribute("data-labels", JSON.stringify(out));
+})();
+</script></body>"""
+
+
+def daily_builds(count: int, hours_apart: int = 24) -> PlotData:
+    from datetime import datetime, timedelta
+
+    builds = []
+    for index in range(count):
+        when = datetime(2026, 11, 1) + timedelta(hours=hours_apart * index)
+        builds.append(Build(id=index + 1, commit=f"{index + 1:040x}", branch="main", labels_key="{}", built_at=when,
+                            recorded_at=when, source="fw.elf", arch="arm", tool="t", build_url="",
+                            rom_total=100_000 + 10 * index, ram_total=50_000, min_symbol=64, base_id=None))
+    deltas = {m: [None] + [b.total(m) - a.total(m) for a, b in zip(builds, builds[1:])] for m in ("rom", "ram")}
+    stacks = {m: {"names": ["app"], "values": [[b.total(m) for b in builds]]} for m in ("rom", "ram")}
+    stacks["op"] = {"names": [], "values": []}
+    series = SeriesData(branch="main", labels={}, builds=builds, deltas=deltas, stacks=stacks,
+                        steps={"rom": [], "ram": []})
+    return PlotData(series=[series], step=parse_step("1K"), depth=1)
+
+
+@pytest.mark.parametrize("count,hours_apart,window", [
+    (2, 24, (1280, 1400)), (12, 24, (1280, 1400)), (365, 24, (1280, 1400)), (9, 24, (420, 1400)),
+    (8, 24, (818, 1400)), (60, 6, (1280, 1400)), (3, 1, (1280, 1400)),
+], ids=lambda value: "x".join(map(str, value)) if isinstance(value, tuple) else str(value))
+def test_browser_x_axis_labels_never_overlap(chromium, tmp_path, count, hours_apart, window):
+    """Builds a day apart (or several a day, or all within a day): the dates under each chart, measured as drawn,
+    keep apart and inside the chart; the first and the last day are labelled, and no label is printed twice (builds
+    of one day are told apart by their time)."""
+    data = daily_builds(count, hours_apart)
+    page = tmp_path / "daily.html"
+    page.write_text(render_plot_html(data).replace("</body>", AXIS_LABELS))
+    dom = load_page(chromium, page, window=window)
+    drawn = json.loads(next(e for e in dom.elements if e["tag"] == "body")["attrs"]["data-labels"])
+    times = [b.built_at for b in data.primary.builds]
+    for memory in ("rom", "ram"):
+        chart = drawn[memory]
+        labels = sorted(chart["labels"], key=lambda label: label["x"])
+        assert len(labels) >= min(2, len(set(t.date() for t in times)))
+        assert labels[0]["index"] == 0
+        assert times[labels[-1]["index"]].date() == times[-1].date()  # the last day is labelled
+        for label in labels:
+            assert label["w"] > 0 and label["x"] >= 0 and label["x"] + label["w"] <= chart["width"], label
+        for first, second in zip(labels, labels[1:]):
+            assert first["x"] + first["w"] + 4 <= second["x"], (first, second)
+        texts = [label["text"] for label in labels]
+        assert len(texts) == len(set(texts)), texts

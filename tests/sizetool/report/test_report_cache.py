@@ -1,5 +1,6 @@
 """The report cache: reused only for identical inputs, and never changes what is reported."""
 
+import os
 import shutil
 from pathlib import Path
 
@@ -46,14 +47,18 @@ def test_the_fingerprint_covers_every_stage_of_sizetool(tmp_path):
     from sizetool.report.report_cache import SIZETOOL_SOURCE, source_fingerprint
 
     # The cache key covers the readers and the operator code too, not only report/.
-    assert (SIZETOOL_SOURCE / "inputs" / "elf_reader.py").is_file()
-    assert (SIZETOOL_SOURCE / "operators" / "reference_graph.py").is_file()
+    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "inputs", "elf_reader.py"))
+    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "operators", "reference_graph.py"))
     (tmp_path / "inputs").mkdir()
     reader = tmp_path / "inputs" / "elf_reader.py"
     reader.write_text("A = 1\n")
-    before = source_fingerprint(tmp_path)
-    reader.write_text("A = 2\n")
-    assert source_fingerprint(tmp_path) != before
+    os.utime(reader, ns=(1_000_000_000, 1_000_000_000))
+    before = source_fingerprint(str(tmp_path))
+    assert source_fingerprint(str(tmp_path)) == before
+    reader.write_text("A = 2\n")  # an edit: same size, a new modification time (as Python's .pyc check sees it)
+    assert source_fingerprint(str(tmp_path)) != before
+    (tmp_path / "inputs" / "new_stage.py").write_text("")
+    assert source_fingerprint(str(tmp_path)) != before
 
 
 def test_the_fingerprint_covers_the_tflm_facts(monkeypatch, tmp_path):
@@ -61,7 +66,8 @@ def test_the_fingerprint_covers_the_tflm_facts(monkeypatch, tmp_path):
     from sizetool.report import report_cache
 
     (tmp_path / "registrations.py").write_text("A = 1\n")
-    monkeypatch.setattr(report_cache, "TFLM_FACTS_SOURCE", tmp_path)
+    os.utime(tmp_path / "registrations.py", ns=(1_000_000_000, 1_000_000_000))
+    monkeypatch.setattr(report_cache, "TFLM_FACTS_SOURCE", str(tmp_path))
     fingerprint = report_cache.tool_fingerprint.__wrapped__  # past the per-process memo
     before = fingerprint()
     (tmp_path / "registrations.py").write_text("A = 2\n")

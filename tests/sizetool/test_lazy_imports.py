@@ -1,0 +1,66 @@
+"""A cached `size-report firmware.elf` loads no parsing code: no ELF/DWARF reader, disassembler, database layer,
+template engine or CLI framework (most of a cached run's time would be importing them). Checked in a fresh
+interpreter, as a user's run is."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIRMWARE = REPO / "fixtures" / "firmware" / "out" / "cortex-m4"
+HEAVY = ("elftools", "capstone", "sqlalchemy", "alembic", "jinja2", "typer", "click", "rich", "pydantic", "cxxfilt",
+         "flatbuffers", "tempfile")
+PROBE = """
+import io, json, sys, contextlib
+from sizetool import cli
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    status = cli.main(sys.argv[1:])
+print(json.dumps({"status": status, "output": len(out.getvalue()),
+                  "modules": sorted({name.split(".")[0] for name in sys.modules})}))
+"""
+
+
+def modules_of_a_run(argv: list[str], cache: Path, probe: str = PROBE) -> dict:
+    env = {"SIZETOOL_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, env=env, cwd=REPO,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def modules_at_start_up(tmp_path) -> set[str]:
+    """What the interpreter itself loads (site and .pth files of the installation may import some of HEAVY)."""
+    probe = "import sys, json; print(json.dumps({'modules': sorted({n.split('.')[0] for n in sys.modules})}))"
+    return set(modules_of_a_run([], tmp_path, probe)["modules"])
+
+
+@pytest.mark.parametrize("options", [[], ["--map", str(FIRMWARE / "firmware.map")], ["--format", "json"],
+                                     ["--all", "--format", "csv"], ["--depth", "2", "--format", "markdown"]])
+def test_a_cached_report_loads_no_parsing_code(tmp_path, options):
+    argv = [str(FIRMWARE / "firmware.elf"), *options]
+    cold = modules_of_a_run(argv, tmp_path)
+    assert cold["status"] == 0 and "elftools" in cold["modules"]  # the cold run did parse (the probe sees imports)
+    cached = modules_of_a_run(argv, tmp_path)
+    assert cached["status"] == 0 and cached["output"] == cold["output"]
+    loaded = set(cached["modules"]) - modules_at_start_up(tmp_path)
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_diff_and_check_of_saved_reports_load_no_parsing_code(tmp_path):
+    """CI runs these on every build: two saved reports compared, a saved report gated, without an ELF reader, a
+    database layer or a CLI framework."""
+    saved = tmp_path / "report.json"
+    assert modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--save", str(saved), "-o", str(tmp_path / "t.txt")],
+                            tmp_path)["status"] == 0
+    budget = tmp_path / "budget.toml"
+    budget.write_text('[rom]\ntotal = "1M"\nmax_growth = "1K"\n')
+    start = modules_at_start_up(tmp_path)
+    for argv in (["diff", str(saved), str(saved)], ["check", str(saved), "--budget", str(budget), "--baseline",
+                                                     str(saved)]):
+        run = modules_of_a_run(argv, tmp_path)
+        assert run["status"] == 0 and run["output"] > 0
+        loaded = set(run["modules"]) - start
+        assert not loaded & set(HEAVY), (argv[0], sorted(loaded & set(HEAVY)))
