@@ -49,7 +49,7 @@ def field_at(offset: int, pointer_size: int) -> str | None:
 def kernel_role(function: str) -> str:
     """init, prepare, free, reset or invoke: the role of a kernel function its registration points at, by its name
     (the unqualified name without parameters, so a namespace called `init` does not count)."""
-    plain = function.split("(", 1)[0].rsplit("::", 1)[-1]
+    plain = function.replace("(anonymous namespace)", "").replace("{anonymous}", "").split("(", 1)[0].rsplit("::", 1)[-1]
     for role, pattern in _ROLE_WORDS:
         if pattern.search(plain):
             return role

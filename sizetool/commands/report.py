@@ -60,6 +60,15 @@ def report(
     keep: Optional[List[str]] = typer.Option(
         None, "--keep", metavar="OP[,OP...]",
         help="What if only these registrations (op names or .tflite models) were kept (repeatable; implies --ops)."),
+    stack: bool = typer.Option(
+        False, "--stack",
+        help="Worst-case stack depth and the path reaching it, for main, the entry point, threads and interrupt "
+             "handlers, or for the root functions named after the ELF (demangled or mangled). With --model, calls "
+             "through TFLM registrations reach only the kernels the models use."),
+    su_dir: Optional[str] = typer.Option(
+        None, "--su-dir", metavar="DIR",
+        help="With --stack: GCC -fstack-usage .su files under DIR; their figures are used and cross-checked "
+             "against the disassembly."),
 ) -> int:
     from sizetool.report.report_builder import build_report
     from sizetool.report.report_model import save_report, write_text_atomically
@@ -71,6 +80,10 @@ def report(
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
     elf, extra = paths[0], paths[1:]
+    if su_dir and not stack:
+        raise SizeToolError("--su-dir goes with --stack")
+    if stack:
+        return _stack(elf, extra, list(models or []), su_dir, output_format, output)
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
@@ -132,6 +145,40 @@ def report(
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
     return 1 if crosscheck is not None and not crosscheck.passed else 0
+
+
+def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, output_format: str,
+           output: str | None) -> int:
+    """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/operators/stack_depth.py)."""
+    import shutil
+
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.operators.stack_depth import analyse_stack
+    from sizetool.render.stack import FORMATS as STACK_FORMATS
+    from sizetool.render.stack import render_stack
+    from sizetool.report.report_model import write_text_atomically
+
+    if output_format not in STACK_FORMATS:
+        raise SizeToolError(f"--stack prints {', '.join(STACK_FORMATS)}, not {output_format}")
+    image = read_elf(elf)
+    su_entries = decl_files = None
+    if su_dir:
+        from sizetool.inputs.stack_usage import read_stack_usage_dir
+
+        su_entries = read_stack_usage_dir(su_dir)
+        if image.has_dwarf:
+            from sizetool.inputs.dwarf_paths import read_source_index
+
+            decl_files = read_source_index(elf).decl_file
+    report = analyse_stack(image, roots or None, su_entries, models or None, decl_files)
+    color = output is None and sys.stdout.isatty()
+    width = shutil.get_terminal_size((160, 24)).columns if color else None
+    text = render_stack(report, output_format, color=color, width=width)
+    if output:
+        write_text_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def render_operator_output(size_report, output_format: str, crosscheck, color: bool = False) -> str:
