@@ -61,13 +61,40 @@ class StackUsageMatch:
 def function_key(name: str) -> tuple[str, int]:
     """(qualified name without return type, templates and parameters; number of parameters) of a function name as
     GCC's .su files or the demangler print it."""
-    text = _WITH.sub("", _CLONE.sub("", name.strip()))
-    text = _ANONYMOUS.sub("@anon", text)
-    text = _LAMBDA.sub("lambda", text)
+    text = _plain_name(name)
     components, parameters = _split_components(text)
     if len(components) > 1 and components[-1] == "operator()" and components[-2] == "lambda":
         components.pop()
+    if components and components[-1] == "lambda":
+        parameters = -1  # GCC's "<lambda(float)>" and the demangler's "{lambda(float)#1}::operator()(float)"
     return "::".join(components), parameters
+
+
+def _plain_name(name: str) -> str:
+    text = _WITH.sub("", _CLONE.sub("", name.strip()))
+    text = _ANONYMOUS.sub("@anon", text)
+    text = _LAMBDA.sub("lambda", text)
+    # a function returning a function pointer: "R (* ns::f(params) const)(pointee params)" -> "ns::f(params) const"
+    opening = text.find("(* ")
+    if opening >= 0:
+        depth = 0
+        for index in range(opening, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                return text[opening + 3 : index]
+    return text
+
+
+def parameter_types(name: str) -> str:
+    """The last parameter list with `const` and spaces removed (`(const char*)` and `(char const*)` agree)."""
+    text = _plain_name(name)
+    end = text.rfind(")")
+    depth = 0
+    for index in range(end, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[index], 0)
+        if depth == 0:
+            return re.sub(r"\bconst\b|\s", "", text[index : end + 1])
+    return ""
 
 
 def _split_components(text: str) -> tuple[list[str], int]:
@@ -153,6 +180,9 @@ def match_stack_usage(entries: list[StackUsageEntry], graph: ReferenceGraph, fra
             candidates = same_file or candidates
         if len({(c.bytes, c.qualifiers) for c in candidates}) > 1:
             candidates = _same_template_arguments(node.name, candidates)
+        if len({(c.bytes, c.qualifiers) for c in candidates}) > 1:  # overloads: compare the parameter types
+            same = [c for c in candidates if parameter_types(c.function) == parameter_types(node.name)]
+            candidates = same or candidates
         if len({(c.bytes, c.qualifiers) for c in candidates}) > 1:
             result.ambiguous_entries += 1
             continue

@@ -205,6 +205,9 @@ def _named_roots(graph: ReferenceGraph, names: list[str]) -> list[tuple[str, str
     for name in names:
         exact = [i for i, n in enumerate(graph.nodes)
                  if n.kind == "func" and (name in (n.name, n.mangled) or name in n.aliases)]
+        if not exact and "(" not in name:  # the name as nm -C prints it, without the parameters
+            exact = [i for i, n in enumerate(graph.nodes)
+                     if n.kind == "func" and CLONE_SUFFIX.sub("", n.name).startswith(name + "(")]
         if not exact:
             key = function_key(name)
             wanted_parameters = "(" in name
