@@ -64,6 +64,17 @@ class StackStep:
     frame_source: str  # "su" (GCC's figure) or "disassembly"
 
 
+@dataclass(frozen=True)
+class KernelDepth:
+    """A kernel function a root reaches through a registration, and how deep it goes on its own."""
+
+    op: str
+    role: str  # init, prepare, invoke, free, reset
+    function: str
+    depth: int  # the kernel function's own worst case (add the depth at which the interpreter calls it)
+    bounded: bool
+
+
 @dataclass
 class RootDepth:
     root: str  # the root as named (main, the entry point's name, a user's name)
@@ -73,6 +84,7 @@ class RootDepth:
     depth: int
     path: list[StackStep]
     warnings: list[StackWarning]
+    kernels: list[KernelDepth] = field(default_factory=list)  # deepest first
 
     @property
     def bounded(self) -> bool:
@@ -154,7 +166,7 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
         depth = walker.depth(node)
         path = walker.path(node)
         results.append(RootDepth(label, kind, walker.name(node), graph.nodes[node].address, depth, path,
-                                 walker.warnings_reached(node)))
+                                 walker.warnings_reached(node), walker.kernels_reached(node)))
     report = StackReport(image.path, image.arch, results, len(frames), models=list(model_paths or []),
                          kernels=kernels)
     if match is not None:
@@ -285,6 +297,7 @@ class _Walker:
         self.on_path: list[int] = []
         self.warnings: dict[int, list[StackWarning]] = {}
         self.edges: dict[int, list[int]] = {}
+        self.kernel_calls: dict[int, list[tuple[str, str, int]]] = {}  # dispatcher -> (op, role, kernel node)
 
     def name(self, node: int) -> str:
         return self.calls.names.get(node) or self.calls.graph.nodes[node].name
@@ -348,7 +361,9 @@ class _Walker:
         roles = self.calls.dispatcher_roles.get(node, ())
         role = field_at(call.loaded_from, self.calls.pointer_size) if call.loaded_from is not None else None
         if role is not None and role in roles and not call.virtual:
-            return [(kernel, f"{role} of {op}") for op, kernel in self.calls.registration_targets.get(role, [])]
+            kernels = self.calls.registration_targets.get(role, [])
+            self.kernel_calls.setdefault(node, []).extend((op, role, kernel) for op, kernel in kernels)
+            return [(kernel, f"{role} of {op}") for op, kernel in kernels]
         detail = "through a function pointer, not followed"
         if call.virtual and call.loaded_from is not None:
             detail = f"a virtual call (vtable slot at offset {call.loaded_from}), not followed"
@@ -375,6 +390,25 @@ class _Walker:
             depth += call.depth if call.tail else size
             node, via, site = following, next_via, call.site
         return steps
+
+    def _reached(self, root: int) -> set[int]:
+        seen: set[int] = set()
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(self.edges.get(node, ()))
+        return seen
+
+    def kernels_reached(self, root: int) -> list[KernelDepth]:
+        """Every kernel function the root reaches through a registration, deepest first."""
+        found = set()
+        for node in self._reached(root):
+            for op, role, kernel in self.kernel_calls.get(node, ()):
+                bounded = not any(self.warnings.get(n) for n in self._reached(kernel))
+                found.add(KernelDepth(op, role, self.name(kernel), self.best[kernel][0], bounded))
+        return sorted(found, key=lambda k: (-k.depth, k.op, k.role, k.function))
 
     def warnings_reached(self, root: int) -> list[StackWarning]:
         seen: set[int] = set()

@@ -307,7 +307,8 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                     tracker.call(address, target & ~1)
                 else:
                     tracker.call(address, None, loads.get(first))
-                _forget(constants, loads, "r0", "r1", "r2", "r3", "ip", "lr")
+                # Registers a call clobbers are not forgotten: compiled code never reads one before writing it
+                # again, and the linear pass would otherwise lose a pointer loaded before a call on another branch.
                 continue
             if base == "bx":
                 if first == "lr":
@@ -390,12 +391,6 @@ def _memory_of(operands: str) -> tuple[str, int] | None:
     return match.group(1), int(match.group(2), 0) if match.group(2) else 0
 
 
-def _forget(constants, loads, *registers: str) -> None:
-    for register in registers:
-        constants.pop(register, None)
-        loads.pop(register, None)
-
-
 # -- RISC-V -----------------------------------------------------------------------------------------------------
 
 _RV_MEMORY = re.compile(r"(-?(?:0x[0-9a-f]+|\d+))\((\w+)\)")
@@ -433,7 +428,6 @@ def _riscv_frame(engine, runs, start: int, end: int) -> Frame:
                     tracker.jump(address, target, False)
                 else:
                     tracker.call(address, target)
-                    _forget(values, loads, *_RV_CALLER_SAVED)
                 continue
             if name == "j":
                 target = _relative(address, parts[-1])
@@ -458,7 +452,6 @@ def _relative(address: int, text: str) -> int | None:
 
 
 _RV_BRANCHES = frozenset({"beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez", "blez", "bgez", "bltz", "bgtz"})
-_RV_CALLER_SAVED = ("ra", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7")
 
 
 def _riscv_sp(tracker: _Tracker, address: int, name: str, parts: list[str], values) -> None:
@@ -527,7 +520,6 @@ def _riscv_indirect(tracker: _Tracker, address: int, mnemonic: str, name: str, p
         tracker.jump(address, target, False, loaded_from)
     else:
         tracker.call(address, target, loaded_from)
-        _forget(values, loads, *_RV_CALLER_SAVED)
 
 
 def _riscv_registers(address: int, name: str, parts: list[str], values, loads) -> None:
@@ -603,7 +595,6 @@ def _x86_frame(engine, runs, start: int, end: int) -> Frame:
                     tracker.call(address, target)
                 else:
                     tracker.call(address, None, _x86_loaded(first, loads))
-                loads.clear()
             elif mnemonic == "jmp":
                 target = _number(first)
                 if target is not None:

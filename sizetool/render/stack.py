@@ -20,6 +20,7 @@ from sizetool.report.report_model import dump_json
 FORMATS = ("tree", "json", "csv", "markdown")
 CSV_COLUMNS = ("root", "record", "step", "function", "address", "frame", "depth", "via", "call_site", "detail")
 TOP_WARNINGS = 20  # per root in the terminal and markdown (all in JSON and CSV)
+TOP_KERNELS = 10  # deepest kernels per root in the terminal and markdown (all in JSON and CSV)
 
 
 def render_stack(report: StackReport, output_format: str, color: bool = False, width: int | None = None) -> str:
@@ -59,6 +60,8 @@ def _root_to_dict(root: RootDepth) -> dict:
                   "frame_source": step.frame_source} for step in root.path],
         "warnings": [{"kind": w.kind, "function": w.function, "address": f"0x{w.address:08x}", "detail": w.detail}
                      for w in root.warnings],
+        "kernels": [{"op": k.op, "role": k.role, "function": k.function, "depth": k.depth, "bounded": k.bounded}
+                    for k in root.kernels],
     }
 
 
@@ -80,6 +83,9 @@ def render_stack_csv(report: StackReport) -> str:
                              step.frame_source))
         writer.writerow((root.root, "total", "", root.function, f"0x{root.address:08x}", "", root.depth, "",
                          "", "bounded" if root.bounded else "lower bound: see the warnings"))
+        for kernel in root.kernels:
+            writer.writerow((root.root, "kernel", "", kernel.function, "", "", kernel.depth,
+                             f"{kernel.role} of {kernel.op}", "", "bounded" if kernel.bounded else "lower bound"))
         for warning in root.warnings:
             writer.writerow((root.root, "warning", "", warning.function, f"0x{warning.address:08x}", "", "",
                              warning.kind, "", warning.detail))
@@ -128,6 +134,15 @@ def render_stack_tree(report: StackReport, color: bool = False, width: int | Non
         for step in root.path:
             path.add_row(str(step.depth), str(step.frame), step.function, _via(step), step.frame_source)
         console.print(path)
+        if root.kernels:
+            kernels = _table(("kernel", {"style": "cyan"}), ("", {}), ("own depth", {"justify": "right"}),
+                             ("function", {"overflow": "fold"}))
+            for kernel in root.kernels[:TOP_KERNELS]:
+                kernels.add_row(kernel.op, kernel.role, f"{kernel.depth} B" + ("" if kernel.bounded else " +"),
+                                kernel.function)
+            console.print(f"Deepest kernels it calls through registrations ({len(root.kernels)} functions; "
+                          "+: a lower bound):")
+            console.print(kernels)
         for warning in root.warnings[:TOP_WARNINGS]:
             console.print(f"warning: {warning.text()}", style="yellow")
         if len(root.warnings) > TOP_WARNINGS:
@@ -161,6 +176,11 @@ def render_stack_markdown(report: StackReport) -> str:
         for step in root.path:
             lines.append(f"| {step.depth} | {step.frame} | `{_md(step.function)}` | {_md(_via(step))} | "
                          f"{step.frame_source} |")
+        if root.kernels:
+            lines += ["", "| kernel | role | own depth | function |", "|---|---|---:|---|"]
+            for kernel in root.kernels[:TOP_KERNELS]:
+                lines.append(f"| {kernel.op} | {kernel.role} | {kernel.depth} B{'' if kernel.bounded else ' +'} | "
+                             f"`{_md(kernel.function)}` |")
         if root.warnings:
             lines.append("")
             for warning in root.warnings[:TOP_WARNINGS]:

@@ -140,3 +140,13 @@ def test_a_tail_call_adds_only_what_is_left_of_the_callers_frame():
     walker = _Walker(_CallGraph(graph, frames, {0: 32, 1: 40}, {0: "su", 1: "su"}, {}, 4, {}))
     assert walker.depth(0) == 40
     assert [(s.function, s.depth, s.via) for s in walker.path(0)] == [("a", 0, "root"), ("b", 0, "tail call")]
+
+
+def test_each_kernel_the_interpreter_reaches_is_listed_with_its_own_depth():
+    invoke = stack("cortex-m4", "tflite::MicroInterpreter::Invoke()").roots[0]
+    ops = {kernel.op for kernel in invoke.kernels}
+    assert {"DETECTION_POSTPROCESS", "CONV_2D", "SOFTMAX", "ADD"} <= ops
+    assert {kernel.role for kernel in invoke.kernels} == {"invoke"}
+    deepest = invoke.kernels[0]
+    assert deepest.op == "DETECTION_POSTPROCESS" and deepest.depth == invoke.depth - invoke.path[0].frame
+    assert [k.depth for k in invoke.kernels] == sorted((k.depth for k in invoke.kernels), reverse=True)
