@@ -165,6 +165,8 @@ def match_stack_usage(entries: list[StackUsageEntry], graph: ReferenceGraph, fra
     used: set[int] = set()
     for node_index in sorted(frames):
         node = graph.nodes[node_index]
+        if node.name.startswith(("non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ")):
+            continue  # a thunk has no .su line of its own; its name without the prefix is the function's
         names = (node.name, *node.aliases)
         candidates: list[StackUsageEntry] = []
         for name in names:

@@ -150,3 +150,17 @@ def test_each_kernel_the_interpreter_reaches_is_listed_with_its_own_depth():
     deepest = invoke.kernels[0]
     assert deepest.op == "DETECTION_POSTPROCESS" and deepest.depth == invoke.depth - invoke.path[0].frame
     assert [k.depth for k in invoke.kernels] == sorted((k.depth for k in invoke.kernels), reverse=True)
+
+
+def test_thread_entries_come_from_thread_creation_calls_and_zephyrs_static_threads():
+    from sizetool.operators.stack_depth import _thread_entries
+
+    nodes = [_node(0x100, "app_main"), _node(0x200, "k_thread_create"), _node(0x300, "sensor_thread"),
+             _node(0x400, "helper"), _node(0x500, "shell_thread"),
+             GraphNode(0x600, 0x630, 0x30, "._static_thread_data.static._k_thread_data_shell", "_k_thread_data_shell",
+                       "_k_thread_data_shell", "object")]
+    graph = ReferenceGraph(nodes=nodes, edges=[[1, 2, 3], [], [], [], [], [4]])
+    frames = {0: Frame(0x100, 16, (Call(0x104, 16, 0x200), Call(0x108, 16, 0x400))),
+              1: Frame(0x200, 8), 2: Frame(0x300, 8), 3: Frame(0x400, 8), 4: Frame(0x500, 8)}
+    # app_main passes sensor_thread's address to k_thread_create and calls helper: only sensor_thread is an entry
+    assert _thread_entries(graph, frames) == {2, 4}
