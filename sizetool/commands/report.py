@@ -65,6 +65,10 @@ def report(
         help="Worst-case stack depth and the path reaching it, for main, the entry point, threads and interrupt "
              "handlers, or for the root functions named after the ELF (demangled or mangled). With --model, calls "
              "through TFLM registrations reach only the kernels the models use."),
+    ignore: Optional[List[str]] = typer.Option(
+        None, "--ignore", metavar="FUNCTION",
+        help="With --stack: do not follow calls into this function (repeatable), e.g. an abort or logging path you "
+             "budget apart; the output says which were left out."),
     su_dir: Optional[str] = typer.Option(
         None, "--su-dir", metavar="DIR",
         help="With --stack: GCC -fstack-usage .su files under DIR; their figures are used and cross-checked "
@@ -80,10 +84,10 @@ def report(
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
     elf, extra = paths[0], paths[1:]
-    if su_dir and not stack:
-        raise SizeToolError("--su-dir goes with --stack")
+    if (su_dir or ignore) and not stack:
+        raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore'} goes with --stack")
     if stack:
-        return _stack(elf, extra, list(models or []), su_dir, output_format, output)
+        return _stack(elf, extra, list(models or []), su_dir, list(ignore or []), output_format, output)
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
@@ -147,7 +151,7 @@ def report(
     return 1 if crosscheck is not None and not crosscheck.passed else 0
 
 
-def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, output_format: str,
+def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
            output: str | None) -> int:
     """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/operators/stack_depth.py)."""
     import shutil
@@ -170,7 +174,7 @@ def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ou
             from sizetool.inputs.dwarf_paths import read_source_index
 
             decl_files = read_source_index(elf).decl_file
-    report = analyse_stack(image, roots or None, su_entries, models or None, decl_files)
+    report = analyse_stack(image, roots or None, su_entries, models or None, decl_files, ignore or None)
     color = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     text = render_stack(report, output_format, color=color, width=width)

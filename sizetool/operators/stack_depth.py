@@ -104,6 +104,7 @@ class StackReport:
     su_mismatches: list[tuple[str, int, int, str]] = field(default_factory=list)  # (function, disasm, su, qualifiers)
     models: list[str] = field(default_factory=list)
     kernels: dict[str, list[str]] = field(default_factory=dict)  # registration -> its kernel functions followed
+    ignored: list[str] = field(default_factory=list)  # functions whose calls were not followed
 
 
 @dataclass
@@ -116,12 +117,15 @@ class _CallGraph:
     pointer_size: int
     dispatcher_roles: dict[int, tuple[str, ...]]
     names: dict[int, str] = field(default_factory=dict)  # code chunks named by a size-0 symbol (assembly functions)
+    ignored: frozenset[int] = frozenset()  # functions whose calls are not followed (--ignore)
     warnings_at: dict[int, list[StackWarning]] = field(default_factory=dict)
 
 
 def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: list[StackUsageEntry] | None = None,
-                  model_paths: list[str] | None = None, decl_files: dict[int, str] | None = None) -> StackReport:
-    """Worst-case depth of each root (default: main, the entry point, threads, interrupt handlers)."""
+                  model_paths: list[str] | None = None, decl_files: dict[int, str] | None = None,
+                  ignore: list[str] | None = None) -> StackReport:
+    """Worst-case depth of each root (default: main, the entry point, threads, interrupt handlers). Calls into the
+    functions named in `ignore` (an error handler that never returns, logging) are not followed."""
     if not image.has_symtab:
         raise SizeToolError(f"{image.path}: has no symbol table (stripped?): stack depth needs function symbols")
     if image.arch not in SUPPORTED_ARCHITECTURES or not image.little_endian:
@@ -160,6 +164,7 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
             node = graph.node_at(symbol.address & ~1 if image.arch == "arm" else symbol.address)
             if node is not None and graph.nodes[node].kind == "chunk" and node in frames:
                 calls.names.setdefault(node, symbol.name)
+    calls.ignored = frozenset(node for _, _, node in _named_roots(graph, ignore)) if ignore else frozenset()
     walker = _Walker(calls)
     results = []
     for label, kind, node in chosen:
@@ -168,7 +173,7 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
         results.append(RootDepth(label, kind, walker.name(node), graph.nodes[node].address, depth, path,
                                  walker.warnings_reached(node), walker.kernels_reached(node)))
     report = StackReport(image.path, image.arch, results, len(frames), models=list(model_paths or []),
-                         kernels=kernels)
+                         kernels=kernels, ignored=sorted(walker.name(n) for n in calls.ignored))
     if match is not None:
         report.su_entries = len(su_entries or [])
         report.su_matched = len(match.by_node)
@@ -331,6 +336,8 @@ class _Walker:
         successors: list[int] = []
         for call in frame.calls if frame is not None else ():
             for target, via in self._targets(node, call, warnings):
+                if target in self.calls.ignored:
+                    continue
                 successors.append(target)
                 if target in self.on_path:
                     cycle = " -> ".join(self.name(n) for n in self.on_path[self.on_path.index(target):])

@@ -39,6 +39,7 @@ def stack_to_dict(report: StackReport) -> dict:
         "arch": report.arch,
         "functions_with_frames": report.frames,
         "models": report.models,
+        "ignored": report.ignored,
         "roots": [_root_to_dict(root) for root in report.roots],
     }
     if report.su_entries:
@@ -99,6 +100,8 @@ def _headline(report: StackReport) -> str:
                  f"{len(report.su_mismatches)} differ")
     if report.models:
         text += f"; kernels narrowed to {', '.join(os.path.basename(m) for m in report.models)}"
+    if report.ignored:
+        text += f"; calls into {', '.join(report.ignored)} not followed (--ignore)"
     return text
 
 

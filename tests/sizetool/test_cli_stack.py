@@ -108,3 +108,18 @@ def test_stack_rules_need_the_elf_not_a_saved_report(capsys, tmp_path):
     budget.write_text('[stack]\n"main" = "4K"\n')
     status, _, err = run(capsys, "check", saved, "--budget", budget)
     assert status == 2 and "[stack] rules" in err
+
+
+def test_ignore_cuts_the_calls_into_a_function(capsys):
+    _, out, _ = run(capsys, ELF, "--stack", "main", "--format", "json")
+    full = json.loads(out)["roots"][0]
+    assert any(step["function"].startswith("tflite::MicroPrintf(") for step in full["path"])
+    _, out, _ = run(capsys, ELF, "--stack", "main", "--ignore", "tflite::MicroPrintf", "--format", "json")
+    cut = json.loads(out)
+    assert cut["ignored"] == ["tflite::MicroPrintf(char const*, ...)"]
+    assert cut["roots"][0]["depth"] < full["depth"]
+    assert not any(step["function"].startswith("tflite::MicroPrintf(") for step in cut["roots"][0]["path"])
+    status, _, err = run(capsys, ELF, "--stack", "--ignore", "nosuch")
+    assert status == 2 and "nosuch" in err
+    status, _, err = run(capsys, ELF, "--ignore", "main")
+    assert status == 2 and "--ignore goes with --stack" in err
