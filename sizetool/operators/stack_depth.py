@@ -164,7 +164,7 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
             node = graph.node_at(symbol.address & ~1 if image.arch == "arm" else symbol.address)
             if node is not None and graph.nodes[node].kind == "chunk" and node in frames:
                 calls.names.setdefault(node, symbol.name)
-    calls.ignored = frozenset(node for _, _, node in _named_roots(graph, ignore)) if ignore else frozenset()
+    calls.ignored = frozenset(node for _, _, node in _named_roots(graph, ignore, "--ignore")) if ignore else frozenset()
     walker = _Walker(calls)
     results = []
     for label, kind, node in chosen:
@@ -217,7 +217,7 @@ def _dispatchers(graph: ReferenceGraph) -> dict[int, tuple[str, ...]]:
 
 # -- roots --------------------------------------------------------------------------------------------------------
 
-def _named_roots(graph: ReferenceGraph, names: list[str]) -> list[tuple[str, str, int]]:
+def _named_roots(graph: ReferenceGraph, names: list[str], what: str = "root") -> list[tuple[str, str, int]]:
     chosen = []
     for name in names:
         exact = [i for i, n in enumerate(graph.nodes)
@@ -231,11 +231,11 @@ def _named_roots(graph: ReferenceGraph, names: list[str]) -> list[tuple[str, str
             exact = [i for i, n in enumerate(graph.nodes) if n.kind == "func" and (
                 function_key(n.name) == key if wanted_parameters else function_key(n.name)[0] == key[0])]
         if not exact:
-            raise SizeToolError(f"unknown root function {name!r} (no function of that name in the ELF; give it as "
+            raise SizeToolError(f"unknown {what} function {name!r} (no function of that name in the ELF; give it as "
                                 "nm -C prints it, e.g. 'tflite::MicroInterpreter::Invoke()', or mangled)")
         if len(exact) > 1:
             names_found = "; ".join(graph.nodes[i].name for i in exact[:3])
-            raise SizeToolError(f"root {name!r} names {len(exact)} functions ({names_found}): give the parameters "
+            raise SizeToolError(f"{what} {name!r} names {len(exact)} functions ({names_found}): give the parameters "
                                 "or the mangled name")
         chosen.append((name, "named", exact[0]))
     return chosen
