@@ -164,3 +164,10 @@ def test_thread_entries_come_from_thread_creation_calls_and_zephyrs_static_threa
               1: Frame(0x200, 8), 2: Frame(0x300, 8), 3: Frame(0x400, 8), 4: Frame(0x500, 8)}
     # app_main passes sensor_thread's address to k_thread_create and calls helper: only sensor_thread is an entry
     assert _thread_entries(graph, frames) == {2, 4}
+
+
+def test_an_unsupported_architecture_is_refused(monkeypatch):
+    image = read_elf(str(OUT / "cortex-m4/firmware.elf"))
+    monkeypatch.setattr(image, "arch", "xtensa")
+    with pytest.raises(SizeToolError, match="not supported for xtensa"):
+        analyse_stack(image)
