@@ -25,6 +25,7 @@ than the entry point); or functions named by the user, demangled or mangled.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -279,12 +280,17 @@ def _thread_entries(graph: ReferenceGraph, frames: dict[int, Frame]) -> set[int]
     return found
 
 
+_VECTOR_TABLE_NAME = re.compile(r"(^|_)(vectors?|vector_table|isr_vector|pfnvectors)$", re.IGNORECASE)
+
+
 def _interrupt_handlers(graph: ReferenceGraph) -> list[int]:
-    """Functions a vector table (a section named like .isr_vector, .vectors, exc_vector_table) points at."""
+    """Functions a vector table points at: a section named like .isr_vector, .vectors, exc_vector_table, or an object
+    named like CMSIS's __Vectors, ST's g_pfnVectors, _vector_table."""
     found: list[int] = []
     for index, node in enumerate(graph.nodes):
         section = node.section.lower()
-        if node.kind in ("object", "chunk", "notype") and ("vector" in section or "isr" in section):
+        if node.kind in ("object", "chunk", "notype") and (
+                "vector" in section or "isr" in section or _VECTOR_TABLE_NAME.search(node.mangled)):
             for target in graph.edges[index]:
                 if graph.nodes[target].kind == "func" and target not in found:
                     found.append(target)

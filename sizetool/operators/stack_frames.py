@@ -26,6 +26,7 @@ on 32-bit targets) is told apart from other indirect calls (stack_depth.py).
 
 from __future__ import annotations
 
+import bisect
 import re
 import struct
 from collections import defaultdict
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 import capstone
 
 from sizetool.inputs.elf_reader import ElfImage, Symbol
+from sizetool.operators.disassembly import CodeRun
 from sizetool.operators.reference_graph import ReferenceGraph, code_runs
 from sizetool.report.labelling import symbol_runs
 
@@ -89,7 +91,8 @@ def function_frames(image: ElfImage, graph: ReferenceGraph) -> dict[int, Frame]:
         extent: dict[int, int] = {}
         owner: int | None = None
         last: int | None = None
-        for run in code_runs(image, section, data, symbol_runs(section, by_section.get(section.index, []))):
+        for run in _split_at(code_runs(image, section, data, symbol_runs(section, by_section.get(section.index, []))),
+                             sorted(named)):
             node = graph.node_at(run.start)
             if node is None or graph.nodes[node].kind not in ("func", "chunk"):
                 last = None
@@ -105,6 +108,19 @@ def function_frames(image: ElfImage, graph: ReferenceGraph) -> dict[int, Frame]:
             function = graph.nodes[node]
             frames[node] = _analyse(image.arch, engines, runs, function.address, extent[node])
     return frames
+
+
+def _split_at(runs, addresses: list[int]):
+    """The runs cut where a size-0 symbol starts (crt0's _mainCRTStartup after _stack_init, in one run)."""
+    for run in runs:
+        low = bisect.bisect_right(addresses, run.start)
+        high = bisect.bisect_left(addresses, run.end)
+        cuts = [run.start, *addresses[low:high], run.end]
+        if len(cuts) == 2:
+            yield run
+            continue
+        for begin, finish in zip(cuts, cuts[1:]):
+            yield CodeRun(run.section_start, run.section_data, begin, finish, run.mode)
 
 
 def _engines(image: ElfImage) -> dict[str, capstone.Cs]:
