@@ -163,8 +163,11 @@ def match_stack_usage(entries: list[StackUsageEntry], graph: ReferenceGraph, fra
         by_name[key[0]].append(entry)
     result = StackUsageMatch()
     used: set[int] = set()
+    unsuffixed = {graph.nodes[index].name for index in frames if not _CLONE.search(graph.nodes[index].name)}
     for node_index in sorted(frames):
         node = graph.nodes[node_index]
+        if _CLONE.search(node.name) and _CLONE.sub("", node.name) in unsuffixed:
+            continue  # a clone (.part.0, .constprop.0) beside its original: GCC's line is the original's
         if node.name.startswith(("non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ")):
             continue  # a thunk has no .su line of its own; its name without the prefix is the function's
         names = (node.name, *node.aliases)
@@ -226,14 +229,27 @@ _TEMPLATE_ARGUMENTS = re.compile(r"<([^<>]*)>")
 
 
 def _same_template_arguments(name: str, candidates: list[StackUsageEntry]) -> list[StackUsageEntry]:
-    """The candidates whose `[with tOpCount = 13]` values all appear among the ELF name's template arguments
-    (`MicroMutableOpResolver<13u>`)."""
-    arguments = {re.sub(r"(?<=\d)[ul]+$", "", a.strip()) for group in _TEMPLATE_ARGUMENTS.findall(name)
-                 for a in group.split(",")}
+    """The candidates whose `[with InputT = signed char; OutputT = short int]` values are, in order, the ELF name's
+    template arguments (`Softmax<signed char, short>`, `MicroMutableOpResolver<13u>`)."""
+    arguments = [_type_spelling(a) for group in _TEMPLATE_ARGUMENTS.findall(name.split("(", 1)[0])
+                 for a in group.split(",")]
     chosen = []
     for candidate in candidates:
         clause = _WITH.search(candidate.function)
-        values = {v.strip() for v in _WITH_VALUES.findall(clause.group(0))} if clause else set()
-        if values and values <= arguments:
+        values = [_type_spelling(v) for v in _WITH_VALUES.findall(clause.group(0))] if clause else []
+        if values and values == arguments:
             chosen.append(candidate)
     return chosen or candidates
+
+
+_INTEGER_SPELLINGS = {"short int": "short", "long int": "long", "long long int": "long long",
+                      "short unsigned int": "unsigned short", "long unsigned int": "unsigned long",
+                      "long long unsigned int": "unsigned long long", "unsigned int": "unsigned int"}
+
+
+def _type_spelling(text: str) -> str:
+    """GCC's and the demangler's spellings of one template argument made comparable (`short int` and `short`,
+    `13` and `13u`)."""
+    text = " ".join(text.split())
+    text = _INTEGER_SPELLINGS.get(text, text)
+    return re.sub(r"(?<=\d)[ul]+$", "", text)

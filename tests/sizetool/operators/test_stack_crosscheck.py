@@ -29,3 +29,23 @@ def test_the_key_counts_parameters_and_types_tell_overloads_apart():
     assert function_key("f()")[1] == function_key("int f(void)")[1] == 0
     assert parameter_types("const T* R::FindOp(const char*) const") == parameter_types("R::FindOp(char const*) const")
     assert parameter_types("R::FindOp(char const*) const") != parameter_types("R::FindOp(tflite::BuiltinOperator) const")
+
+
+def test_template_instantiations_are_told_apart_by_their_arguments_in_order():
+    from sizetool.inputs.stack_usage import StackUsageEntry
+    from sizetool.operators.stack_crosscheck import _same_template_arguments
+
+    def entry(clause, size):
+        return StackUsageEntry("softmax.su", "softmax.h", 69, "void tflite::reference_ops::Softmax(const SoftmaxParams&, "
+                               f"const InputT*, OutputT*) [with {clause}]", size, ("static",))
+
+    wide, narrow = entry("InputT = signed char; OutputT = short int", 88), entry(
+        "InputT = signed char; OutputT = signed char", 80)
+    name = "void tflite::reference_ops::Softmax<signed char, short>(tflite::SoftmaxParams const&, signed char const*, short*)"
+    assert _same_template_arguments(name, [narrow, wide]) == [wide]
+    resolver = "tflite::MicroMutableOpResolver<13u>::AddBuiltin(tflite::BuiltinOperator)"
+    thirteen = StackUsageEntry("m.su", "r.h", 1, "R<tOpCount>::AddBuiltin(B) [with unsigned int tOpCount = 13]", 32,
+                               ("static",))
+    three = StackUsageEntry("m.su", "r.h", 1, "R<tOpCount>::AddBuiltin(B) [with unsigned int tOpCount = 3]", 24,
+                            ("static",))
+    assert _same_template_arguments(resolver, [three, thirteen]) == [thirteen]
