@@ -366,6 +366,10 @@ class _Walker:
         kind = "tail call" if call.tail else "call"
         if call.target is not None:
             target = graph.node_at(call.target)
+            if target is not None and graph.nodes[target].section.startswith(".plt"):
+                warnings.append(StackWarning("unknown frame", graph.nodes[node].name, call.site,
+                                             f"{kind} into a shared library through the PLT ({call.target:#x})"))
+                return []
             if target is None or target not in self.calls.frames and graph.nodes[target].kind != "func":
                 warnings.append(StackWarning("call into no function", self.name(node), call.site,
                                              f"{kind} to {call.target:#x}"))

@@ -76,3 +76,41 @@ def test_an_unsupported_architecture_has_no_frames(monkeypatch):
     graph = build_reference_graph(image, with_edges=False)
     monkeypatch.setattr(image, "arch", "xtensa")
     assert function_frames(image, graph) == {}
+
+
+X86_SOURCE = r"""
+#include <alloca.h>
+#include <string.h>
+extern "C" {
+__attribute__((noinline)) int leaf(int a) { return a * 3 + 1; }
+__attribute__((noinline)) int big(int n) { volatile char b[1000]; b[n % 1000] = 1; return b[(n + 1) % 1000] + leaf(n); }
+__attribute__((noinline)) int dynamic(int n) { char* p = (char*)alloca(n); memset(p, 1, n); return p[n / 2] + big(n); }
+__attribute__((noinline)) int recurse(int n) { volatile int pad[8]; pad[n & 7] = n; return n <= 0 ? pad[0] : recurse(n - 1) + pad[n & 7]; }
+__attribute__((noinline)) int many(int a, int b, int c, int d, int e, int f, int g, int h) { return big(a + b + c + d + e + f + g + h); }
+}
+int main(int argc, char**) { return dynamic(argc + 10) + recurse(argc) + many(argc, 1, 2, 3, 4, 5, 6, 7); }
+"""
+
+
+def test_x86_64_frames_equal_gccs_and_alloca_and_recursion_are_reported(tmp_path):
+    import shutil
+    import subprocess
+
+    from sizetool.operators.stack_depth import analyse_stack
+
+    if shutil.which("g++") is None:
+        pytest.skip("the host compiler g++ is absent")
+    (tmp_path / "t.cc").write_text(X86_SOURCE)
+    subprocess.run(["g++", "-O2", "-fstack-usage", "-c", "t.cc", "-o", "t.o"], cwd=tmp_path, check=True)
+    subprocess.run(["g++", "-O2", "t.o", "-o", "t"], cwd=tmp_path, check=True)
+    entries = read_stack_usage_dir(str(tmp_path))
+    report = analyse_stack(read_elf(str(tmp_path / "t")), ["main"], entries)
+    static = {e.function.split(" ", 1)[1].split("(")[0]: e.bytes for e in entries if e.is_static}
+    assert set(static) >= {"leaf", "big", "recurse", "many"}
+    assert [m for m in report.su_mismatches if m[3] == "static"] == []
+    assert report.su_matched == len(entries)
+    main = report.roots[0]
+    kinds = {(w.kind, w.function) for w in main.warnings}
+    assert ("dynamic frame", "dynamic") in kinds and ("recursion", "recurse") in kinds
+    assert [step.function for step in main.path][:3] == ["main", "dynamic", "big"]
+    assert main.depth >= sum(static[name] for name in ("big", "leaf"))
