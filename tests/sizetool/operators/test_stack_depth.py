@@ -14,7 +14,7 @@ from sizetool.operators.stack_frames import Call, Frame, function_frames
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 OUT = FIXTURES / "firmware/out"
-MEASURED = json.loads((OUT / "run/stack_measured.json").read_text())
+MEASURED = json.loads((FIXTURES / "firmware/stack_measured.json").read_text())
 RUN_ELF = {"cortex-m4": OUT / "run/cortex-m4-mps2-an386/firmware.elf", "riscv32": OUT / "run/riscv32-virt/firmware.elf"}
 
 
