@@ -15,13 +15,18 @@
     FLASH = "95%"
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
     "person_detect.tflite" = "96K"
+    [stack]                   # worst-case stack depth from a root function (size-report ELF --stack ROOT)
+    "main" = "4K"
+    "tflite::MicroInterpreter::Invoke()" = "2K"
 
 Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
 An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
 (a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
 Model paths are relative to the budget file; model rules need each model's predicted firmware (ModelFirmware), which
 the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
-does not register fails: its firmware cannot be predicted from that build.
+does not register fails: its firmware cannot be predicted from that build. Stack rules need each root's worst-case
+depth (StackDepth), computed from the ELF (sizetool.operators.stack_depth); a depth that is only a lower bound (an
+unresolved indirect call, recursion, a dynamic frame) passes or fails on its figure, with a note saying so.
 """
 
 from __future__ import annotations
@@ -89,6 +94,14 @@ class ModelFirmware:
     missing: tuple[str, ...] = ()  # ops it needs that the build does not register
 
 
+@dataclass(frozen=True)
+class StackDepth:
+    """A root's worst-case stack depth, as the stack walk found it."""
+
+    depth: int
+    warnings: int = 0  # when > 0 the depth is a lower bound
+
+
 @dataclass
 class Budget:
     path: str
@@ -101,6 +114,11 @@ class Budget:
     @property
     def needs_operators(self) -> bool:
         return any(rule.kind == "operator" for rule in self.rules)
+
+    @property
+    def stack_roots(self) -> list[str]:
+        """The root functions of the [stack] rules."""
+        return [rule.pattern for rule in self.rules if rule.kind == "stack"]
 
     @property
     def models(self) -> list[str]:
@@ -160,9 +178,9 @@ def _fail(path: str, line: int, reason: str):
 def _rules(data: dict, text: str, path: str) -> list[Rule]:
     rules: list[Rule] = []
     for table, value in data.items():
-        if table not in ("rom", "ram", "regions", "models"):
+        if table not in ("rom", "ram", "regions", "models", "stack"):
             _fail(path, _line_of(text, table, table),
-                  f"unknown table [{table}] (expected [rom], [ram], [regions] or [models])")
+                  f"unknown table [{table}] (expected [rom], [ram], [regions], [models] or [stack])")
         if not isinstance(value, dict):
             _fail(path, _line_of(text, table), f"'{table}' must be a table such as [{table}]")
     for memory in ("rom", "ram"):
@@ -200,6 +218,13 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
         rules.append(Rule(f"models[{model}]", "rom", "model",
                           _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
                           pattern=os.path.join(folder, model), line=line))
+    for root, limit in data.get("stack", {}).items():
+        line = _line_of(text, root)
+        if isinstance(limit, dict):
+            _fail(path, line, f"[stack] {root!r}: must be a size, not a table")
+        rules.append(Rule(f"stack[{root}]", "stack", "stack",
+                          _limit(limit, path, line, f"[stack] {root!r}", percent_allowed=False),
+                          pattern=root, line=line))
     for region, limit in data.get("regions", {}).items():
         line = _line_of(text, region)
         rules.append(Rule(f"regions.{region}", "", "region",
@@ -255,8 +280,13 @@ def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
 
 
 def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None,
-                 models: dict[str, ModelFirmware] | None = None) -> list[RuleResult]:
-    """Every rule's result. `models` maps each of budget.models to its predicted firmware."""
+                 models: dict[str, ModelFirmware] | None = None,
+                 stack: dict[str, StackDepth] | None = None) -> list[RuleResult]:
+    """Every rule's result. `models` maps each of budget.models to its predicted firmware, `stack` each of
+    budget.stack_roots to its worst-case depth."""
+    if budget.stack_roots and stack is None:
+        raise SizeToolError(f"{report.source}: the [stack] rules of {budget.path} need the ELF (the stack depth is "
+                            "read from its code, which a saved report lacks)")
     if budget.models and models is None:
         raise SizeToolError(f"{report.source}: the [models] rules of {budget.path} need the ELF of an all-ops build "
                             "(a model's firmware is predicted from its reference graph, which a saved report lacks)")
@@ -282,6 +312,11 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             results.append(operator_result(rule, report))
         elif rule.kind == "model":
             results.append(model_result(rule, models[rule.pattern]))
+        elif rule.kind == "stack":
+            depth = stack[rule.pattern]
+            note = (f"a lower bound: {depth.warnings} warnings (indirect calls, recursion, dynamic frames; see "
+                    f"size-report ELF --stack)") if depth.warnings else "worst case over every path"
+            results.append(RuleResult(rule, rule.limit.resolve(0), depth.depth, note=note))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:

@@ -3,7 +3,8 @@
 A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
 with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2). A budget with [models]
 needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
-model, sizetool/operators/model_crosscheck.py).
+model, sizetool/operators/model_crosscheck.py). A budget with [stack] needs the ELF: each root's worst-case stack depth
+(sizetool/operators/stack_depth.py); an unknown root function is an input error naming the budget file.
 """
 
 from __future__ import annotations
@@ -86,6 +87,18 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
             for path in budget.models:
                 predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, path)
                 models[path] = ModelFirmware(predicted, len(registrations), missing)
+    stack = None
+    if budget.stack_roots and is_elf_file(build):
+        from sizetool.ci.budget import StackDepth
+        from sizetool.inputs.elf_reader import read_elf
+        from sizetool.operators.stack_depth import analyse_stack
+
+        try:
+            stack_report = analyse_stack(read_elf(build), budget.stack_roots)
+        except SizeToolError as error:
+            raise SizeToolError(f"{budget_file}: [stack]: {error}") from None
+        stack = {root: StackDepth(result.depth, len(result.warnings))
+                 for root, result in zip(budget.stack_roots, stack_report.roots)}
     base = None
     if baseline:
         from sizetool.history.baseline import is_history_baseline, load_history_baseline
@@ -94,7 +107,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
             base = load_history_baseline(baseline)
         else:
             base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
-    results = check_budget(budget, report, base, models)
+    results = check_budget(budget, report, base, models, stack)
 
     if output_format == "json":
         sys.stdout.write(render_results_json(results))

@@ -34,7 +34,7 @@ def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
                "op the firmware does not register, 2 usage or input error.")
     parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
     parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
-                        help="With --model, further .tflite models may follow the ELF.")
+                        help="With --model, further .tflite models may follow the ELF; with --stack, root functions.")
     parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
                         help="tree, json, csv, markdown or html.")
     parser.add_argument("--ram", action="store_true", help="Report RAM instead of ROM.")
@@ -67,6 +67,17 @@ def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
     parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
                         help="What if only these registrations (op names or .tflite models) were kept (repeatable; "
                              "implies --ops).")
+    parser.add_argument("--stack", action="store_true",
+                        help="Worst-case stack depth and the path reaching it, for main, the entry point, threads and "
+                             "interrupt handlers, or for the root functions named after the ELF (demangled or "
+                             "mangled). With --model, calls through TFLM registrations reach only the kernels the "
+                             "models use.")
+    parser.add_argument("--ignore", action="append", metavar="FUNCTION",
+                        help="With --stack: do not follow calls into this function (repeatable), e.g. an abort or "
+                             "logging path you budget apart; the output says which were left out.")
+    parser.add_argument("--su-dir", metavar="DIR",
+                        help="With --stack: GCC -fstack-usage .su files under DIR; their figures are used and "
+                             "cross-checked against the disassembly.")
     return parser
 
 
@@ -80,7 +91,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            depth: int = 0, group_by: str = "file", workspace: list[str] | None = None, mangled: bool = False,
            map_file: str | None = None, flash_size: str | None = None, ram_size: str | None = None,
            no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
-           models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None) -> int:
+           models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
+           stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None) -> int:
     from sizetool.report.report_builder import build_report
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -91,6 +103,10 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
     elf, extra = paths[0], paths[1:]
+    if (su_dir or ignore) and not stack:
+        raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore'} goes with --stack")
+    if stack:
+        return _stack(elf, extra, list(models or []), su_dir, list(ignore or []), output_format, output)
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
@@ -152,6 +168,40 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
     return 1 if crosscheck is not None and not crosscheck.passed else 0
+
+
+def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
+           output: str | None) -> int:
+    """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/operators/stack_depth.py)."""
+    import shutil
+
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.operators.stack_depth import analyse_stack
+    from sizetool.render.stack import FORMATS as STACK_FORMATS
+    from sizetool.render.stack import render_stack
+    from sizetool.report.report_model import write_text_atomically
+
+    if output_format not in STACK_FORMATS:
+        raise SizeToolError(f"--stack prints {', '.join(STACK_FORMATS)}, not {output_format}")
+    image = read_elf(elf)
+    su_entries = decl_files = None
+    if su_dir:
+        from sizetool.inputs.stack_usage import read_stack_usage_dir
+
+        su_entries = read_stack_usage_dir(su_dir)
+        if image.has_dwarf:
+            from sizetool.inputs.dwarf_paths import read_source_index
+
+            decl_files = read_source_index(elf).decl_file
+    report = analyse_stack(image, roots or None, su_entries, models or None, decl_files, ignore or None)
+    color = output is None and sys.stdout.isatty()
+    width = shutil.get_terminal_size((160, 24)).columns if color else None
+    text = render_stack(report, output_format, color=color, width=width)
+    if output:
+        write_text_atomically(output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def render_operator_output(size_report, output_format: str, crosscheck, color: bool = False) -> str:

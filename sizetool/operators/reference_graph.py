@@ -133,7 +133,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
     for section in sections if with_edges else ():
         if section.is_code and decoder is not None:
-            for run in _code_runs(image, section, contents[section.index], runs[section.index]):
+            for run in code_runs(image, section, contents[section.index], runs[section.index]):
                 references.extend(decoder(run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     stored_copies = [(stored, stored + size) for _, stored, size in copies]
@@ -233,7 +233,7 @@ def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
     return any(start <= address < end for start, end in ranges)
 
 
-def _code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
+def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
     """The instruction runs of a code section: per function (register tracking restarts at each function), split at
     ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
     from sizetool.operators.disassembly import CodeRun

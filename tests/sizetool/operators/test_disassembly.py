@@ -97,7 +97,7 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
 
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.operators.disassembly import capstone_thumb_decoder, thumb_references
-    from sizetool.operators.reference_graph import _code_runs
+    from sizetool.operators.reference_graph import code_runs
     from sizetool.report.labelling import symbol_runs
     from tests.conftest import FIXTURES
 
@@ -115,7 +115,7 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
         for section in image.sections:
             if not (section.is_alloc and section.is_code and section.size):
                 continue
-            runs = _code_runs(image, section, image.section_data(section), symbol_runs(section, by_section[section.index]))
+            runs = code_runs(image, section, image.section_data(section), symbol_runs(section, by_section[section.index]))
             for run in runs:
                 if run.mode == "thumb":
                     assert list(thumb_references(run)) == list(capstone_decoder(run)), (path, hex(run.start))

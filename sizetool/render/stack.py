@@ -1,0 +1,197 @@
+"""`size-report ELF --stack`: worst-case stack depth per root, as terminal tables, JSON, CSV or markdown.
+
+Every format carries, per root: its worst-case depth, whether that figure is an upper bound (no warnings) or not,
+the call path that reaches it (each function with its frame, the depth at which it is entered, how it was entered:
+call, tail call, `invoke of CONV_2D` through a registration, and where from), and the warnings of everything the
+root reaches, each with its function and address. With `--su-dir`, how GCC's `.su` figures matched the frames read
+from the disassembly, and every function where the two differ.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+from sizetool.operators.stack_depth import RootDepth, StackReport
+from sizetool.render.operators import _console, _finish, _md, _table
+from sizetool.report.report_model import dump_json
+
+FORMATS = ("tree", "json", "csv", "markdown")
+CSV_COLUMNS = ("root", "record", "step", "function", "address", "frame", "depth", "via", "call_site", "detail")
+TOP_WARNINGS = 20  # per root in the terminal and markdown (all in JSON and CSV)
+TOP_KERNELS = 10  # deepest kernels per root in the terminal and markdown (all in JSON and CSV)
+
+
+def render_stack(report: StackReport, output_format: str, color: bool = False, width: int | None = None) -> str:
+    if output_format == "json":
+        return dump_json(stack_to_dict(report))
+    if output_format == "csv":
+        return render_stack_csv(report)
+    if output_format == "markdown":
+        return render_stack_markdown(report)
+    return render_stack_tree(report, color=color, width=width)
+
+
+def stack_to_dict(report: StackReport) -> dict:
+    data = {
+        "source": report.source,
+        "arch": report.arch,
+        "functions_with_frames": report.frames,
+        "models": report.models,
+        "ignored": report.ignored,
+        "roots": [_root_to_dict(root) for root in report.roots],
+    }
+    if report.su_entries:
+        data["stack_usage"] = _su_summary(report)
+    return data
+
+
+def _root_to_dict(root: RootDepth) -> dict:
+    return {
+        "root": root.root,
+        "kind": root.kind,
+        "function": root.function,
+        "address": f"0x{root.address:08x}",
+        "depth": root.depth,
+        "bounded": root.bounded,
+        "path": [{"function": step.function, "address": f"0x{step.address:08x}", "frame": step.frame,
+                  "depth": step.depth, "via": step.via,
+                  "call_site": None if step.call_site is None else f"0x{step.call_site:08x}",
+                  "frame_source": step.frame_source} for step in root.path],
+        "warnings": [{"kind": w.kind, "function": w.function, "address": f"0x{w.address:08x}", "detail": w.detail}
+                     for w in root.warnings],
+        "kernels": [{"op": k.op, "role": k.role, "function": k.function, "depth": k.depth, "bounded": k.bounded}
+                    for k in root.kernels],
+    }
+
+
+def _su_summary(report: StackReport) -> dict:
+    return {"entries": report.su_entries, "matched": report.su_matched,
+            "mismatches": [{"function": name, "disassembly": disassembly, "su": su, "qualifiers": qualifiers}
+                           for name, disassembly, su, qualifiers in report.su_mismatches]}
+
+
+def render_stack_csv(report: StackReport) -> str:
+    """One row per path step and per warning of each root."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for root in report.roots:
+        for index, step in enumerate(root.path):
+            writer.writerow((root.root, "path", index, step.function, f"0x{step.address:08x}", step.frame, step.depth,
+                             step.via, "" if step.call_site is None else f"0x{step.call_site:08x}",
+                             step.frame_source))
+        writer.writerow((root.root, "total", "", root.function, f"0x{root.address:08x}", "", root.depth, "",
+                         "", "bounded" if root.bounded else "lower bound: see the warnings"))
+        for kernel in root.kernels:
+            writer.writerow((root.root, "kernel", "", kernel.function, "", "", kernel.depth,
+                             f"{kernel.role} of {kernel.op}", "", "bounded" if kernel.bounded else "lower bound"))
+        for warning in root.warnings:
+            writer.writerow((root.root, "warning", "", warning.function, f"0x{warning.address:08x}", "", "",
+                             warning.kind, "", warning.detail))
+    return out.getvalue()
+
+
+def _headline(report: StackReport) -> str:
+    text = f"Stack of {os.path.basename(report.source)} ({report.arch}): {report.frames} function frames"
+    if report.su_entries:
+        text += (f"; .su: {report.su_matched} functions matched of {report.su_entries} entries, "
+                 f"{len(report.su_mismatches)} differ")
+    if report.models:
+        text += f"; kernels narrowed to {', '.join(os.path.basename(m) for m in report.models)}"
+    if report.ignored:
+        text += f"; calls into {', '.join(report.ignored)} not followed (--ignore)"
+    return text
+
+
+def _bound(root: RootDepth) -> str:
+    if root.bounded:
+        return "upper bound"
+    return f"{len(root.warnings)} warning{'s' if len(root.warnings) != 1 else ''}"
+
+
+def _via(step) -> str:
+    if step.call_site is None:
+        return step.via
+    return f"{step.via} at {step.call_site:#x}"
+
+
+def render_stack_tree(report: StackReport, color: bool = False, width: int | None = None) -> str:
+    console, out = _console(color, width)
+    console.print(_headline(report), style="bold")
+    summary = _table(("root", {"style": "cyan", "overflow": "fold"}), ("kind", {}),
+                     ("worst case", {"justify": "right", "style": "bold"}), ("", {}),
+                     ("deepest function", {"overflow": "fold"}))
+    for root in report.roots:
+        summary.add_row(root.root, root.kind, f"{root.depth} B", _bound(root),
+                        root.path[-1].function if root.path else "")
+    console.print(summary)
+    for root in report.roots:
+        console.print()
+        console.print(f"{root.root} ({root.kind}): {root.depth} bytes worst case"
+                      + ("" if root.bounded else f", a lower bound: {_bound(root)} below"), style="bold")
+        path = _table(("depth", {"justify": "right"}), ("frame", {"justify": "right", "style": "bold"}),
+                      ("function", {"overflow": "fold", "style": "cyan", "ratio": 3}),
+                      ("entered by", {"overflow": "fold", "ratio": 2}), ("frame from", {}))
+        for step in root.path:
+            path.add_row(str(step.depth), str(step.frame), step.function, _via(step), step.frame_source)
+        console.print(path)
+        if root.kernels:
+            kernels = _table(("kernel", {"style": "cyan"}), ("", {}), ("own depth", {"justify": "right"}),
+                             ("function", {"overflow": "fold"}))
+            for kernel in root.kernels[:TOP_KERNELS]:
+                kernels.add_row(kernel.op, kernel.role, f"{kernel.depth} B" + ("" if kernel.bounded else " +"),
+                                kernel.function)
+            console.print(f"Deepest kernels it calls through registrations ({len(root.kernels)} functions; "
+                          "+: a lower bound):")
+            console.print(kernels)
+        for warning in root.warnings[:TOP_WARNINGS]:
+            console.print(f"warning: {warning.text()}", style="yellow")
+        if len(root.warnings) > TOP_WARNINGS:
+            console.print(f"... and {len(root.warnings) - TOP_WARNINGS} more warnings (all in --format json or csv)",
+                          style="yellow")
+    _mismatches_tree(console, report)
+    return _finish(out)
+
+
+def _mismatches_tree(console, report: StackReport) -> None:
+    if not report.su_mismatches:
+        return
+    console.print()
+    console.print(".su figures that differ from the disassembly (the walk uses the larger):", style="yellow")
+    table = _table(("function", {"overflow": "fold"}), ("disassembly", {"justify": "right"}),
+                   (".su", {"justify": "right"}), ("qualifiers", {}))
+    for name, disassembly, su, qualifiers in report.su_mismatches:
+        table.add_row(name, str(disassembly), str(su), qualifiers)
+    console.print(table)
+
+
+def render_stack_markdown(report: StackReport) -> str:
+    lines = [f"### {_md(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
+             "|---|---|---:|---|---|"]
+    for root in report.roots:
+        lines.append(f"| `{_md(root.root)}` | {root.kind} | {root.depth} B | {_bound(root)} | "
+                     f"`{_md(root.path[-1].function) if root.path else ''}` |")
+    for root in report.roots:
+        lines += ["", f"#### `{_md(root.root)}`: {root.depth} bytes", "",
+                  "| depth | frame | function | entered by | frame from |", "|---:|---:|---|---|---|"]
+        for step in root.path:
+            lines.append(f"| {step.depth} | {step.frame} | `{_md(step.function)}` | {_md(_via(step))} | "
+                         f"{step.frame_source} |")
+        if root.kernels:
+            lines += ["", "| kernel | role | own depth | function |", "|---|---|---:|---|"]
+            for kernel in root.kernels[:TOP_KERNELS]:
+                lines.append(f"| {kernel.op} | {kernel.role} | {kernel.depth} B{'' if kernel.bounded else ' +'} | "
+                             f"`{_md(kernel.function)}` |")
+        if root.warnings:
+            lines.append("")
+            for warning in root.warnings[:TOP_WARNINGS]:
+                lines.append(f"- {_md(warning.text())}")
+            if len(root.warnings) > TOP_WARNINGS:
+                lines.append(f"- ... and {len(root.warnings) - TOP_WARNINGS} more")
+    if report.su_mismatches:
+        lines += ["", "| function | disassembly | .su | qualifiers |", "|---|---:|---:|---|"]
+        for name, disassembly, su, qualifiers in report.su_mismatches:
+            lines.append(f"| `{_md(name)}` | {disassembly} | {su} | {qualifiers} |")
+    return "\n".join(lines) + "\n"
