@@ -24,7 +24,7 @@ from sizetool.report.report_model import OperatorTable, SizeReport, operator_tab
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 1
+_FORMAT = 2
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
+from sizetool.operators.code_sections import dwarf_code_sections
 from sizetool.operators.reference_graph import ReferenceGraph, build_reference_graph
 from tflm_facts.registrations import method_for_registration, parser_name, registration_methods
 
@@ -89,7 +90,10 @@ class OperatorGraph:
 
 def analyse_operators(image: ElfImage, input_sections=None) -> OperatorGraph:
     """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
-    input sections, the functions of one code input section keep each other (the linker keeps or drops it whole)."""
+    input sections, the functions of one code input section keep each other (the linker keeps or drops it whole);
+    without them, the code sections DWARF's .debug_aranges shows stand in (code_sections.py)."""
+    if input_sections is None:
+        input_sections = dwarf_code_sections(image)
     if not image.has_symtab:
         graph = build_reference_graph(image, with_edges=False)
         return OperatorGraph(graph, image.rom_total, has_symbols=False)
