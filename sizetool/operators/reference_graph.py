@@ -41,6 +41,7 @@ _POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "S
 _NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
 _ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
 _RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
+_SMALL_NUMBER = 0x1000  # data words below this are taken for numbers when judging a data object (see _plausible_pointers)
 _X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
 
 
@@ -145,6 +146,9 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         owned.extend(_eh_frame_entries(image, sections, contents))
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    thumb_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.thumb}
+    data_words = _plausible_pointers(data_words, sections, runs, function_starts, thumb_starts, code_ranges)
+    decoded_count = len(references)
     references.extend(data_words)
     nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
@@ -156,11 +160,15 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     # (libgcc's __aeabi_fsub starts inside __aeabi_frsub). Anything else is a constant that looks like an address
     # (newlib's stdio flags 0x10009 fall inside a kernel's Eval).
     entry_points = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
-    for source_node, target, target_node in resolved:
+    code_of = {s.index: contents[s.index] for s in sections if s.is_code} if thumb_starts else {}
+    for position, (source_node, target, target_node) in enumerate(resolved):
         if source_node is None or target_node is None or source_node == target_node:
             continue
         if nodes[target_node].kind == "func" and (target & ~1) not in entry_points:
             continue
+        if (target in thumb_starts and position < decoded_count and relocations is None
+                and not _thumb_branch_at(references[position][0], sections, code_of)):
+            continue  # a Thumb function's address as a value has its low bit set: this is a number (see below)
         if (source_node, target) in section_walks:
             continue
         edge_sets[source_node].add(target_node)
@@ -174,6 +182,98 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
+
+
+def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Section], runs, function_starts: set[int],
+                       thumb_starts: set[int], code_ranges) -> list[tuple[int, int]]:
+    """The data words that may be pointers. Without relocations a word is only a number that happens to fall inside
+    the image, which on a firmware linked at address 0 (CMSIS's ARMCM4_gcc.ld, most vendor scripts) is true of many
+    small integers: a table of int32 values would keep functions and tables of operators nobody registers alive.
+    Left out:
+    - 0 (a null pointer; at address 0 there is the vector table, which is a root anyway);
+    - a word equal to the even address of a Thumb function: a pointer to it has its low bit set;
+    - every word of a data object (a sized symbol outside code) most of whose words point nowhere sensible: a
+      numeric table, a model's bytes. A word points somewhere sensible when it hits a function's entry (with the
+      right Thumb bit), the start of a data object, or symbol-less bytes (string literals). Vtables, registration
+      structs and arrays of pointers pass; numbers seldom do. Words outside the image (floats, large constants) and
+      small values (counts, indices, enums below 4 KiB that hit no entry point or object start) count neither way."""
+    if not data_words:
+        return data_words
+    starts: list[int] = []
+    ends: list[int] = []
+    kinds: list[str] = []
+    for section in sections:
+        for symbol, _aliases, size in runs.get(section.index, ()):
+            starts.append(symbol.address)
+            ends.append(symbol.address + size)
+            kinds.append("code" if section.is_code and symbol.kind == "func" else "data")
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    starts = [starts[i] for i in order]
+    ends = [ends[i] for i in order]
+    kinds = [kinds[i] for i in order]
+    spans = sorted((s.address, s.address + s.size) for s in sections)
+    span_starts = [start for start, _ in spans]
+
+    def symbol_at(address: int) -> int | None:
+        position = bisect.bisect_right(starts, address) - 1
+        return position if position >= 0 and address < ends[position] else None
+
+    def in_image(address: int) -> bool:
+        position = bisect.bisect_right(span_starts, address) - 1
+        return position >= 0 and address < spans[position][1]
+
+    def sensible(value: int) -> bool:
+        if value & 1 and (value & ~1) in thumb_starts:
+            return True
+        if value in function_starts and value not in thumb_starts:
+            return True
+        holder = symbol_at(value)
+        if holder is None:
+            return in_image(value)  # symbol-less bytes: strings, fill
+        return kinds[holder] == "data" and starts[holder] == value
+
+    def exact_hit(value: int) -> bool:  # an entry point or an object's first byte
+        return sensible(value) and symbol_at(value) is not None
+
+    kept: list[tuple[int, int]] = []
+    by_object: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for address, value in data_words:
+        if value == 0 or value in thumb_starts or not in_image(value):
+            continue
+        if value < _SMALL_NUMBER and not exact_hit(value):
+            continue  # a count, an index, an enum
+        holder = symbol_at(address)
+        if holder is None or kinds[holder] == "code" or _inside(address, code_ranges):
+            kept.append((address, value))  # literal pools, symbol-less data: word by word
+        else:
+            by_object[holder].append((address, value))
+    for words in by_object.values():
+        if len(words) < 4 or 2 * sum(1 for _, value in words if sensible(value)) >= len(words):
+            kept.extend(words)
+    kept.sort()
+    return kept
+
+
+def _thumb_branch_at(address: int, sections: list[Section], code_of: dict[int, bytes]) -> bool:
+    """Whether the Thumb instruction at `address` is a branch (B, B<c>, CBZ/CBNZ, BL, B.W): the only references
+    that name a Thumb function by its even address."""
+    for section in sections:
+        data = code_of.get(section.index)
+        if data is None or not section.address <= address < section.address + section.size:
+            continue
+        offset = address - section.address
+        if offset + 2 > len(data):
+            return False
+        first = data[offset] | data[offset + 1] << 8
+        if first < 0xE800:
+            top = first >> 11
+            return top == 0b11100 or (top in (0b11010, 0b11011) and (first >> 8) & 0xF < 0xE) or (
+                first & 0xF500 == 0xB100)
+        if 0xF000 <= first < 0xF800 and offset + 4 <= len(data):
+            second = data[offset + 2] | data[offset + 3] << 8
+            return bool(second & 0x8000)
+        return False
+    return False
 
 
 def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
