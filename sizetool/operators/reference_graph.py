@@ -147,7 +147,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
     thumb_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.thumb}
-    data_words = _plausible_pointers(data_words, sections, runs, function_starts, thumb_starts, code_ranges)
+    data_words = _plausible_pointers(data_words, sections, runs, function_starts, thumb_starts, code_ranges,
+                                     image.mapping_symbols)
     decoded_count = len(references)
     references.extend(data_words)
     nodes = _nodes(sections, runs, references, owned)
@@ -185,13 +186,15 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
 
 
 def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Section], runs, function_starts: set[int],
-                       thumb_starts: set[int], code_ranges) -> list[tuple[int, int]]:
+                       thumb_starts: set[int], code_ranges, mapping_symbols) -> list[tuple[int, int]]:
     """The data words that may be pointers. Without relocations a word is only a number that happens to fall inside
     the image, which on a firmware linked at address 0 (CMSIS's ARMCM4_gcc.ld, most vendor scripts) is true of many
     small integers: a table of int32 values would keep functions and tables of operators nobody registers alive.
     Left out:
     - 0 (a null pointer; at address 0 there is the vector table, which is a root anyway);
     - a word equal to the even address of a Thumb function: a pointer to it has its low bit set;
+    - a word pointing into instructions ($a/$t runs of ARM code) other than a function's entry: the bytes "cc\\0\\0"
+      ending a "kernels/x.cc" string read 0x6363, which may fall inside libgcc's symbol-less glue;
     - every word of a data object (a sized symbol outside code) most of whose words point nowhere sensible: a
       numeric table, a model's bytes. A word points somewhere sensible when it hits a function's entry (with the
       right Thumb bit), the start of a data object, or symbol-less bytes (string literals). Vtables, registration
@@ -222,15 +225,31 @@ def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Sectio
         position = bisect.bisect_right(span_starts, address) - 1
         return position >= 0 and address < spans[position][1]
 
+    markers = sorted(mapping_symbols)
+    marker_starts = [address for address, _ in markers]
+
+    def inside_instructions(value: int) -> bool:
+        position = bisect.bisect_right(marker_starts, value & ~1) - 1
+        return position >= 0 and markers[position][1] in ("$t", "$a") and _inside(value, code_ranges)
+
+    def entry(value: int) -> bool:
+        if value & 1:
+            return (value & ~1) in thumb_starts
+        return value in function_starts and value not in thumb_starts
+
     def sensible(value: int) -> bool:
-        if value & 1 and (value & ~1) in thumb_starts:
-            return True
-        if value in function_starts and value not in thumb_starts:
+        if entry(value):
             return True
         holder = symbol_at(value)
         if holder is None:
-            return in_image(value)  # symbol-less bytes: strings, fill
+            return in_image(value) and not inside_instructions(value)  # symbol-less bytes: strings, fill
         return kinds[holder] == "data" and starts[holder] == value
+
+    def into_instructions(value: int) -> bool:  # into code, but not at a function's entry
+        if entry(value) or not inside_instructions(value):
+            return False
+        holder = symbol_at(value)
+        return holder is None or kinds[holder] == "code"
 
     def exact_hit(value: int) -> bool:  # an entry point or an object's first byte
         return sensible(value) and symbol_at(value) is not None
@@ -244,12 +263,13 @@ def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Sectio
             continue  # a count, an index, an enum
         holder = symbol_at(address)
         if holder is None or kinds[holder] == "code" or _inside(address, code_ranges):
-            kept.append((address, value))  # literal pools, symbol-less data: word by word
+            if not into_instructions(value):
+                kept.append((address, value))  # literal pools, symbol-less data: word by word
         else:
             by_object[holder].append((address, value))
     for words in by_object.values():
         if len(words) < 4 or 2 * sum(1 for _, value in words if sensible(value)) >= len(words):
-            kept.extend(words)
+            kept.extend((address, value) for address, value in words if not into_instructions(value))
     kept.sort()
     return kept
 
