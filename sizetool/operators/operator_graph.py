@@ -70,6 +70,7 @@ class OperatorGraph:
     kept_targets: dict[int, tuple[int, ...]] = field(default_factory=dict)  # caller -> what it refers to outside
     #                                                                         its AddXxx() call sites
     unreached_bytes: int = 0  # flash reached from no root (padding, fill, data referred to in unseen ways)
+    unexplained_roots: frozenset[int] = frozenset()  # functions and objects no root reaches, kept as runtime roots
     has_symbols: bool = True
     _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
@@ -112,7 +113,8 @@ def analyse_operators(image: ElfImage, input_sections=None) -> OperatorGraph:
     # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
     # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
     # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
-    result.runtime_roots = frozenset(runtime_roots | unreached_symbols(graph, reached))
+    result.unexplained_roots = frozenset(unreached_symbols(graph, reached))
+    result.runtime_roots = frozenset(runtime_roots | result.unexplained_roots)
     result.unreached_bytes = image.rom_total - graph.rom_bytes(reached)
     owners = {node: o.op for o in operators for node in o.nodes}
     owners.update({shared.node: None for shared in shared_roots})
