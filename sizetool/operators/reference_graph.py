@@ -41,6 +41,7 @@ _POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "S
 _NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
 _ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
 _RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
+_DATA_INPUT_SECTIONS = (".rodata", ".data", ".sdata", ".srodata")
 _SMALL_NUMBER = 0x1000  # data words below this are taken for numbers when judging a data object (see _plausible_pointers)
 _X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
 
@@ -256,19 +257,27 @@ def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Sectio
 
     kept: list[tuple[int, int]] = []
     by_object: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    nonzero_words: dict[int, int] = defaultdict(int)  # per data object, every word that is not 0
     for address, value in data_words:
-        if value == 0 or value in thumb_starts or not in_image(value):
+        if value == 0:
+            continue
+        holder = symbol_at(address)
+        if holder is not None:
+            nonzero_words[holder] += 1
+        if value in thumb_starts or not in_image(value):
             continue
         if value < _SMALL_NUMBER and not exact_hit(value):
             continue  # a count, an index, an enum
-        holder = symbol_at(address)
-        if holder is None or kinds[holder] == "code" or _inside(address, code_ranges):
+        if holder is None or kinds[holder] == "code":
             if not into_instructions(value):
                 kept.append((address, value))  # literal pools, symbol-less data: word by word
         else:
             by_object[holder].append((address, value))
-    for words in by_object.values():
-        if len(words) < 4 or 2 * sum(1 for _, value in words if sensible(value)) >= len(words):
+    for holder, words in by_object.items():
+        hits = sum(1 for _, value in words if sensible(value))
+        if 20 * hits < nonzero_words[holder]:
+            continue  # a table of numbers: newlib's two_over_pi holds one value equal to a CMSIS-NN table's address
+        if len(words) < 4 or 2 * hits >= len(words):
             kept.extend((address, value) for address, value in words if not into_instructions(value))
     kept.sort()
     return kept
@@ -447,17 +456,25 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
 
 def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
     """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
-    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first."""
+    __math_divzerof), and data objects that came in one data input section (an object built without
+    -fdata-sections, whose code reaches its objects through one section anchor), are kept or dropped together: each
+    refers to the next, the last to the first. Merged string sections (.rodata.str1.1) are left alone."""
     for piece in input_sections:
-        if not piece.size or not piece.name.startswith(".text") or not _inside(piece.address, code_ranges):
+        if not piece.size:
+            continue
+        if piece.name.startswith(".text") and _inside(piece.address, code_ranges):
+            kind = "func"
+        elif piece.name.startswith(_DATA_INPUT_SECTIONS) and ".str" not in piece.name:
+            kind = "object"  # newlib's e_expf.o .rodata: halF, ln2LO, ... reached through one section anchor
+        else:
             continue
         first = graph.node_at(piece.address)
         if first is None:
             continue
-        members = [first]
+        members = [first] if graph.nodes[first].kind == kind else []
         index = first + 1
         while index < len(graph.nodes) and graph.nodes[index].address < piece.address + piece.size:
-            if graph.nodes[index].kind == "func":
+            if graph.nodes[index].kind == kind:
                 members.append(index)
             index += 1
         if len(members) > 1:
