@@ -24,7 +24,7 @@ from sizetool.report.report_model import OperatorTable, SizeReport, operator_tab
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 1
+_FORMAT = 3
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:
@@ -75,12 +75,13 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         operator_graph.unreached_bytes,
         operator_graph.has_symbols,
         sorted(operator_graph.kept_targets.items()),
+        sorted(operator_graph.unexplained_roots),
     )
 
 
 def from_plain(data: tuple) -> OperatorGraph:
     (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
-     has_symbols, kept_targets) = data
+     has_symbols, kept_targets, unexplained) = data
     if version != _FORMAT:
         raise ValueError("another cache format")
     graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded)
@@ -96,6 +97,7 @@ def from_plain(data: tuple) -> OperatorGraph:
         unreached_bytes=unreached,
         has_symbols=has_symbols,
         kept_targets=dict(kept_targets),
+        unexplained_roots=frozenset(unexplained),
     )
 
 

@@ -65,6 +65,7 @@ class ModelCost:
     only_ops: tuple[str, ...]  # registrations no other given model needs
     adds_to_others: int  # predicted ROM for all the models minus that for all the others
     missing: tuple[str, ...] = ()  # ops it needs that the firmware lacks: the prediction has no code for them
+    may_be_high_by: int = 0  # firmware_bytes may be up to this much too high (operator_sets.SetCost.unsure_bytes)
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,8 @@ def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: 
     costs = []
     for path in crosscheck.models:
         others = set().union(*(ops for other, ops in serving.items() if other != path))
-        firmware = rom - keep_only(operator_graph, serving[path]).saving
+        kept = keep_only(operator_graph, serving[path])
+        firmware = rom - kept.saving
         without = rom - keep_only(operator_graph, others).saving
         costs.append(ModelCost(
             model=path,
@@ -216,6 +218,7 @@ def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: 
             only_ops=tuple(sorted(serving[path] - others)),
             adds_to_others=all_models - without,
             missing=tuple(m.op.name for m in crosscheck.missing if path in m.models),
+            may_be_high_by=kept.unsure_bytes,
         ))
     return ModelSets(unused, rom, no_operators, tuple(costs))
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
+from sizetool.operators.code_sections import dwarf_code_sections
 from sizetool.operators.reference_graph import ReferenceGraph, build_reference_graph
 from tflm_facts.registrations import method_for_registration, parser_name, registration_methods
 
@@ -75,6 +76,7 @@ class OperatorGraph:
     kept_targets: dict[int, tuple[int, ...]] = field(default_factory=dict)  # caller -> what it refers to outside
     #                                                                         its AddXxx() call sites
     unreached_bytes: int = 0  # flash reached from no root (padding, fill, data referred to in unseen ways)
+    unexplained_roots: frozenset[int] = frozenset()  # functions and objects no root reaches, kept as runtime roots
     has_symbols: bool = True
     _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
@@ -96,7 +98,10 @@ class OperatorGraph:
 def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> OperatorGraph:
     """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
     input sections, the functions of one code input section keep each other (the linker keeps or drops it whole);
-    `copies` are RAM ranges the map says are initialised from stored bytes the ELF keeps elsewhere (IAR)."""
+    without them, the code sections DWARF's .debug_aranges shows stand in (code_sections.py). `copies` are RAM ranges
+    the map says are initialised from stored bytes the ELF keeps elsewhere (IAR)."""
+    if input_sections is None:
+        input_sections = dwarf_code_sections(image)
     if not image.has_symtab:
         graph = build_reference_graph(image, with_edges=False)
         return OperatorGraph(graph, image.rom_total, has_symbols=False)
@@ -115,7 +120,8 @@ def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> Operat
     # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
     # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
     # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
-    result.runtime_roots = frozenset(runtime_roots | unreached_symbols(graph, reached))
+    result.unexplained_roots = frozenset(unreached_symbols(graph, reached))
+    result.runtime_roots = frozenset(runtime_roots | result.unexplained_roots)
     result.unreached_bytes = image.rom_total - graph.rom_bytes(reached)
     owners = {node: o.op for o in operators for node in o.nodes}
     owners.update({shared.node: None for shared in shared_roots})

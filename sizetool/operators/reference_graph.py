@@ -41,6 +41,8 @@ _POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "S
 _NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
 _ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
 _RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
+_DATA_INPUT_SECTIONS = (".rodata", ".data", ".sdata", ".srodata")
+_SMALL_NUMBER = 0x1000  # data words below this are taken for numbers when judging a data object (see _plausible_pointers)
 _X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
 
 
@@ -167,6 +169,10 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         owned.extend(_eh_frame_entries(image, sections, contents))
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    thumb_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.thumb}
+    data_words = _plausible_pointers(data_words, sections, runs, function_starts, thumb_starts, code_ranges,
+                                     image.mapping_symbols)
+    decoded_count = len(references)
     references.extend(data_words)
     nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
@@ -178,11 +184,15 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     # (libgcc's __aeabi_fsub starts inside __aeabi_frsub). Anything else is a constant that looks like an address
     # (newlib's stdio flags 0x10009 fall inside a kernel's Eval).
     entry_points = function_starts | {node.address for node in nodes if node.kind in ("func", "chunk")}
-    for source_node, target, target_node in resolved:
+    code_of = {s.index: contents[s.index] for s in sections if s.is_code and s.index in contents} if thumb_starts else {}
+    for position, (source_node, target, target_node) in enumerate(resolved):
         if source_node is None or target_node is None or source_node == target_node:
             continue
         if nodes[target_node].kind == "func" and (target & ~1) not in entry_points:
             continue
+        if (target in thumb_starts and position < decoded_count and relocations is None
+                and not _thumb_branch_at(references[position][0], sections, code_of)):
+            continue  # a Thumb function's address as a value has its low bit set: this is a number (see below)
         if (source_node, target) in section_walks:
             continue
         edge_sets[source_node].add(target_node)
@@ -196,6 +206,125 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
+
+
+def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Section], runs, function_starts: set[int],
+                       thumb_starts: set[int], code_ranges, mapping_symbols) -> list[tuple[int, int]]:
+    """The data words that may be pointers. Without relocations a word is only a number that happens to fall inside
+    the image, which on a firmware linked at address 0 (CMSIS's ARMCM4_gcc.ld, most vendor scripts) is true of many
+    small integers: a table of int32 values would keep functions and tables of operators nobody registers alive.
+    Left out:
+    - 0 (a null pointer; at address 0 there is the vector table, which is a root anyway);
+    - a word equal to the even address of a Thumb function: a pointer to it has its low bit set;
+    - a word pointing into instructions ($a/$t runs of ARM code) other than a function's entry: the bytes "cc\\0\\0"
+      ending a "kernels/x.cc" string read 0x6363, which may fall inside libgcc's symbol-less glue;
+    - every word of a data object (a sized symbol outside code) most of whose words point nowhere sensible: a
+      numeric table, a model's bytes. A word points somewhere sensible when it hits a function's entry (with the
+      right Thumb bit), the start of a data object, or symbol-less bytes (string literals). Vtables, registration
+      structs and arrays of pointers pass; numbers seldom do. Words outside the image (floats, large constants) and
+      small values (counts, indices, enums below 4 KiB that hit no entry point or object start) count neither way."""
+    if not data_words:
+        return data_words
+    starts: list[int] = []
+    ends: list[int] = []
+    kinds: list[str] = []
+    for section in sections:
+        for symbol, _aliases, size in runs.get(section.index, ()):
+            starts.append(symbol.address)
+            ends.append(symbol.address + size)
+            kinds.append("code" if section.is_code and symbol.kind == "func" else "data")
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    starts = [starts[i] for i in order]
+    ends = [ends[i] for i in order]
+    kinds = [kinds[i] for i in order]
+    spans = sorted((s.address, s.address + s.size) for s in sections)
+    span_starts = [start for start, _ in spans]
+
+    def symbol_at(address: int) -> int | None:
+        position = bisect.bisect_right(starts, address) - 1
+        return position if position >= 0 and address < ends[position] else None
+
+    def in_image(address: int) -> bool:
+        position = bisect.bisect_right(span_starts, address) - 1
+        return position >= 0 and address < spans[position][1]
+
+    markers = sorted(mapping_symbols)
+    marker_starts = [address for address, _ in markers]
+
+    def inside_instructions(value: int) -> bool:
+        position = bisect.bisect_right(marker_starts, value & ~1) - 1
+        return position >= 0 and markers[position][1] in ("$t", "$a") and _inside(value, code_ranges)
+
+    def entry(value: int) -> bool:
+        if value & 1:
+            return (value & ~1) in thumb_starts
+        return value in function_starts and value not in thumb_starts
+
+    def sensible(value: int) -> bool:
+        if entry(value):
+            return True
+        holder = symbol_at(value)
+        if holder is None:
+            return in_image(value) and not inside_instructions(value)  # symbol-less bytes: strings, fill
+        return kinds[holder] == "data" and starts[holder] == value
+
+    def into_instructions(value: int) -> bool:  # into code, but not at a function's entry
+        if entry(value) or not inside_instructions(value):
+            return False
+        holder = symbol_at(value)
+        return holder is None or kinds[holder] == "code"
+
+    def exact_hit(value: int) -> bool:  # an entry point or an object's first byte
+        return sensible(value) and symbol_at(value) is not None
+
+    kept: list[tuple[int, int]] = []
+    by_object: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    nonzero_words: dict[int, int] = defaultdict(int)  # per data object, every word that is not 0
+    for address, value in data_words:
+        if value == 0:
+            continue
+        holder = symbol_at(address)
+        if holder is not None:
+            nonzero_words[holder] += 1
+        if value in thumb_starts or not in_image(value):
+            continue
+        if value < _SMALL_NUMBER and not exact_hit(value):
+            continue  # a count, an index, an enum
+        if holder is None or kinds[holder] == "code":
+            if not into_instructions(value):
+                kept.append((address, value))  # literal pools, symbol-less data: word by word
+        else:
+            by_object[holder].append((address, value))
+    for holder, words in by_object.items():
+        hits = sum(1 for _, value in words if sensible(value))
+        if 20 * hits < nonzero_words[holder]:
+            continue  # a table of numbers: newlib's two_over_pi holds one value equal to a CMSIS-NN table's address
+        if len(words) < 4 or 2 * hits >= len(words):
+            kept.extend((address, value) for address, value in words if not into_instructions(value))
+    kept.sort()
+    return kept
+
+
+def _thumb_branch_at(address: int, sections: list[Section], code_of: dict[int, bytes]) -> bool:
+    """Whether the Thumb instruction at `address` is a branch (B, B<c>, CBZ/CBNZ, BL, B.W): the only references
+    that name a Thumb function by its even address."""
+    for section in sections:
+        data = code_of.get(section.index)
+        if data is None or not section.address <= address < section.address + section.size:
+            continue
+        offset = address - section.address
+        if offset + 2 > len(data):
+            return False
+        first = data[offset] | data[offset + 1] << 8
+        if first < 0xE800:
+            top = first >> 11
+            return top == 0b11100 or (top in (0b11010, 0b11011) and (first >> 8) & 0xF < 0xE) or (
+                first & 0xF500 == 0xB100)
+        if 0xF000 <= first < 0xF800 and offset + 4 <= len(data):
+            second = data[offset + 2] | data[offset + 3] << 8
+            return bool(second & 0x8000)
+        return False
+    return False
 
 
 def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
@@ -370,18 +499,26 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
 
 def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
     """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
-    __math_divzerof) are kept or dropped together: each refers to the next, the last to the first. Symbol-less code
-    in it counts too (Xtensa libgcc's assembler routines such as __nesf2 have size-0 symbols)."""
+    __math_divzerof), and data objects that came in one data input section (an object built without
+    -fdata-sections, whose code reaches its objects through one section anchor), are kept or dropped together: each
+    refers to the next, the last to the first. Symbol-less code in a code section counts too (Xtensa libgcc's
+    assembler routines such as __nesf2 have size-0 symbols). Merged string sections (.rodata.str1.1) are left alone."""
     for piece in input_sections:
-        if not piece.size or not piece.name.startswith((".text", ".iram1")) or not _inside(piece.address, code_ranges):
+        if not piece.size:
+            continue
+        if piece.name.startswith((".text", ".iram1")) and _inside(piece.address, code_ranges):
+            kinds = ("func", "chunk")
+        elif piece.name.startswith(_DATA_INPUT_SECTIONS) and ".str" not in piece.name:
+            kinds = ("object",)  # newlib's e_expf.o .rodata: halF, ln2LO, ... reached through one section anchor
+        else:
             continue
         first = graph.node_at(piece.address)
         if first is None:
             continue
-        members = [first]
+        members = [first] if graph.nodes[first].kind in kinds else []
         index = first + 1
         while index < len(graph.nodes) and graph.nodes[index].address < piece.address + piece.size:
-            if graph.nodes[index].kind in ("func", "chunk"):
+            if graph.nodes[index].kind in kinds:
                 members.append(index)
             index += 1
         if len(members) > 1:

@@ -153,17 +153,25 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
     return data
 
 
+def bound_sentence(unsure: int) -> str:
+    """The error bound a prediction carries, in words (every format says it the same way)."""
+    return (f"may be up to {unsure} bytes too high: that much stays only because code no reference explains keeps "
+            "it (functions sharing a library input section with code in use; --map, or DWARF in the libraries, "
+            "shows which)")
+
+
 def sets_to_dict(sets: ModelSets) -> dict:
     unused = sets.unused
     return {
         "unused_saving": {"ops": list(unused.ops), "bytes": unused.saving, "code_bytes": unused.code_bytes,
                           "call_sites": unused.call_sites, "call_site_bytes": unused.call_site_bytes},
         "predicted_rom": sets.predicted_rom,
+        "predicted_rom_may_be_high_by": unused.unsure_bytes,
         "no_operators_rom": sets.no_operators_rom,
         "model_costs": [
             {"model": m.model, "registrations": list(m.registrations), "firmware_bytes": m.firmware_bytes,
              "on_top_of_runtime": m.on_top_of_runtime, "only_ops": list(m.only_ops),
-             "adds_to_others": m.adds_to_others, "missing": list(m.missing)}
+             "adds_to_others": m.adds_to_others, "missing": list(m.missing), "may_be_high_by": m.may_be_high_by}
             for m in sets.models
         ],
     }
@@ -181,6 +189,7 @@ def what_if_to_dict(result: WhatIf, source: str, arch: str = "") -> dict:
         "call_site_bytes": result.cost.call_site_bytes,
         "rom": result.rom,
         "predicted_rom": result.predicted_rom,
+        "may_be_high_by": result.cost.unsure_bytes,
         "files": [{"path": f.path, "bytes": f.bytes, "file_bytes": f.file_bytes} for f in result.files],
         "symbols": [{"name": s.name, "path": s.path, "section": s.section, "address": s.address, "bytes": s.bytes}
                     for s in result.symbols],
@@ -245,9 +254,11 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
                                  call_sites=sets.unused.call_site_bytes, size=sets.unused.saving,
                                  operators=";".join(sets.unused.ops)))
             writer.writerow(_row("predicted_rom", size=sets.predicted_rom, models=";".join(crosscheck.models)))
+            writer.writerow(_row("predicted_rom_may_be_high_by", size=sets.unused.unsure_bytes))
             writer.writerow(_row("no_operators_rom", size=sets.no_operators_rom))
             for m in sets.models:
                 writer.writerow(_row("model", m.model, size=m.firmware_bytes, operators=";".join(m.registrations)))
+                writer.writerow(_row("model_may_be_high_by", m.model, size=m.may_be_high_by))
                 writer.writerow(_row("model_on_top_of_runtime", m.model, size=m.on_top_of_runtime))
                 writer.writerow(_row("model_adds_to_others", m.model, size=m.adds_to_others,
                                      operators=";".join(m.only_ops)))
@@ -256,7 +267,7 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
 
 def render_what_if_csv(result: WhatIf) -> str:
     """Columns kind,name,path,section,address,bytes,file_bytes; kinds dropped, kept, saving, code_bytes,
-    call_site_bytes, rom, predicted_rom, file, symbol, note."""
+    call_site_bytes, rom, predicted_rom, may_be_high_by, file, symbol, note."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("kind", "name", "path", "section", "address", "bytes", "file_bytes"))
@@ -269,6 +280,7 @@ def render_what_if_csv(result: WhatIf) -> str:
     writer.writerow(("call_site_bytes", str(result.cost.call_sites), "", "", "", result.cost.call_site_bytes, ""))
     writer.writerow(("rom", "", "", "", "", result.rom, ""))
     writer.writerow(("predicted_rom", "", "", "", "", result.predicted_rom, ""))
+    writer.writerow(("may_be_high_by", "", "", "", "", result.cost.unsure_bytes, ""))
     for f in result.files:
         writer.writerow(("file", "", f.path, "", "", f.bytes, f.file_bytes))
     for s in result.symbols:
@@ -399,6 +411,11 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
         + (f" ({unused.code_bytes} of code and data only they need{_calls(unused)})" if count else ""),
         f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
     ]
+    if unused.unsure_bytes:
+        sentences[1] += f"; it {bound_sentence(unused.unsure_bytes)}"
+    worst = max((m.may_be_high_by for m in sets.models), default=0) if len(crosscheck.models) > 1 else 0
+    if worst:
+        sentences.append(f"Each model's firmware below {bound_sentence(worst)}")
     if crosscheck.missing:
         sentences.append(f"That leaves out the {len(crosscheck.missing)} missing op(s): their code is not in this "
                          "firmware, so the real firmware would be larger")
@@ -410,6 +427,8 @@ def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
     lines = [f"# What if: {name}" + (f" ({arch})" if arch else ""), "", f"**{_what_if_headline(result)}**", "",
              f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
              f"{result.cost.code_bytes} of code and data{_calls(result.cost)})", ""]
+    if result.cost.unsure_bytes:
+        lines += [f"The predicted ROM {_md(bound_sentence(result.cost.unsure_bytes))}.", ""]
     if result.files:
         lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
         lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
@@ -587,6 +606,8 @@ def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = 
     console.print(f"saves {result.cost.saving} bytes: {result.cost.code_bytes} of code and data only they need"
                   + _calls(result.cost) + (" (estimated)" if result.cost.call_sites else ""))
     console.print(f"predicted ROM {result.predicted_rom} bytes (now {result.rom})", style="bold")
+    if result.cost.unsure_bytes:
+        console.print(f"the predicted ROM {bound_sentence(result.cost.unsure_bytes)}", style="yellow")
     if result.files:
         console.print()
         console.print(_files_heading(result))

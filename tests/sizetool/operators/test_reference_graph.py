@@ -175,3 +175,71 @@ def test_a_zero_filled_placeholder_over_stored_bytes_hides_nothing():
     plain, covered = build_reference_graph(image), build_reference_graph(with_placeholder)
     assert [(n.address, n.name) for n in covered.nodes] == [(n.address, n.name) for n in plain.nodes]
     assert covered.edges == plain.edges
+
+
+def test_without_the_map_dwarf_ties_the_same_library_functions():
+    # .debug_aranges has one range per code section of each unit: libgcc's _arm_addsubsf3.o .text is one range.
+    from sizetool.operators.code_sections import dwarf_code_sections
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    main = next(s for s in image.symbols if s.mangled == "main")
+    orphan = next(s for s in image.symbols if s.mangled == "__aeabi_ul2f")
+    graph = build_reference_graph(image, input_sections=dwarf_code_sections(image))
+    assert graph.node_at(orphan.address) in graph.reachable({graph.node_at(main.address)})
+    stripped = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware-nodebug.elf")
+    assert dwarf_code_sections(stripped) == []
+
+
+def _pointer_words(image, words):
+    """The data words _plausible_pointers keeps, out of `words`, on a real image's sections and symbols."""
+    from collections import defaultdict
+
+    from sizetool.operators.reference_graph import _plausible_pointers
+    from sizetool.report.labelling import symbol_runs
+
+    sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    by_section = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    functions = {s.address for s in image.symbols if s.kind == "func"}
+    thumb = {s.address for s in image.symbols if s.kind == "func" and s.thumb}
+    code = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    return _plausible_pointers(words, sections, runs, functions, thumb, code, image.mapping_symbols)
+
+
+def test_a_table_of_numbers_is_not_a_table_of_pointers():
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4-tflm-os" / "firmware.elf")
+    table = next(s for s in image.symbols if s.name.endswith("kExpTableQ30"))
+    target = next(s for s in image.symbols if s.name == "tflite::Register_LOGISTIC()")
+    string = next(s for s in image.symbols if s.name.endswith("kSigmoidTable"))
+    # 64 words of a Q30 table, one of which happens to equal a function's Thumb address (like newlib's
+    # two_over_pi holding a CMSIS-NN table's address): numbers, all of them.
+    numbers = [(table.address + 4 * i, 0x3F000000 - 977 * i) for i in range(63)]
+    numbers.append((table.address + 252, target.address | 1))
+    assert _pointer_words(image, numbers) == []
+    # The same word among pointers is a pointer; the even address of a Thumb function never is.
+    pointers = [(table.address, target.address | 1), (table.address + 4, string.address),
+                (table.address + 8, 0x3F000000), (table.address + 12, target.address)]
+    assert _pointer_words(image, pointers) == pointers[:2]
+
+
+def test_with_the_map_objects_of_one_data_input_section_keep_each_other():
+    # An object built without -fdata-sections (newlib's e_expf.o .rodata: halF, ln2HI, ln2LO) is reached through
+    # one section anchor, the address of its first object; the linker keeps or drops the section whole.
+    from sizetool.inputs.map_file import InputSection
+    from sizetool.operators.reference_graph import GraphNode, ReferenceGraph, _tie_input_sections
+
+    nodes = [GraphNode(0x100, 0x110, 16, ".text", "expf", "expf", "func"),
+             GraphNode(0x200, 0x210, 16, ".rodata", "halF", "halF", "object"),
+             GraphNode(0x210, 0x220, 16, ".rodata", "ln2LO", "ln2LO", "object"),
+             GraphNode(0x220, 0x228, 8, ".rodata", "(no symbol) .rodata+0x20", "", "chunk")]
+    graph = ReferenceGraph(nodes=nodes, edges=[])
+    edges = [{1}, set(), set(), set()]
+    _tie_input_sections(graph, edges, [InputSection(".rodata", 0x200, 0x28, "libm.a(lib_a-e_expf.o)")],
+                        [(0x100, 0x110)])
+    assert 2 in edges[1] and 1 in edges[2] and not edges[3]
+    _tie_input_sections(graph, edges, [InputSection(".rodata.str1.1", 0x200, 0x20, "x.o")], [(0x100, 0x110)])
+    graph.edges = [sorted(e) for e in edges]
+    assert graph.reachable({0}) == {0, 1, 2}

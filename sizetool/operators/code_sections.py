@@ -1,0 +1,78 @@
+"""The code input sections an ELF alone shows, when there is no linker map: DWARF's address ranges per compile unit.
+
+An object built without `-ffunction-sections` (newlib's and libgcc's archive members, as Debian and Arm ship them)
+brings all its functions in one `.text` input section, which `--gc-sections` keeps or drops whole: `strtoll` keeps
+`_strtoll_r`, `__math_oflowf` keeps `__math_divzerof`. The map lists those input sections; without it, the compile
+unit's `.debug_aranges` entries do the same job: GCC writes one (address, length) pair per code section of the unit,
+so a pair covering several functions is one input section. Units built with `-ffunction-sections` have one pair per
+function and tie nothing.
+
+Read from `.debug_aranges` alone (a few bytes per unit): no DIE is decoded.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from sizetool.inputs.elf_reader import ElfImage
+
+_SHF_COMPRESSED = 0x800
+
+
+@dataclass(frozen=True)
+class CodeSection:
+    """One code input section as DWARF describes it; named like a map's input section for the graph's ties."""
+
+    name: str
+    address: int
+    size: int
+
+
+def dwarf_code_sections(image: ElfImage) -> list[CodeSection]:
+    """Every (address, length) pair of `.debug_aranges` inside a code section, as code input sections (sorted).
+    Unreadable or absent tables give none: the graph is then built as before, without these ties."""
+    section = image.section_by_name(".debug_aranges")
+    if section is None or section.size == 0 or section.is_alloc or getattr(section, "flags", 0) & _SHF_COMPRESSED:
+        return []
+    try:
+        data = image.section_data(section)
+    except Exception:  # a damaged table only costs precision
+        return []
+    endian = "<" if image.little_endian else ">"
+    pieces: list[CodeSection] = []
+    position = 0
+    while position + 4 <= len(data):
+        length = struct.unpack_from(endian + "I", data, position)[0]
+        offset_size, header_end = 4, position + 4
+        if length == 0xFFFFFFFF:
+            if position + 12 > len(data):
+                break
+            length = struct.unpack_from(endian + "Q", data, position + 4)[0]
+            offset_size, header_end = 8, position + 12
+        unit_end = header_end + length
+        if length < 4 or unit_end > len(data):
+            break
+        cursor = header_end + 2 + offset_size  # version, debug_info offset
+        if cursor + 2 > unit_end:
+            break
+        address_size, segment_size = data[cursor], data[cursor + 1]
+        cursor += 2
+        if address_size not in (4, 8) or segment_size:
+            position = unit_end
+            continue
+        pair = struct.Struct(endian + ("II" if address_size == 4 else "QQ"))
+        tuple_size = 2 * address_size
+        cursor = position + (cursor - position + tuple_size - 1) // tuple_size * tuple_size  # tuples are aligned
+        while cursor + pair.size <= unit_end:
+            address, size = pair.unpack_from(data, cursor)
+            cursor += pair.size
+            if address == 0 and size == 0:
+                break
+            if size and address:  # a unit's section the linker discarded reads as address 0
+                pieces.append(CodeSection(".text", address, size))
+        position = unit_end
+    code = [(s.address, s.address + s.size) for s in image.sections if s.is_code and s.is_alloc]
+    pieces = [p for p in pieces if any(start <= p.address and p.address + p.size <= end for start, end in code)]
+    pieces.sort(key=lambda piece: (piece.address, piece.size))
+    return pieces
