@@ -57,6 +57,7 @@ class Section:
     load_address: int  # LMA: where they are stored in the image (differs from address for .data on MCUs)
     size: int
     offset: int  # file offset of the contents (meaningless for NOBITS)
+    alignment: int = 1  # sh_addralign: the linker pads up to it before the section
 
     @property
     def is_alloc(self) -> bool:
@@ -289,6 +290,7 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
             load_address=_load_address(header_fields, segments),
             size=header_fields["sh_size"],
             offset=header_fields["sh_offset"],
+            alignment=max(1, header_fields["sh_addralign"]),
         )
         if section.type != "SHT_NOBITS" and section.size and section.offset + section.size > file_size:
             raise SizeToolError(
