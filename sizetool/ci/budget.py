@@ -15,13 +15,16 @@
     FLASH = "95%"
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
     "person_detect.tflite" = "96K"
+    "keyword.tflite" = { flash = "96K", arena = "64K" }   # and the tensor arena it needs, estimated
 
 Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
 An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
 (a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
 Model paths are relative to the budget file; model rules need each model's predicted firmware (ModelFirmware), which
 the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
-does not register fails: its firmware cannot be predicted from that build.
+does not register fails: its firmware cannot be predicted from that build. A model's table form may give `flash`,
+`arena` or both; an arena rule needs the model's estimated tensor arena (ModelArena, for the build's kernel set and
+pointer size: sizetool.operators.model_fit).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from sizetool.report.report_model import SizeReport
 from sizetool.sizes import parse_size
 
 MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+MODEL_KEYS = ("flash", "arena")
 RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
 
@@ -88,6 +92,16 @@ class ModelFirmware:
     missing: tuple[str, ...] = ()  # ops it needs that the build does not register
 
 
+@dataclass(frozen=True)
+class ModelArena:
+    """The tensor arena a model needs, estimated from the .tflite for the build's kernel set and pointer size."""
+
+    needed: int
+    exact: bool
+    kernels: str
+    pointer_bytes: int
+
+
 @dataclass
 class Budget:
     path: str
@@ -103,8 +117,13 @@ class Budget:
 
     @property
     def models(self) -> list[str]:
-        """The model files of the [models] rules (paths resolved against the budget file's folder)."""
+        """The model files of the [models] flash rules (paths resolved against the budget file's folder)."""
         return [rule.pattern for rule in self.rules if rule.kind == "model"]
+
+    @property
+    def arena_models(self) -> list[str]:
+        """The model files of the [models] arena rules."""
+        return [rule.pattern for rule in self.rules if rule.kind == "model_arena"]
 
 
 def read_budget(path: str) -> Budget:
@@ -192,11 +211,25 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
     folder = os.path.dirname(path)
     for model, limit in data.get("models", {}).items():
         line = _line_of(text, model)
-        if isinstance(limit, dict):
-            _fail(path, line, f"[models] {model!r}: must be a size, not a table")
-        rules.append(Rule(f"models[{model}]", "rom", "model",
-                          _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
-                          pattern=os.path.join(folder, model), line=line))
+        model_path = os.path.join(folder, model)
+        if not isinstance(limit, dict):
+            rules.append(Rule(f"models[{model}]", "rom", "model",
+                              _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
+                              pattern=model_path, line=line))
+            continue
+        unknown = sorted(set(limit) - set(MODEL_KEYS))
+        if unknown or not limit:
+            _fail(path, line, f"[models] {model!r}: " + (f"unknown key '{unknown[0]}'" if unknown else "empty table")
+                  + ' (give flash, arena or both, e.g. { flash = "96K", arena = "64K" })')
+        for key in MODEL_KEYS:
+            if key not in limit:
+                continue
+            if isinstance(limit[key], (dict, list)):
+                _fail(path, line, f"[models] {model!r} {key}: must be a size")
+            rules.append(Rule(f"models[{model}].{key}", "rom" if key == "flash" else "ram",
+                              "model" if key == "flash" else "model_arena",
+                              _limit(limit[key], path, line, f"[models] {model!r} {key}", percent_allowed=False),
+                              pattern=model_path, line=line))
     for region, limit in data.get("regions", {}).items():
         line = _line_of(text, region)
         rules.append(Rule(f"regions.{region}", "", "region",
@@ -252,11 +285,16 @@ def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
 
 
 def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None,
-                 models: dict[str, ModelFirmware] | None = None) -> list[RuleResult]:
-    """Every rule's result. `models` maps each of budget.models to its predicted firmware."""
+                 models: dict[str, ModelFirmware] | None = None,
+                 arenas: dict[str, ModelArena] | None = None) -> list[RuleResult]:
+    """Every rule's result. `models` maps each of budget.models to its predicted firmware, `arenas` each of
+    budget.arena_models to its estimated arena."""
     if budget.models and models is None:
         raise SizeToolError(f"{report.source}: the [models] rules of {budget.path} need the ELF of an all-ops build "
                             "(a model's firmware is predicted from its reference graph, which a saved report lacks)")
+    if budget.arena_models and arenas is None:
+        raise SizeToolError(f"{report.source}: the [models] arena rules of {budget.path} need the ELF (its kernel set "
+                            "and pointer size decide the arena), not a saved report")
     if budget.needs_baseline and baseline is None:
         raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
     if budget.needs_operators and report.operators is None:
@@ -279,6 +317,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             results.append(operator_result(rule, report))
         elif rule.kind == "model":
             results.append(model_result(rule, models[rule.pattern]))
+        elif rule.kind == "model_arena":
+            results.append(arena_result(rule, arenas[rule.pattern]))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:
@@ -311,3 +351,10 @@ def model_result(rule: Rule, firmware: ModelFirmware) -> RuleResult:
     return RuleResult(rule, limit, firmware.predicted_rom,
                       note=f"predicted: the build with only the {firmware.registrations} registrations the model "
                            "needs")
+
+
+def arena_result(rule: Rule, arena: ModelArena) -> RuleResult:
+    """A model's estimated tensor arena against its limit."""
+    how = "estimated" if arena.exact else "estimated upper bound"
+    return RuleResult(rule, rule.limit.resolve(0), arena.needed,
+                      note=f"{how}: tensor arena for {arena.kernels} kernels, {arena.pointer_bytes * 8}-bit pointers")

@@ -3,7 +3,9 @@
 A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
 with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2). A budget with [models]
 needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
-model, sizetool/operators/model_crosscheck.py).
+model, sizetool/operators/model_crosscheck.py). Its arena rules ({ flash = ..., arena = ... }) need the ELF too: each
+model's tensor arena is estimated for the build's kernel set (detected, or --kernels) and pointer size
+(sizetool/operators/model_fit.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ def check(
     output_format: str = typer.Option("tree", "--format", "-f", help="tree, json or markdown."),
     junit: Optional[str] = typer.Option(None, "--junit", help="Also write a JUnit XML report (GitLab, Jenkins)."),
     save: Optional[str] = typer.Option(None, "--save", help="Also save the build's report as JSON."),
+    kernels: Optional[str] = typer.Option(
+        None, "--kernels", metavar="reference|cmsis_nn",
+        help="The kernel set for [models] arena rules (default: detected from the ELF)."),
 ) -> int:
     from sizetool.ci.budget import check_budget, read_budget
     from sizetool.ci.ci_output import (
@@ -49,6 +54,8 @@ def check(
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
+    if kernels is not None and kernels not in ("reference", "cmsis_nn"):
+        raise SizeToolError(f"unknown --kernels {kernels!r} (choose from reference, cmsis_nn)")
     budget = read_budget(budget_file)
     if is_elf_file(build):
         report = build_report(
@@ -76,6 +83,19 @@ def check(
             for path in budget.models:
                 predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, path)
                 models[path] = ModelFirmware(predicted, len(registrations), missing)
+    arenas = None
+    if is_elf_file(build) and budget.arena_models:
+        from sizetool.ci.budget import ModelArena
+        from sizetool.inputs.elf_reader import read_elf
+        from sizetool.operators.model_fit import detect_kernels, estimate, pointer_bytes
+
+        image = read_elf(build)
+        choice = detect_kernels(image, kernels)
+        pointer = pointer_bytes(image)
+        arenas = {}
+        for path in dict.fromkeys(budget.arena_models):
+            found = estimate([path], choice.kernels, pointer)
+            arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer)
     base = None
     if baseline:
         from sizetool.history.baseline import is_history_baseline, load_history_baseline
@@ -84,7 +104,7 @@ def check(
             base = load_history_baseline(baseline)
         else:
             base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
-    results = check_budget(budget, report, base, models)
+    results = check_budget(budget, report, base, models, arenas)
 
     if output_format == "json":
         sys.stdout.write(render_results_json(results))

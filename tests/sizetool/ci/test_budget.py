@@ -213,8 +213,13 @@ def test_models_table_parses_with_paths_relative_to_the_budget_file(tmp_path):
 
 @pytest.mark.parametrize("text,line,message", [
     ('[models]\n"a.tflite" = "5%"\n', 2, "percentage is not allowed"),
-    ('[models]\n"a.tflite" = { size = 1 }\n', 2, "must be a size, not a table"),
+    ('[models]\n"a.tflite" = { size = 1 }\n', 2, "unknown key 'size' (give flash, arena or both"),
     ('[model]\n"a.tflite" = 1\n', 1, "unknown table [model]"),
+    ('[models]\n"a.tflite" = {}\n', 2, "empty table"),
+    ('[models]\n\n"a.tflite" = { flash = "96K", arena = "lots" }\n', 3, "'a.tflite' arena"),
+    ('[models]\n"a.tflite" = { arena = "50%" }\n', 2, "percentage is not allowed"),
+    ('[models]\n"a.tflite" = { arena = -1 }\n', 2, "arena"),
+    ('[models]\n"a.tflite" = { arena = { x = 1 } }\n', 2, "arena: must be a size"),
 ])
 def test_bad_models_tables_name_the_line(tmp_path, text, line, message):
     path = budget_file(tmp_path, text)
@@ -256,3 +261,34 @@ def test_check_gates_models_on_their_predicted_firmware(tmp_path, capsys):
     missing = budget_file(tmp_path, f'[models]\n"{MODELS / "custom_ops.tflite"}" = "1M"\n')
     status, out, _ = run(capsys, "check", ELF, "--budget", missing)
     assert status == 1 and "needs Atan" in out
+
+
+def test_a_model_table_gives_flash_and_arena_rules_and_the_old_string_form_still_reads(tmp_path):
+    from sizetool.ci.budget import ModelArena, ModelFirmware
+
+    budget = read_budget(budget_file(tmp_path, '[models]\n"a.tflite" = { flash = "96K", arena = "64K" }\n'
+                                               '"b.tflite" = "32K"\n"c.tflite" = { arena = 1000 }\n'))
+    a, b, c = (str(tmp_path / name) for name in ("a.tflite", "b.tflite", "c.tflite"))
+    assert [(r.name, r.memory, r.kind, r.limit.bytes, r.line) for r in budget.rules] == [
+        ("models[a.tflite].flash", "rom", "model", 96 * 1024, 2), ("models[a.tflite].arena", "ram", "model_arena",
+                                                                    64 * 1024, 2),
+        ("models[b.tflite]", "rom", "model", 32 * 1024, 3), ("models[c.tflite].arena", "ram", "model_arena", 1000, 4)]
+    assert budget.models == [a, b] and budget.arena_models == [a, c]
+    results = check_budget(budget, build_report(str(ELF)),
+                           models={a: ModelFirmware(90000, 3), b: ModelFirmware(40000, 2)},
+                           arenas={a: ModelArena(70000, True, "cmsis_nn", 4), c: ModelArena(999, False, "reference", 4)})
+    assert [(r.rule.name, r.actual, r.passed) for r in results] == [
+        ("models[a.tflite].flash", 90000, True), ("models[a.tflite].arena", 70000, False),
+        ("models[b.tflite]", 40000, False), ("models[c.tflite].arena", 999, True)]
+    assert results[1].note == "estimated: tensor arena for cmsis_nn kernels, 32-bit pointers"
+    assert results[3].note.startswith("estimated upper bound")
+
+
+def test_arena_rules_need_the_elf(tmp_path, capsys):
+    saved = tmp_path / "saved.json"
+    assert run(capsys, ELF, "--save", saved)[0] == 0
+    budget = budget_file(tmp_path, f'[models]\n"{MODELS / "vision_subset.tflite"}" = {{ arena = "64K" }}\n')
+    status, _, err = run(capsys, "check", saved, "--budget", budget)
+    assert status == 2 and "arena rules" in err and "need the ELF" in err and err.count("\n") == 1
+    status, _, err = run(capsys, "check", ELF, "--budget", budget, "--kernels", "xtensa")
+    assert status == 2 and "unknown --kernels 'xtensa'" in err and err.count("\n") == 1
