@@ -1,0 +1,364 @@
+"""What TFLM's interpreter and kernels take from the tensor arena, as data (tflite-micro 90b983c).
+
+- STRUCTS: sizeof/alignof of the runtime structs the allocator places in the arena, per pointer size (4: 32-bit
+  targets such as Cortex-M and 32-bit Arm Linux; 8: 64-bit host builds);
+- BUILTIN_PARAMS: the TfLiteXxxParams struct each op's builtin-data parser allocates (persistent, at alignof);
+- OP_DATA: the struct each kernel's Init() allocates with AllocatePersistentBuffer (16-byte aligned), per kernel set
+  (reference, cmsis_nn; CMSIS-NN builds fall back to the reference kernel for the ops they do not optimise);
+- prepare_allocations(): what each kernel's Prepare() adds, from the operator's tensors: per-channel quantization
+  arrays and lookup tables (persistent) and scratch buffers (planned with the tensors), with CMSIS-NN's
+  *_get_buffer_size rules for a DSP core (Cortex-M4/M7/M33 with DSP, 32-bit Arm Linux; no MVE).
+
+Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (4) and g++ on
+x86-64 (8), with TFLM's flags (-DTF_LITE_STATIC_MEMORY); tests/tflm_facts/test_kernel_memory.py repeats that
+whenever the checkout and a compiler are present. An op missing here is still estimated, with an upper bound on its
+Init/Prepare allocations (UNKNOWN_OP_BOUND) and a note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KERNEL_SETS = ("reference", "cmsis_nn")
+POINTER_SIZES = (4, 8)
+ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment(): kernel persistent buffers, variable tensors, planned buffers
+MAX_SCRATCH_BUFFERS_PER_OP = 12  # kMaxScratchBuffersPerOp: the head reserves room for this many new requests
+# GreedyMemoryPlanner's working memory per planned buffer: BufferRequirements (4 ints) + sorted size + sorted id +
+# ListEntry (3 ints) + offset. All ints, so the same for both pointer sizes.
+GREEDY_PLANNER_BYTES_PER_BUFFER = 40
+INT16_LUT_BYTES = 2 * 513  # LUTSize<int16_t>() entries of int16
+
+# name -> {pointer size: (sizeof, alignof)}
+STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
+    "SingleArenaBufferAllocator": {4: (36, 4), 8: (72, 8)},
+    "GreedyMemoryPlanner": {4: (44, 4), 8: (72, 8)},
+    "MicroAllocator": {4: (36, 4), 8: (72, 8)},
+    "MicroBuiltinDataAllocator": {4: (8, 4), 8: (16, 8)},
+    "SubgraphAllocations": {4: (8, 4), 8: (16, 8)},
+    "TfLiteEvalTensor": {4: (12, 4), 8: (24, 8)},
+    "NodeAndRegistration": {4: (32, 4), 8: (64, 8)},
+    "TfLiteTensor": {4: (40, 4), 8: (64, 8)},
+    "TfLiteAffineQuantization": {4: (12, 4), 8: (24, 8)},
+    "TfLiteIntArray": {4: (4, 4), 8: (4, 4)},
+    "ScratchBufferRequest": {4: (12, 4), 8: (16, 8)},
+    "ScratchBufferHandle": {4: (4, 4), 8: (8, 8)},
+    "AllocationInfo": {4: (24, 4), 8: (32, 8)},
+    "size_t": {4: (4, 4), 8: (8, 8)},
+    "void*": {4: (4, 4), 8: (8, 8)},
+}
+
+# Builtin op -> the params struct its parser allocates; ops not listed parse without allocating (ParseStub-like).
+BUILTIN_PARAMS: dict[str, str] = {
+    "ADD": "TfLiteAddParams", "ARG_MAX": "TfLiteArgMaxParams", "ARG_MIN": "TfLiteArgMinParams",
+    "BATCH_MATMUL": "TfLiteBatchMatMulParams", "CALL_ONCE": "TfLiteCallOnceParams", "CAST": "TfLiteCastParams",
+    "CONCATENATION": "TfLiteConcatenationParams", "CONV_2D": "TfLiteConvParams", "CUMSUM": "TfLiteCumsumParams",
+    "DEPTH_TO_SPACE": "TfLiteDepthToSpaceParams", "DEPTHWISE_CONV_2D": "TfLiteDepthwiseConvParams",
+    "DIV": "TfLiteDivParams", "FULLY_CONNECTED": "TfLiteFullyConnectedParams", "GATHER": "TfLiteGatherParams",
+    "GELU": "TfLiteGeluParams", "IF": "TfLiteIfParams", "L2_NORMALIZATION": "TfLiteL2NormParams",
+    "LEAKY_RELU": "TfLiteLeakyReluParams", "LSTM": "TfLiteLSTMParams", "MIRROR_PAD": "TfLiteMirrorPaddingParams",
+    "MUL": "TfLiteMulParams", "PACK": "TfLitePackParams", "AVERAGE_POOL_2D": "TfLitePoolParams",
+    "MAX_POOL_2D": "TfLitePoolParams", "L2_POOL_2D": "TfLitePoolParams", "MEAN": "TfLiteReducerParams",
+    "SUM": "TfLiteReducerParams", "REDUCE_MAX": "TfLiteReducerParams", "REDUCE_MIN": "TfLiteReducerParams",
+    "REDUCE_PROD": "TfLiteReducerParams", "REDUCE_ANY": "TfLiteReducerParams", "REDUCE_ALL": "TfLiteReducerParams",
+    "RESHAPE": "TfLiteReshapeParams", "RESIZE_BILINEAR": "TfLiteResizeBilinearParams",
+    "RESIZE_NEAREST_NEIGHBOR": "TfLiteResizeNearestNeighborParams", "SHAPE": "TfLiteShapeParams",
+    "SOFTMAX": "TfLiteSoftmaxParams", "SPACE_TO_DEPTH": "TfLiteSpaceToDepthParams", "SPLIT": "TfLiteSplitParams",
+    "SPLIT_V": "TfLiteSplitVParams", "SQUEEZE": "TfLiteSqueezeParams", "STRIDED_SLICE": "TfLiteStridedSliceParams",
+    "SUB": "TfLiteSubParams", "SVDF": "TfLiteSVDFParams", "TRANSPOSE_CONV": "TfLiteTransposeConvParams",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "TfLiteUnidirectionalSequenceLSTMParams", "UNPACK": "TfLiteUnpackParams",
+    "VAR_HANDLE": "TfLiteVarHandleParams", "WHILE": "TfLiteWhileParams",
+}
+
+PARAM_STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
+    "TfLiteAddParams": {4: (8, 4), 8: (8, 4)}, "TfLiteArgMaxParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteArgMinParams": {4: (4, 4), 8: (4, 4)}, "TfLiteBatchMatMulParams": {4: (3, 1), 8: (3, 1)},
+    "TfLiteCallOnceParams": {4: (4, 4), 8: (4, 4)}, "TfLiteCastParams": {4: (8, 4), 8: (8, 4)},
+    "TfLiteConcatenationParams": {4: (8, 4), 8: (8, 4)}, "TfLiteConvParams": {4: (28, 4), 8: (28, 4)},
+    "TfLiteCumsumParams": {4: (2, 1), 8: (2, 1)}, "TfLiteDepthToSpaceParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteDepthwiseConvParams": {4: (28, 4), 8: (28, 4)}, "TfLiteDivParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteFullyConnectedParams": {4: (16, 4), 8: (16, 4)}, "TfLiteGatherParams": {4: (8, 4), 8: (8, 4)},
+    "TfLiteGeluParams": {4: (1, 1), 8: (1, 1)}, "TfLiteIfParams": {4: (8, 4), 8: (8, 4)},
+    "TfLiteL2NormParams": {4: (4, 4), 8: (4, 4)}, "TfLiteLeakyReluParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteLSTMParams": {4: (20, 4), 8: (20, 4)}, "TfLiteMirrorPaddingParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteMulParams": {4: (4, 4), 8: (4, 4)}, "TfLitePackParams": {4: (8, 4), 8: (8, 4)},
+    "TfLitePoolParams": {4: (40, 4), 8: (40, 4)}, "TfLiteReducerParams": {4: (1, 1), 8: (1, 1)},
+    "TfLiteReshapeParams": {4: (36, 4), 8: (36, 4)}, "TfLiteResizeBilinearParams": {4: (2, 1), 8: (2, 1)},
+    "TfLiteResizeNearestNeighborParams": {4: (2, 1), 8: (2, 1)}, "TfLiteShapeParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteSoftmaxParams": {4: (4, 4), 8: (4, 4)}, "TfLiteSpaceToDepthParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteSplitParams": {4: (4, 4), 8: (4, 4)}, "TfLiteSplitVParams": {4: (4, 4), 8: (4, 4)},
+    "TfLiteSqueezeParams": {4: (36, 4), 8: (36, 4)}, "TfLiteStridedSliceParams": {4: (24, 4), 8: (24, 4)},
+    "TfLiteSubParams": {4: (8, 4), 8: (8, 4)}, "TfLiteSVDFParams": {4: (12, 4), 8: (12, 4)},
+    "TfLiteTransposeConvParams": {4: (20, 4), 8: (20, 4)},
+    "TfLiteUnidirectionalSequenceLSTMParams": {4: (16, 4), 8: (16, 4)},
+    "TfLiteUnpackParams": {4: (8, 4), 8: (8, 4)}, "TfLiteVarHandleParams": {4: (8, 4), 8: (16, 8)},
+    "TfLiteWhileParams": {4: (8, 4), 8: (8, 4)},
+}
+
+
+@dataclass(frozen=True)
+class OpData:
+    """The struct a kernel's Init() allocates: where it is defined and its size per pointer size."""
+
+    source: str  # under tensorflow/lite/micro/kernels/
+    struct: str  # the C++ name as seen from namespace tflite in that source
+    bytes: dict[int, int]
+
+
+_KERNELS = "tensorflow/lite/micro/kernels/"
+# op -> OpData, for reference kernels; None: the kernel has no Init allocation (RESHAPE, CAST, MAXIMUM, ...).
+REFERENCE_OP_DATA: dict[str, OpData | None] = {
+    "ADD": OpData("add.h", "OpDataAdd", {4: 60, 8: 60}),
+    "CONV_2D": OpData("conv.h", "OpDataConv", {4: 56, 8: 72}),
+    "DEPTHWISE_CONV_2D": OpData("conv.h", "OpDataConv", {4: 56, 8: 72}),
+    "FULLY_CONNECTED": OpData("fully_connected.h", "OpDataFullyConnected", {4: 48, 8: 64}),
+    "LEAKY_RELU": OpData("leaky_relu.h", "LeakyReluOpData", {4: 24, 8: 24}),
+    "PAD": OpData("pad.h", "OpData", {4: 56, 8: 56}),
+    "PADV2": OpData("pad.h", "OpData", {4: 56, 8: 56}),
+    "STRIDED_SLICE": OpData("strided_slice.h", "StridedSliceParams", {4: 84, 8: 84}),
+    "QUANTIZE": OpData("quantize.h", "OpDataQuantizeReference", {4: 32, 8: 32}),
+    "SUB": OpData("sub.h", "OpDataSub", {4: 52, 8: 52}),
+    "TRANSPOSE_CONV": OpData("transpose_conv.cc", "OpData", {4: 72, 8: 80}),
+    "SOFTMAX": OpData("softmax.h", "SoftmaxParams", {4: 56, 8: 80}),
+    "CONCATENATION": OpData("concatenation.cc", "OpData", {4: 24, 8: 40}),
+    "MUL": OpData("mul.h", "OpDataMul", {4: 36, 8: 36}),
+    "SVDF": OpData("svdf.h", "OpDataSvdf", {4: 36, 8: 36}),
+    "LOGISTIC": OpData("logistic.h", "OpDataLogistic", {4: 16, 8: 16}),
+    "DIV": OpData("div.cc", "OpDataDiv", {4: 28, 8: 28}),
+    "AVERAGE_POOL_2D": OpData("pooling.h", "OpDataPooling", {4: 32, 8: 32}),
+    "MAX_POOL_2D": OpData("pooling.h", "OpDataPooling", {4: 32, 8: 32}),
+    "MEAN": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
+    "SUM": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
+    "REDUCE_MAX": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
+    "DETECTION_POSTPROCESS": OpData("detection_postprocess.cc", "OpData", {4: 112, 8: 112}),
+    "EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "NOT_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "GREATER": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "GREATER_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "LESS": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "LESS_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
+    "WHILE": OpData("while.cc", "OpData", {4: 8, 8: 8}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {4: 688, 8: 688}),
+    "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
+}
+# CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
+CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
+    "ADD": OpData("cmsis_nn/add.cc", "OpData", {4: 60, 8: 60}),
+    "CONV_2D": OpData("cmsis_nn/conv.cc", "OpData", {4: 60, 8: 80}),
+    "DEPTHWISE_CONV_2D": OpData("cmsis_nn/depthwise_conv.cc", "OpData", {4: 60, 8: 80}),
+    "FULLY_CONNECTED": OpData("cmsis_nn/fully_connected.cc", "OpData", {4: 72, 8: 96}),
+    "SOFTMAX": OpData("cmsis_nn/softmax.cc", "CMSISNNSoftmaxParams", {4: 64, 8: 88}),
+    "AVERAGE_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {4: 36, 8: 36}),
+    "MAX_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {4: 36, 8: 36}),
+    "SVDF": OpData("cmsis_nn/svdf.cc", "CmsisNnOpDataSvdf", {4: 40, 8: 48}),
+    "TRANSPOSE_CONV": OpData("cmsis_nn/transpose_conv.cc", "OpData", {4: 76, 8: 88}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("cmsis_nn/unidirectional_sequence_lstm.cc", "OpData",
+                                           {4: 912, 8: 1008}),
+    "PAD": OpData("pad.h", "OpData", {4: 56, 8: 56}),
+    "MUL": OpData("mul.h", "OpDataMul", {4: 36, 8: 36}),
+    "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
+}
+# Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
+MODELLED_PREPARE = {
+    "ADD", "SUB", "MUL", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "LEAKY_RELU", "PAD",
+    "PADV2", "STRIDED_SLICE", "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SOFTMAX", "CONCATENATION", "CAST", "LOGISTIC",
+    "DIV", "MAXIMUM", "MINIMUM", "AVERAGE_POOL_2D", "MAX_POOL_2D", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
+    "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
+    "EXPAND_DIMS", "SHAPE",
+}
+# A generous bound for an op this table does not know: persistent bytes and one scratch buffer as large as its
+# largest tensor (the usual worst case of TFLM's kernels).
+UNKNOWN_OP_BOUND = 1024
+
+_INT8, _INT16, _INT4 = 9, 7, 17  # TensorType codes
+
+
+def op_data(op: str, kernels: str) -> OpData | None:
+    """The Init() allocation of the kernel serving `op` in a kernel set (None: no Init allocation or unknown)."""
+    if kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA:
+        return CMSIS_NN_OP_DATA[op]
+    return REFERENCE_OP_DATA.get(op)
+
+
+def op_data_known(op: str, kernels: str) -> bool:
+    return (kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
+
+
+@dataclass(frozen=True)
+class TensorView:
+    """What a kernel's Prepare sees of one tensor: type code, shape, element count, quantization channels."""
+
+    type: int
+    shape: tuple[int, ...]
+    scale_count: int = 0
+
+    @property
+    def elements(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+    def dim(self, index: int, default: int = 1) -> int:
+        if -len(self.shape) <= index < len(self.shape):
+            return self.shape[index]
+        return default
+
+
+@dataclass(frozen=True)
+class OpView:
+    op: str
+    inputs: tuple[TensorView | None, ...]  # None for an omitted optional input
+    outputs: tuple[TensorView, ...]
+    options: tuple[tuple[str, int], ...] = ()
+
+    def option(self, name: str, default: int = 0) -> int:
+        for key, value in self.options:
+            if key == name:
+                return value
+        return default
+
+    def input(self, index: int) -> TensorView | None:
+        return self.inputs[index] if index < len(self.inputs) else None
+
+
+@dataclass(frozen=True)
+class PrepareAllocations:
+    """What one kernel's Prepare() takes: persistent buffers (each via AllocatePersistentBuffer, 16-aligned) and
+    scratch buffer requests (bytes, planned with the tensors), in call order; exact=False with a note for a bound."""
+
+    persistent: tuple[int, ...] = ()
+    scratch: tuple[int, ...] = ()
+    exact: bool = True
+    note: str | None = None
+
+
+def _same_padding(in_size: int, filter_size: int, stride: int, dilation: int) -> int:
+    """TFLM's ComputePaddingHeightWidth for SAME padding (the `padding.h/w` CMSIS-NN receives)."""
+    effective = (filter_size - 1) * dilation + 1
+    out = (in_size + stride - 1) // stride
+    total = max(0, (out - 1) * stride + effective - in_size)
+    return total // 2
+
+
+def _cmsis_conv_s8_buffer(view: OpView) -> int:
+    """arm_convolve_wrapper_s8_get_buffer_size for a DSP core (no MVE), compiled with GCC."""
+    inp, flt = view.input(0), view.input(1)
+    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
+    f_h, f_w, f_c = flt.dim(1), flt.dim(2), flt.dim(3)
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
+    if view.option("padding") == 0:  # SAME
+        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
+        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
+    else:
+        pad_h = pad_w = 0
+    if pad_w == 0 and pad_h == 0 and f_w == 1 and f_h == 1 and dil_w == 1 and dil_h == 1 and in_c == f_c:
+        return 0  # 1x1: the fast variant's buffer is 0 with GCC, the slow one takes none
+    rhs_cols = f_w * f_h * in_c
+    aligned = rhs_cols + (4 - rhs_cols % 4) % 4
+    return 2 * aligned * 2  # 1xN and the generic im2col take the same on DSP
+
+
+def _cmsis_depthwise_s8_buffer(view: OpView) -> int:
+    inp, flt, out = view.input(0), view.input(1), view.outputs[0]
+    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
+    f_h, f_w = flt.dim(1), flt.dim(2)
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
+    if view.option("padding") == 0:
+        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
+        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
+    else:
+        pad_h = pad_w = 0
+    if in_c == out.dim(3) and inp.dim(0) == 1 and dil_w == 1 and dil_h == 1:
+        if f_w == 3 and f_h == 3 and pad_h <= 1 and pad_w <= 1:
+            return 0
+        return in_c * f_w * f_h * 2
+    return 0
+
+
+def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
+    inp, flt, out = view.input(2), view.input(1), view.outputs[0]
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    in_c = inp.dim(3)
+    if stride_w <= 2 and stride_h <= 2 and in_c > 16:
+        rows = flt.dim(2) * flt.dim(1) * in_c
+        aligned = rows + (4 - rows % 4) % 4
+        return 2 * aligned * 2, in_c * flt.dim(2) * flt.dim(1) * flt.dim(0)
+    buf_x = ((inp.dim(2) - 1) * stride_w + max(flt.dim(2), stride_h)) * out.dim(3)
+    buf_y = max(flt.dim(1), stride_h)
+    return buf_x * buf_y * 4, 0
+
+
+def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
+    """The persistent buffers and scratch requests of the kernel serving view.op in Prepare()."""
+    op = view.op
+    cmsis = kernels == "cmsis_nn"
+    inp = view.input(0)
+    in_type = inp.type if inp else None
+    if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        flt = view.input(1)
+        channels = flt.dim(0) if op == "CONV_2D" else flt.dim(3)
+        if cmsis and in_type not in (_INT8, _INT16):
+            persistent: tuple[int, ...] = ()
+        else:
+            persistent = (4 * channels, 4 * channels)
+        scratch: tuple[int, ...] = ()
+        if cmsis and in_type == _INT8:
+            size = _cmsis_conv_s8_buffer(view) if op == "CONV_2D" else _cmsis_depthwise_s8_buffer(view)
+            scratch = (size,) if size > 0 else ()
+            if flt.type == _INT4:
+                return PrepareAllocations(persistent, scratch, False, f"{op} with int4 weights on CMSIS-NN: scratch "
+                                          "bounded")
+        elif cmsis and in_type == _INT16:
+            return PrepareAllocations(persistent, (view.input(0).elements * 2,), False,
+                                      f"{op} int16 on CMSIS-NN: scratch bounded by the input size")
+        elif not cmsis and flt.type == _INT4:
+            scratch = (flt.elements,)
+        return PrepareAllocations(persistent, scratch)
+    if op == "TRANSPOSE_CONV":
+        flt, data_in = view.input(1), view.input(2)
+        channels = flt.dim(0)
+        persistent = (4 * channels, 4 * channels)
+        data_type = data_in.type if data_in else None
+        out = view.outputs[0]
+        bias = view.input(3)
+        if data_type == _INT8:
+            if cmsis:
+                first, second = _cmsis_transpose_conv_s8_buffers(view)
+                return PrepareAllocations(persistent, (first, second))
+            return PrepareAllocations(persistent, (out.elements * 4,))
+        if data_type == _INT16:
+            scratch = (bias.elements * 8,) if bias is not None and bias.type == _INT16 else ()
+            return PrepareAllocations(persistent, scratch + (out.elements * 8,))
+        return PrepareAllocations(persistent)
+    if op == "FULLY_CONNECTED":
+        flt = view.input(1)
+        persistent = ()
+        if flt is not None and flt.scale_count > 1:
+            persistent = (4 * flt.scale_count, 4 * flt.scale_count)
+        if cmsis and in_type == _INT8 and flt is not None and flt.type != _INT4:
+            out = view.outputs[0]
+            accum_depth = flt.dim(-1)
+            if len(out.shape) > 2 and accum_depth % 4 == 0:
+                if flt.scale_count <= 1:
+                    return PrepareAllocations(persistent, (out.dim(-1) * 8,))
+            return PrepareAllocations(persistent)
+        if cmsis and in_type == _INT16:
+            return PrepareAllocations(persistent)
+        return PrepareAllocations(persistent)
+    if op == "SOFTMAX":
+        if in_type == _INT16:
+            return PrepareAllocations((INT16_LUT_BYTES, INT16_LUT_BYTES))
+        return PrepareAllocations()
+    if op in ("AVERAGE_POOL_2D",) and cmsis and in_type in (_INT8, _INT16):
+        out = view.outputs[0]
+        if in_type == _INT8:
+            return PrepareAllocations()
+        return PrepareAllocations()
+    if op in MODELLED_PREPARE:
+        return PrepareAllocations()
+    largest = max((t.elements * 4 for t in list(view.inputs) + list(view.outputs) if t is not None), default=0)
+    return PrepareAllocations((UNKNOWN_OP_BOUND,), (largest,), False,
+                              f"{op}: kernel allocations not modelled, bounded by {UNKNOWN_OP_BOUND} B persistent and "
+                              "a scratch buffer of 4 B per element of its largest tensor")
