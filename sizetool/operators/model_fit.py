@@ -11,16 +11,19 @@
 - the free RAM of the arena's region (report/ram_use.py): whether a too-small arena could grow in place.
 
 The answer fails (exit 1) when the linked arena is smaller than the models need, or, with no arena found, when the
-models need more than the free RAM.
+models need more than the free RAM. A model the estimate refuses (a dynamic-shape tensor, a kernel without the tensors
+it needs) leaves the RAM answer unanswered with the reason; the flash answer and its gate stand.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from resolver_gen.arena_estimate import ArenaEstimate, estimate_arena
+from resolver_gen.errors import ResolverGenError
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.arena_finder import (
@@ -30,7 +33,6 @@ from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
 
 if TYPE_CHECKING:
-    from resolver_gen.arena_estimate import ArenaEstimate
     from sizetool.operators.reference_graph import ReferenceGraph
 
 KERNEL_SETS = ("reference", "cmsis_nn")
@@ -54,13 +56,14 @@ class ArenaFit:
     models: tuple[str, ...]
     kernels: KernelChoice
     pointer_bytes: int
-    needed: int  # bytes of arena the models need (the estimate)
+    needed: int | None  # bytes of arena the models need (the estimate); None when it could not be estimated
     exact: bool  # False: the estimate is a safe upper bound
     parts: tuple[tuple[str, int], ...]  # the estimate's breakdown
     arena: LinkedArena | None  # the arena the firmware links, if found
     free_ram: int | None  # free RAM of the arena's region (or the largest RAM region), when region sizes are known
     free_region: str = ""
     notes: tuple[str, ...] = field(default=())
+    error: str = ""  # why the arena could not be estimated
 
     @property
     def linked(self) -> int | None:
@@ -69,18 +72,22 @@ class ArenaFit:
     @property
     def spare(self) -> int | None:
         """Linked arena minus what the models need (negative: too small)."""
-        return None if self.arena is None else self.arena.usable_bytes - self.needed
+        if self.arena is None or self.needed is None:
+            return None
+        return self.arena.usable_bytes - self.needed
 
     @property
     def grows_into_free_ram(self) -> bool | None:
         """Whether the shortfall (or, with no arena, the whole arena) fits in the free RAM."""
-        if self.free_ram is None:
+        if self.free_ram is None or self.needed is None:
             return None
         shortfall = self.needed if self.arena is None else max(0, -self.spare)
         return shortfall <= self.free_ram
 
     @property
     def passed(self) -> bool:
+        if self.needed is None:
+            return True  # not answered: the flash answer decides
         if self.arena is not None:
             return self.spare >= 0
         return self.grows_into_free_ram is not False
@@ -105,9 +112,6 @@ def pointer_bytes(image: ElfImage) -> int:
 
 def estimate(model_paths: list[str], kernels: str, pointer: int) -> ArenaEstimate:
     """resolver_gen's arena estimate, its error as this package's one-line error."""
-    from resolver_gen.arena_estimate import estimate_arena
-    from resolver_gen.errors import ResolverGenError
-
     try:
         return estimate_arena([Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer)
     except ResolverGenError as error:
@@ -136,9 +140,9 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
     return chosen, notes
 
 
-def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: ArenaEstimate,
+def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: ArenaEstimate | None,
         arena: LinkedArena | None, report: SizeReport, notes: list[str] | None = None) -> ArenaFit:
-    """The fit answer from its parts (pure: the estimate and the arena are given)."""
+    """The fit answer from its parts (pure: the estimate, or None when there is none, and the arena are given)."""
     uses = ram_use(report)
     region = None
     if arena is not None:
@@ -152,10 +156,13 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
     if arena is not None and arena.passed_size is not None and arena.passed_size > arena.size:
         all_notes.append(f"{arena.symbol} has {arena.size} bytes but the interpreter is told {arena.passed_size}: "
                          "it may write past the array")
-    all_notes.extend(arena_estimate.notes)
+    if arena_estimate is not None:
+        all_notes.extend(arena_estimate.notes)
     return ArenaFit(
-        models=tuple(models), kernels=kernels, pointer_bytes=pointer, needed=arena_estimate.total_bytes,
-        exact=arena_estimate.exact, parts=tuple((p.name, p.bytes) for p in arena_estimate.parts), arena=arena,
+        models=tuple(models), kernels=kernels, pointer_bytes=pointer,
+        needed=None if arena_estimate is None else arena_estimate.total_bytes,
+        exact=arena_estimate is not None and arena_estimate.exact,
+        parts=() if arena_estimate is None else tuple((p.name, p.bytes) for p in arena_estimate.parts), arena=arena,
         free_ram=None if region is None else region.free, free_region="" if region is None else region.region,
         notes=tuple(all_notes),
     )
@@ -170,13 +177,19 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     """The whole fit answer for a firmware and its models."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
-    arena_estimate = estimate(model_paths, choice.kernels, pointer)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
+    try:
+        arena_estimate = estimate(model_paths, choice.kernels, pointer)
+    except SizeToolError as error:
+        unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
+        return replace(unanswered, error=str(error))
     return fit(model_paths, choice, pointer, arena_estimate, arena, report, notes)
 
 
 def verdict(result: ArenaFit) -> str:
     """One sentence: fits or not, naming both figures."""
+    if result.needed is None:
+        return f"tensor arena not estimated: {result.error}"
     bound = "" if result.exact else " at most"
     need = f"the models need{bound} {result.needed} bytes of tensor arena ({result.kernels.kernels} kernels)"
     if result.arena is not None:

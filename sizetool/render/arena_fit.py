@@ -30,6 +30,7 @@ def fit_to_dict(result: ArenaFit) -> dict:
         "grows_into_free_ram": result.grows_into_free_ram,
         "fits": result.passed,
         "verdict": verdict(result),
+        "error": result.error or None,
         "notes": list(result.notes),
     }
 
@@ -37,8 +38,11 @@ def fit_to_dict(result: ArenaFit) -> dict:
 def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:
     """Rows in the operator CSV's columns (`row` builds one: kind, name, registration, ..., bytes, path, ...)."""
     models = ";".join(result.models)
-    rows = [row("arena_needed", result.kernels.kernels, "exact" if result.exact else "upper bound",
-                size=result.needed, models=models)]
+    if result.needed is None:
+        rows = [row("arena_needed", result.kernels.kernels, result.error, models=models)]
+    else:
+        rows = [row("arena_needed", result.kernels.kernels, "exact" if result.exact else "upper bound",
+                    size=result.needed, models=models)]
     rows += [row("arena_part", name, size=size) for name, size in result.parts]
     if result.arena is not None:
         rows.append(row("arena_linked", result.arena.symbol, result.arena.found_by, size=result.arena.usable_bytes,
@@ -59,9 +63,10 @@ def fit_markdown_lines(result: ArenaFit) -> list[str]:
     sentence = _md(verdict(result))
     lines = ["## RAM: tensor arena", "", f"**{sentence[0].upper() + sentence[1:]}**" if result.passed
              else f"**{sentence}** :x:", ""]
-    lines += ["| | bytes |", "|---|---:|",
-              f"| needed ({result.kernels.kernels} kernels, {result.pointer_bytes * 8}-bit pointers"
-              f"{'' if result.exact else ', upper bound'}) | {result.needed} |"]
+    lines += ["| | bytes |", "|---|---:|"]
+    if result.needed is not None:
+        lines.append(f"| needed ({result.kernels.kernels} kernels, {result.pointer_bytes * 8}-bit pointers"
+                     f"{'' if result.exact else ', upper bound'}) | {result.needed} |")
     lines += [f"| &nbsp;&nbsp;{_md(name)} | {size} |" for name, size in result.parts]
     if result.arena is not None:
         lines.append(f"| linked: `{_md(result.arena.symbol)}` ({_arena_origin(result)}) | {result.linked} |")
@@ -85,8 +90,10 @@ def fit_tree(console, result: ArenaFit) -> None:
     """The terminal lines (rich console)."""
     console.print()
     console.print("RAM: tensor arena", style="bold")
-    console.print(f"needed: {result.needed} bytes ({'exact' if result.exact else 'upper bound'}; "
-                  f"{result.kernels.kernels} kernels, {result.kernels.how}; {result.pointer_bytes * 8}-bit pointers)")
+    if result.needed is not None:
+        console.print(f"needed: {result.needed} bytes ({'exact' if result.exact else 'upper bound'}; "
+                      f"{result.kernels.kernels} kernels, {result.kernels.how}; {result.pointer_bytes * 8}-bit "
+                      "pointers)")
     for name, size in result.parts:
         console.print(f"  {size:>10}  {name}")
     if result.arena is not None:
@@ -97,6 +104,7 @@ def fit_tree(console, result: ArenaFit) -> None:
                       f"({_arena_origin(result)})")
     if result.free_ram is not None:
         console.print(f"free RAM: {result.free_ram} bytes ({result.free_region})")
-    console.print(verdict(result), style="green" if result.passed else "bold red")
+    console.print(verdict(result), style="yellow" if result.needed is None else "green" if result.passed
+                  else "bold red")
     for note in result.notes:
         console.print(f"note: {note}", style="yellow")

@@ -119,3 +119,64 @@ def test_bad_fit_options_get_one_line_and_exit_2(capsys, needs, argv, message):
     needs(100)
     status, out, err = run(capsys, *argv)
     assert status == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+# With resolver_gen's estimate itself (int8_vision.tflite needs 3260 bytes with reference kernels, 32-bit pointers:
+# tests/resolver_gen test the figure).
+INT8_VISION = str(FIXTURES / "models" / "int8_vision.tflite")
+
+
+def estimated(model, kernels="reference", pointer=4):
+    from resolver_gen.arena_estimate import estimate_arena
+
+    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer).total_bytes
+
+
+def test_the_real_estimate_against_the_fixture_arenas(capsys):
+    need = estimated(INT8_VISION)
+    assert 2048 < need < 12288  # between the fixture's two arenas
+    # (int8_vision also needs PAD and TRANSPOSE, which the fixture does not register: the flash gate fails it.)
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--format", "json")
+    data = json.loads(out)
+    assert status == 1 and [m["op"] for m in data["missing"]] == ["PAD", "TRANSPOSE"]
+    arena = data["arena"]
+    assert arena["fits"] and arena["needed_bytes"] == need and arena["spare_bytes"] == 12288 - need
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--arena-symbol", "g_keyword_arena")
+    assert f"arena too small: the models need {need} bytes" in out and f"gives 2048 ({need - 2048} short)" in out
+
+
+def test_only_the_arena_fails_a_model_whose_ops_are_all_registered(capsys):
+    model = str(FIXTURES / "models" / "unused_opcodes.tflite")  # FULLY_CONNECTED only
+    need = estimated(model)
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", model)
+    assert status == 0 and f"fits: the models need {need} bytes" in out
+    # Any RAM object can be named as the arena: a 4-byte counter is too small.
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", model, "--arena-symbol", "g_systick_count")
+    assert status == 1 and f"g_systick_count gives 4 ({need - 4} short)" in out
+
+
+def test_a_model_the_estimate_refuses_leaves_ram_unanswered_and_the_flash_gate_decides(capsys):
+    status, out, err = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and arena["needed_bytes"] is None and arena["fits"]
+    assert "lacks the tensors or shapes" in arena["error"] and arena["verdict"].startswith("tensor arena not estimated")
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL)
+    assert status == 0 and "tensor arena not estimated: " in out
+
+
+def test_check_gates_a_models_arena(tmp_path, capsys):
+    need = estimated(INT8_VISION)
+    budget = tmp_path / "size-budget.toml"
+    budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need} }}\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
+    [rule] = json.loads(out)["rules"]
+    assert status == 0 and rule["actual"] == need and rule["passed"]
+    budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need - 1} }}\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 1 and "FAIL" in out and str(need) in out
+    assert "tensor arena for reference kernels, 32-bit pointers" in out
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--kernels", "cmsis_nn", "--format", "json")
+    assert json.loads(out)["rules"][0]["actual"] == estimated(INT8_VISION, "cmsis_nn")
+    budget.write_text(f'[models]\n"{MODEL}" = {{ arena = "64K" }}\n')  # a model the estimate refuses: bad input
+    status, out, err = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 2 and "vision_subset.tflite" in err and err.count("\n") == 1

@@ -106,3 +106,9 @@ def test_the_estimates_notes_and_the_finders_notes_are_kept():
     result = fit(["m"], REFERENCE, 4, Estimate(10, notes=("upper bound for LSTM",)), ARENA, REPORT,
                  notes=["2 interpreters"])
     assert result.notes == ("2 interpreters", "upper bound for LSTM")
+
+
+def test_without_an_estimate_the_ram_answer_is_unanswered_and_does_not_fail():
+    result = replace(fit(["m"], REFERENCE, 4, None, ARENA, REPORT), error="m: dynamic shape")
+    assert result.needed is None and result.spare is None and result.grows_into_free_ram is None and result.passed
+    assert verdict(result) == "tensor arena not estimated: m: dynamic shape"
