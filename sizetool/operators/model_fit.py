@@ -99,7 +99,9 @@ def detect_kernels(image: ElfImage, override: str | None = None) -> KernelChoice
         if override not in KERNEL_SETS:
             raise SizeToolError(f"unknown --kernels {override!r} (choose from {', '.join(KERNEL_SETS)})")
         return KernelChoice(override, "--kernels")
-    linked = sorted({s.name for s in image.symbols if s.kind == "func" and _CMSIS_NN_FUNCTION.match(s.name)})
+    # Shortest names first: the kernels themselves (arm_convolve_s8) before their helpers.
+    linked = sorted({s.name for s in image.symbols if s.kind == "func" and _CMSIS_NN_FUNCTION.match(s.name)},
+                    key=lambda name: (len(name), name))
     if linked:
         return KernelChoice("cmsis_nn", f"detected: {linked[0]} and {len(linked) - 1} more CMSIS-NN functions linked"
                             if len(linked) > 1 else f"detected: {linked[0]} linked")
