@@ -357,11 +357,9 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
         if in_type == _INT16:
             return PrepareAllocations((INT16_LUT_BYTES, INT16_LUT_BYTES))
         return PrepareAllocations()
-    if op in ("AVERAGE_POOL_2D",) and cmsis and in_type in (_INT8, _INT16):
-        out = view.outputs[0]
-        if in_type == _INT8:
-            return PrepareAllocations()
-        return PrepareAllocations()
+    if op == "AVERAGE_POOL_2D" and cmsis and in_type in (_INT8, _INT16):
+        depth = view.outputs[0].dim(3)
+        return PrepareAllocations((), (4 * depth,) if depth > 0 else ())  # arm_avgpool_s8/s16 (DSP): int32/channel
     if op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"):
         axis = view.input(1)
         rank_bytes, axis_bytes = 4 * len(inp.shape), 4 * (axis.elements if axis else 0)
