@@ -74,6 +74,9 @@ def evaluate(rows: list[dict], folders: list[Path]) -> list[dict]:
         except ResolverGenError as error:
             results.append({**row, "estimate": None, "class": "refused", "error": str(error)})
             continue
+        if row["status"] != "ok":
+            results.append({**row, "estimate": estimate.total_bytes, "exact": estimate.exact, "class": "failed"})
+            continue
         measured = int(row["min_arena_bytes"])
         results.append({**row, "estimate": estimate.total_bytes, "exact": estimate.exact,
                         "class": classify(estimate.total_bytes, measured)})
@@ -92,20 +95,25 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     print(f"{len(results)} of {len(rows)} measured rows have their model in {', '.join(map(str, args.models))} "
           f"({elapsed:.2f} s)\n")
-    print(f"{'kernels':<10} {'models':>6} {'exact':>6} {'close':>6} {'over':>6} {'BELOW':>6} {'refused':>8} "
-          f"{'exact %':>8}")
-    for kernels in sorted({r["kernels"] for r in results}):
-        group = [r for r in results if r["kernels"] == kernels]
-        counts = {c: sum(r["class"] == c for r in group) for c in ("exact", "close", "over", "BELOW", "refused")}
-        runs = len(group) - counts["refused"]
-        share = 100 * counts["exact"] / runs if runs else 0
-        print(f"{kernels:<10} {runs:>6} {counts['exact']:>6} {counts['close']:>6} {counts['over']:>6} "
-              f"{counts['BELOW']:>6} {counts['refused']:>8} {share:>7.1f}%")
+    print("| kernels | target | models TFLM runs | exact (<= 16 B above) | close (<= 2% above) | over | BELOW | "
+          "exact share | TFLM fails: refused too | TFLM fails: sized |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kernels, target in sorted({(r["kernels"], r["target"]) for r in results}):
+        group = [r for r in results if r["kernels"] == kernels and r["target"] == target]
+        runs = [r for r in group if r["status"] == "ok"]
+        counts = {c: sum(r["class"] == c for r in runs) for c in ("exact", "close", "over", "BELOW", "refused")}
+        failing = [r for r in group if r["status"] != "ok"]
+        share = 100 * counts["exact"] / len(runs) if runs else 0
+        print(f"| {kernels} | {target} | {len(runs)} | {counts['exact']} | {counts['close']} | {counts['over']} | "
+              f"{counts['BELOW']} | {share:.1f}% | {sum(r['class'] == 'refused' for r in failing)} | "
+              f"{sum(r['class'] == 'failed' for r in failing)} |")
     print()
     for r in results:
-        if args.all or r["class"] != "exact":
-            if r["estimate"] is None:
-                print(f"  {r['kernels']:<9} {r['model']}: refused ({r['error']})")
+        if args.all or r["class"] not in ("exact",):
+            if r["class"] == "failed":
+                print(f"  {r['kernels']:<9} {r['model']}: TFLM failed ({r['status']}), estimated {r['estimate']:,}")
+            elif r["estimate"] is None:
+                print(f"  {r['kernels']:<9} {r['model']}: refused ({r['error'][:120]}) [TFLM: {r['status']}]")
             else:
                 measured = int(r["min_arena_bytes"])
                 print(f"  {r['kernels']:<9} {r['model']}: estimate {r['estimate']:,} measured {measured:,} "
