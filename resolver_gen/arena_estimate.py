@@ -31,13 +31,10 @@ from resolver_gen.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from resolver_gen.operator_uses import op_key, read_model_uses
 from resolver_gen.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.kernel_memory import (
-    ARENA_ALIGNMENT, BUILTIN_PARAMS, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
+    ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
     PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, op_data, op_data_known, prepare_allocations,
 )
 
-# TensorType code -> bytes per element (TfLiteTypeSizeOf); types missing here cannot be allocated by TFLM.
-ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
-                 17: 1, 18: 2}
 # Builtin ops that run other subgraphs, and the option fields naming them (in the order TFLM walks them).
 SUBGRAPH_OPTIONS = {"IF": ("then_subgraph", "else_subgraph"), "WHILE": ("cond_subgraph", "body_subgraph"),
                     "CALL_ONCE": ("init_subgraph",)}

@@ -349,8 +349,9 @@ METADATA_NAME, METADATA_BUFFER = 0, 1
 OFFLINE_PLAN_METADATA = "OfflineMemoryAllocation"
 
 # The builtin options tables whose fields change what TFLM allocates: union type -> (field name, width, default) in
-# schema order (widths: 1 = byte enum, 4 = int). Conv, depthwise and pooling set CMSIS-NN's scratch sizes; IF, WHILE
-# and CALL_ONCE name the subgraphs they run, which the planner walks.
+# schema order (widths: 1 = byte enum or bool, 4 = int or float bits). Conv, depthwise and pooling set CMSIS-NN's
+# scratch sizes, SVDF's rank and LSTM's time_major the scratch sizes of those kernels; IF, WHILE and CALL_ONCE name
+# the subgraphs they run, which the planner walks.
 _OPTION_FIELDS: dict[int, tuple[tuple[str, int, int], ...]] = {
     1: (("padding", 1, 0), ("stride_w", 4, 0), ("stride_h", 4, 0), ("activation", 1, 0), ("dilation_w", 4, 1),
         ("dilation_h", 4, 1)),  # Conv2DOptions
@@ -358,6 +359,8 @@ _OPTION_FIELDS: dict[int, tuple[tuple[str, int, int], ...]] = {
         ("dilation_w", 4, 1), ("dilation_h", 4, 1)),  # DepthwiseConv2DOptions
     5: (("padding", 1, 0), ("stride_w", 4, 0), ("stride_h", 4, 0), ("filter_w", 4, 0), ("filter_h", 4, 0),
         ("activation", 1, 0)),  # Pool2DOptions
+    6: (("rank", 4, 0),),  # SVDFOptions
+    71: (("activation", 1, 0), ("cell_clip", 4, 0), ("proj_clip", 4, 0), ("time_major", 1, 0)),  # Unidir. LSTM
     49: (("padding", 1, 0), ("stride_w", 4, 0), ("stride_h", 4, 0), ("activation", 1, 0)),  # TransposeConvOptions
     92: (("then_subgraph", 4, 0), ("else_subgraph", 4, 0)),  # IfOptions
     93: (("cond_subgraph", 4, 0), ("body_subgraph", 4, 0)),  # WhileOptions

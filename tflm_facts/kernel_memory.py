@@ -138,7 +138,10 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "LESS_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
     "WHILE": OpData("while.cc", "OpData", {4: 8, 8: 8}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {4: 688, 8: 688}),
-    "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
+    "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {4: 32, 8: 32}),
+    "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
+    "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None, "ARG_MAX": None,
+    "ARG_MIN": None,
 }
 # CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
 CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
@@ -163,8 +166,11 @@ MODELLED_PREPARE = {
     "PADV2", "STRIDED_SLICE", "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SOFTMAX", "CONCATENATION", "CAST", "LOGISTIC",
     "DIV", "MAXIMUM", "MINIMUM", "AVERAGE_POOL_2D", "MAX_POOL_2D", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
     "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
-    "EXPAND_DIMS", "SHAPE",
+    "EXPAND_DIMS", "SHAPE", "ARG_MAX", "ARG_MIN", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "SVDF",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM",
 }
+ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
+                 17: 1, 18: 2}  # TensorType code -> TfLiteTypeSizeOf
 # A generous bound for an op this table does not know: persistent bytes and one scratch buffer as large as its
 # largest tensor (the usual worst case of TFLM's kernels).
 UNKNOWN_OP_BOUND = 1024
@@ -351,11 +357,31 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
         if in_type == _INT16:
             return PrepareAllocations((INT16_LUT_BYTES, INT16_LUT_BYTES))
         return PrepareAllocations()
-    if op in ("AVERAGE_POOL_2D",) and cmsis and in_type in (_INT8, _INT16):
-        out = view.outputs[0]
+    if op == "AVERAGE_POOL_2D" and cmsis and in_type in (_INT8, _INT16):
+        depth = view.outputs[0].dim(3)
+        return PrepareAllocations((), (4 * depth,) if depth > 0 else ())  # arm_avgpool_s8/s16 (DSP): int32/channel
+    if op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"):
+        axis = view.input(1)
+        rank_bytes, axis_bytes = 4 * len(inp.shape), 4 * (axis.elements if axis else 0)
+        if op in ("MEAN", "SUM") and in_type in (_INT8, _INT16):
+            return PrepareAllocations((), (4 * view.outputs[0].elements, rank_bytes, axis_bytes))
+        return PrepareAllocations((), (rank_bytes, axis_bytes))
+    if op == "SVDF":
+        weights_feature = view.input(1)
+        batch, filters = inp.dim(0), weights_feature.dim(0)
+        rank = view.option("rank", 1) or 1
         if in_type == _INT8:
-            return PrepareAllocations()
-        return PrepareAllocations()
+            return PrepareAllocations((), (4 * batch * filters, 4 * batch * (filters // rank)))
+        return PrepareAllocations((), (4 * batch * filters,))
+    if op == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+        output_state, cell_state = view.input(18), view.input(19)
+        batch = inp.dim(1) if view.option("time_major") else inp.dim(0)
+        size = batch * output_state.dim(1) * ELEMENT_BYTES.get(cell_state.type, 4)
+        if cmsis:
+            return PrepareAllocations((4 * output_state.dim(1),) * 8, (size,) * 4, False,
+                                      "UNIDIRECTIONAL_SEQUENCE_LSTM on CMSIS-NN: its bias sums are bounded by 8 "
+                                      "arrays of 4 B per state element")
+        return PrepareAllocations((), (size,) * 4)
     if op in MODELLED_PREPARE:
         return PrepareAllocations()
     largest = max((t.elements * 4 for t in list(view.inputs) + list(view.outputs) if t is not None), default=0)
