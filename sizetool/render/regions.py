@@ -23,7 +23,7 @@ def total_line(report: SizeReport, memory: str) -> str:
     """`RAM firmware.elf: 36336 bytes (ITCM 3824 + DTCM 18176 + SRAM 14336)`: the total, split by region when the
     memory spans several; a RAM-loaded image says that it has no ROM. RAM with region lengths (a map, or --ram-size)
     adds each region's static data, reserved and free bytes (sizetool/report/ram_use.py):
-    `RAM firmware.elf: 262144 bytes (ld's use); RAM: used 20112 / reserved 12288 / free 229744 of 262144`."""
+    `RAM firmware.elf: 262144 bytes; RAM: used 20112 / reserved 12288 / free 229744 of 262144`."""
     total = report.total(memory)
     line = f"{memory.upper()} {os.path.basename(report.source)}: {total} bytes"
     used = [r for r in report.regions_of(memory) if r.used]
@@ -34,6 +34,5 @@ def total_line(report: SizeReport, memory: str) -> str:
     if memory == "ram":
         uses = ram_use(report)
         if uses:
-            line += " (ld's use)" if len(used) <= 1 else ""
             line += "".join(f"; {use.region}: {use_text(use)}" for use in uses)
     return line

@@ -24,6 +24,6 @@ def test_the_ram_heading_reads_used_reserved_free_per_region():
     layout = Path(__file__).resolve().parents[3] / "fixtures" / "layouts" / "out" / "cmsis-armcm4"
     report = build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"), use_cache=False)
     heading = next(line for line in render_markdown(report, ["ram"], 1).splitlines() if line.startswith("## RAM"))
-    assert heading.startswith("## RAM: 131072 bytes (ld's use); RAM: used ")
+    assert heading.startswith("## RAM: 131072 bytes; RAM: used ")
     assert heading.endswith(" / reserved 4096 / free 106736 of 131072")
     assert "| &nbsp;&nbsp;(free) RAM | 106736 |" in render_markdown(report, ["ram"], 0)
