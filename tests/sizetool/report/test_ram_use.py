@@ -64,3 +64,12 @@ def test_reserved_is_the_reservations_and_whole_heap_or_stack_sections_and_free_
 def test_without_region_lengths_there_is_no_split():
     report = SizeReport("a.elf", "arm", 0, 16, [SizeEntry("ram", ("a",), "x", ".bss", 0, 16)])
     assert ram_use(report) == []
+
+
+def test_without_a_map_ram_size_gives_the_region_and_the_gap_below_the_stack_is_free_too():
+    elf = LAYOUTS / "flash0" / "firmware.elf"  # CMSIS-style: heap after the data, stack at the top of 256K
+    with_map = ram_use(build_report(str(elf), map_path=str(elf.with_suffix(".map")), use_cache=False))
+    without = ram_use(build_report(str(elf), ram_size=256 * 1024, use_cache=False))
+    # The program headers do not count the gap (the total is smaller than ld's), the split is the same.
+    assert [(u.static, u.reserved, u.free) for u in without] == [(u.static, u.reserved, u.free) for u in with_map]
+    assert without[0].used < with_map[0].used == 256 * 1024
