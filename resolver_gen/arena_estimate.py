@@ -378,6 +378,14 @@ def _smallest_arena(steps: list[tuple]) -> int:
     return high
 
 
+def _counted(part: str, steps: list[tuple]) -> str:
+    """"OpData CONV_2D x14": how many operators' Init() allocations a part gathers."""
+    if not part.startswith("OpData "):
+        return part
+    count = sum(1 for step in steps if step[0] == "tail" and step[3] == part)
+    return f"{part} x{count}" if count > 1 else part
+
+
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
                    pointer_bytes: int = 4) -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
@@ -413,7 +421,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         parts.append(ArenaPart(PART_WORKING, head_room - plan))
     for name, count in tally.items():
         if name != PART_ALIGNMENT and count:
-            parts.append(ArenaPart(name, count))
+            parts.append(ArenaPart(_counted(name, out.steps), count))
     if tally.get(PART_ALIGNMENT):
         parts.append(ArenaPart(PART_ALIGNMENT, tally[PART_ALIGNMENT]))
     assert sum(p.bytes for p in parts) == total

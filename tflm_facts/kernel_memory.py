@@ -171,9 +171,11 @@ MODELLED_PREPARE = {
 }
 ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
                  17: 1, 18: 2}  # TensorType code -> TfLiteTypeSizeOf
-# A generous bound for an op this table does not know: persistent bytes and one scratch buffer as large as its
-# largest tensor (the usual worst case of TFLM's kernels).
+# A generous bound for an op this table does not know: UNKNOWN_OP_BOUND persistent bytes plus
+# UNKNOWN_OP_BYTES_PER_ELEMENT per element of all its tensors (state buffers, FFT twiddles and lookup tables scale with
+# them), and one scratch buffer of 4 bytes per element of its largest tensor.
 UNKNOWN_OP_BOUND = 1024
+UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
 _INT8, _INT16, _INT4 = 9, 7, 17  # TensorType codes
 
@@ -384,7 +386,10 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
         return PrepareAllocations((), (size,) * 4)
     if op in MODELLED_PREPARE:
         return PrepareAllocations()
-    largest = max((t.elements * 4 for t in list(view.inputs) + list(view.outputs) if t is not None), default=0)
-    return PrepareAllocations((UNKNOWN_OP_BOUND,), (largest,), False,
-                              f"{op}: kernel allocations not modelled, bounded by {UNKNOWN_OP_BOUND} B persistent and "
-                              "a scratch buffer of 4 B per element of its largest tensor")
+    tensors = [t for t in list(view.inputs) + list(view.outputs) if t is not None]
+    largest = max((t.elements * 4 for t in tensors), default=0)
+    persistent = UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(t.elements for t in tensors)
+    return PrepareAllocations((persistent,), (largest,), False,
+                              f"{op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
+                              f"({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a scratch "
+                              "buffer of 4 B per element of its largest tensor")
