@@ -123,7 +123,8 @@ class _Constructor:
 
 
 def _constructors(image: ElfImage, graph: ReferenceGraph) -> list[_Constructor]:
-    found: dict[int, tuple[set[int], int]] = {}
+    """The interpreter constructors taking an arena (`unsigned char*`), grouped by the arena's argument position."""
+    by_argument: dict[int, set[int]] = {}
     for index, node in enumerate(graph.nodes):
         if node.kind != "func":
             continue
@@ -135,12 +136,9 @@ def _constructors(image: ElfImage, graph: ReferenceGraph) -> list[_Constructor]:
             arena = next((i for i, p in enumerate(parameters) if p.replace(" ", "") in ("unsignedchar*", "uint8_t*")),
                          None)
             if arena is not None:
-                found.setdefault(arena + 1, (set(), 0))[0].add(index)
-    result = []
-    for argument, (nodes, _) in sorted(found.items()):
-        addresses = {graph.nodes[n].address for n in nodes}
-        result.append(_Constructor(frozenset(addresses), argument, frozenset(nodes)))
-    return result
+                by_argument.setdefault(arena + 1, set()).add(index)  # argument 0 is `this`
+    return [_Constructor(frozenset(graph.nodes[n].address for n in nodes), argument, frozenset(nodes))
+            for argument, nodes in sorted(by_argument.items())]
 
 
 def _split_parameters(text: str) -> list[str]:
@@ -298,7 +296,6 @@ def _track_arm(image: ElfImage, runs, targets: frozenset[int]) -> list[_Call]:
 
 def _track_riscv(image: ElfImage, runs, targets: frozenset[int]) -> list[_Call]:
     import capstone
-    from capstone import riscv
 
     mode = capstone.CS_MODE_RISCV64 if image.elf_class == 64 else capstone.CS_MODE_RISCV32
     engine = capstone.Cs(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)

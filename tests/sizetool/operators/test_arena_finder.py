@@ -5,8 +5,6 @@ g_vision_arena (12288 bytes) in main() and g_keyword_arena (2048 bytes) in Setup
 constants. The same sources are linked for Cortex-M4, RV32 and x86-64, and into the layout fixtures.
 """
 
-from pathlib import Path
-
 import pytest
 
 from sizetool.errors import SizeToolError

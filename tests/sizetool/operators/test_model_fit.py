@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import pytest
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.elf_reader import ElfImage, Symbol, read_elf
+from sizetool.inputs.elf_reader import Symbol, read_elf
 from sizetool.operators.arena_finder import FOUND_BY_CONSTRUCTOR, LinkedArena
 from sizetool.operators.model_fit import KernelChoice, detect_kernels, fit, pointer_bytes, verdict
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
