@@ -193,7 +193,7 @@ ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11
 UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
-_INT8, _INT16, _INT4 = 9, 7, 17  # TensorType codes
+_INT8, _INT16, _INT4, _INT64 = 9, 7, 17, 4  # TensorType codes
 
 
 def op_data(op: str, kernels: str) -> OpData | None:
@@ -334,8 +334,13 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
             if flt.type == _INT4:
                 return PrepareAllocations(persistent, scratch, False, f"{op} with int4 weights on CMSIS-NN: scratch "
                                           "bounded")
+        elif cmsis and in_type == _INT16 and op == "CONV_2D":
+            bias = view.input(2)
+            if bias is None or bias.type == _INT64:  # arm_convolve_wrapper_s16 (non-MVE): 2 x im2col column int16
+                size = 4 * inp.dim(3) * flt.dim(2) * flt.dim(1)
+                scratch = (size,) if size > 0 else ()
         elif cmsis and in_type == _INT16:
-            return PrepareAllocations(persistent, (view.input(0).elements * 2,), False,
+            return PrepareAllocations(persistent, (inp.elements * 2,), False,
                                       f"{op} int16 on CMSIS-NN: scratch bounded by the input size")
         elif not cmsis and flt.type == _INT4:
             scratch = (flt.elements,)
@@ -395,10 +400,10 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
         output_state, cell_state = view.input(18), view.input(19)
         batch = inp.dim(1) if view.option("time_major") else inp.dim(0)
         size = batch * output_state.dim(1) * ELEMENT_BYTES.get(cell_state.type, 4)
-        if cmsis:
-            return PrepareAllocations((4 * output_state.dim(1),) * 8, (size,) * 4, False,
-                                      "UNIDIRECTIONAL_SEQUENCE_LSTM on CMSIS-NN: its bias sums are bounded by 8 "
-                                      "arrays of 4 B per state element")
+        if cmsis and in_type in (_INT8, _INT16) and cell_state.type == _INT16:
+            # CMSIS_NN_PortOpData: 8 kernel-sum/bias arrays of int32 (int8 activations) or int64 (int16), 3 buffers
+            width = 4 if in_type == _INT8 else 8
+            return PrepareAllocations((width * output_state.dim(1),) * 8, (size,) * 3)
         return PrepareAllocations((), (size,) * 4)
     if op == "MIRROR_PAD":
         return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
