@@ -139,9 +139,21 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "WHILE": OpData("while.cc", "OpData", {4: 8, 8: 8}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {4: 688, 8: 688}),
     "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {4: 32, 8: 32}),
+    "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {4: 28, 8: 28}),
+    "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {4: 28, 8: 28}),
+    "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {4: 20, 8: 20}),
+    "L2_NORMALIZATION": OpData("l2norm.cc", "L2NormalizationParams", {4: 4, 8: 4}),
+    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {4: 28, 8: 40}),
+    "ELU": OpData("elu.cc", "OpData", {4: 256, 8: 256}),
+    "SQUARED_DIFFERENCE": OpData("squared_difference.cc", "OpData", {4: 112, 8: 112}),
+    "SELECT_V2": OpData("select.cc", "OpData", {4: 1, 8: 1}),
     "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
     "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None, "ARG_MAX": None,
-    "ARG_MIN": None,
+    "ARG_MIN": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
+    "SPLIT_V": None, "PACK": None, "UNPACK": None, "BROADCAST_TO": None, "SPACE_TO_DEPTH": None,
+    "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
+    "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
+    "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
 }
 # CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
 CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
@@ -167,7 +179,11 @@ MODELLED_PREPARE = {
     "DIV", "MAXIMUM", "MINIMUM", "AVERAGE_POOL_2D", "MAX_POOL_2D", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
     "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
     "EXPAND_DIMS", "SHAPE", "ARG_MAX", "ARG_MIN", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "SVDF",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "ABS", "RSQRT", "MIRROR_PAD", "L2_NORMALIZATION", "LOG_SOFTMAX", "ELU",
+    "SQUARED_DIFFERENCE", "SELECT_V2", "GATHER", "GATHER_ND", "RESIZE_BILINEAR", "SLICE", "SPLIT", "SPLIT_V", "PACK",
+    "UNPACK", "BROADCAST_TO", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "LOGICAL_OR", "LOGICAL_AND", "LOGICAL_NOT", "CEIL",
+    "FLOOR", "ROUND", "SIN", "COS", "LOG", "SQRT", "SQUARE", "RESIZE_NEAREST_NEIGHBOR", "ZEROS_LIKE", "FILL", "NEG",
+    "EXP",
 }
 ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
                  17: 1, 18: 2}  # TensorType code -> TfLiteTypeSizeOf
@@ -177,7 +193,7 @@ ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11
 UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
-_INT8, _INT16, _INT4 = 9, 7, 17  # TensorType codes
+_INT8, _INT16, _INT4, _INT64 = 9, 7, 17, 4  # TensorType codes
 
 
 def op_data(op: str, kernels: str) -> OpData | None:
@@ -318,8 +334,13 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
             if flt.type == _INT4:
                 return PrepareAllocations(persistent, scratch, False, f"{op} with int4 weights on CMSIS-NN: scratch "
                                           "bounded")
+        elif cmsis and in_type == _INT16 and op == "CONV_2D":
+            bias = view.input(2)
+            if bias is None or bias.type == _INT64:  # arm_convolve_wrapper_s16 (non-MVE): 2 x im2col column int16
+                size = 4 * inp.dim(3) * flt.dim(2) * flt.dim(1)
+                scratch = (size,) if size > 0 else ()
         elif cmsis and in_type == _INT16:
-            return PrepareAllocations(persistent, (view.input(0).elements * 2,), False,
+            return PrepareAllocations(persistent, (inp.elements * 2,), False,
                                       f"{op} int16 on CMSIS-NN: scratch bounded by the input size")
         elif not cmsis and flt.type == _INT4:
             scratch = (flt.elements,)
@@ -379,11 +400,13 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
         output_state, cell_state = view.input(18), view.input(19)
         batch = inp.dim(1) if view.option("time_major") else inp.dim(0)
         size = batch * output_state.dim(1) * ELEMENT_BYTES.get(cell_state.type, 4)
-        if cmsis:
-            return PrepareAllocations((4 * output_state.dim(1),) * 8, (size,) * 4, False,
-                                      "UNIDIRECTIONAL_SEQUENCE_LSTM on CMSIS-NN: its bias sums are bounded by 8 "
-                                      "arrays of 4 B per state element")
+        if cmsis and in_type in (_INT8, _INT16) and cell_state.type == _INT16:
+            # CMSIS_NN_PortOpData: 8 kernel-sum/bias arrays of int32 (int8 activations) or int64 (int16), 3 buffers
+            width = 4 if in_type == _INT8 else 8
+            return PrepareAllocations((width * output_state.dim(1),) * 8, (size,) * 3)
         return PrepareAllocations((), (size,) * 4)
+    if op == "MIRROR_PAD":
+        return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
     if op in MODELLED_PREPARE:
         return PrepareAllocations()
     tensors = [t for t in list(view.inputs) + list(view.outputs) if t is not None]
