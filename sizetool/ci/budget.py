@@ -10,7 +10,8 @@
     [rom.operators]
     CONV_2D = "8K"            # the operator's exclusive bytes (what removing its AddXxx() saves)
     [ram]
-    total = "64K"
+    total = "64K"             # ld's use of the RAM regions (with a CMSIS layout: the whole RAM)
+    occupied = "48K"          # static data + reserved (heap, stack): RAM less its free bytes
     [regions]                 # with --map: a region's use, in bytes or % of its length
     FLASH = "95%"
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
@@ -36,10 +37,11 @@ from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
+from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
 from sizetool.sizes import parse_size
 
-MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators", "occupied"}
 MODEL_KEYS = ("flash", "arena")
 RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
@@ -191,6 +193,14 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                 rules.extend(_operator_rules(memory, value, text, path))
                 continue
             line = _line_of(text, key)
+            if key == "occupied":
+                if memory != "ram":
+                    _fail(path, line, "occupied is a RAM rule (static data + reserved): put it in [ram]")
+                if isinstance(value, dict):
+                    _fail(path, line, "[ram] occupied must be a size, not a table")
+                rules.append(Rule("ram.occupied", "ram", "occupied",
+                                  _limit(value, path, line, "[ram] occupied", percent_allowed=False), line=line))
+                continue
             if key in ("total", "max_growth"):
                 if isinstance(value, dict):
                     _fail(path, line, f"[{memory}] {key} must be a size, not a table")
@@ -304,6 +314,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
     for rule in budget.rules:
         if rule.kind == "total":
             results.append(RuleResult(rule, rule.limit.resolve(0), report.total(rule.memory)))
+        elif rule.kind == "occupied":
+            results.append(occupied_result(rule, report))
         elif rule.kind == "growth":
             old = baseline.total(rule.memory)
             results.append(RuleResult(rule, rule.limit.resolve(old), report.total(rule.memory) - old))
@@ -358,3 +370,15 @@ def arena_result(rule: Rule, arena: ModelArena) -> RuleResult:
     how = "estimated" if arena.exact else "estimated upper bound"
     return RuleResult(rule, rule.limit.resolve(0), arena.needed,
                       note=f"{how}: tensor arena for {arena.kernels} kernels, {arena.pointer_bytes * 8}-bit pointers")
+
+
+def occupied_result(rule: Rule, report: SizeReport) -> RuleResult:
+    """Static data + reserved RAM (report/ram_use.py): ld's use less the free RAM inside it. Without region sizes
+    (no map, no --ram-size) that is the whole RAM total, and a note says so."""
+    uses = ram_use(report)
+    if not uses:
+        return RuleResult(rule, rule.limit.resolve(0), report.ram_total,
+                          note="no RAM region sizes (pass --map or --ram-size): the whole RAM total counts")
+    occupied = sum(u.static + u.reserved for u in uses)
+    free = sum(u.free for u in uses)
+    return RuleResult(rule, rule.limit.resolve(0), occupied, note=f"{free} bytes of RAM free")

@@ -292,3 +292,32 @@ def test_arena_rules_need_the_elf(tmp_path, capsys):
     assert status == 2 and "arena rules" in err and "need the ELF" in err and err.count("\n") == 1
     status, _, err = run(capsys, "check", ELF, "--budget", budget, "--kernels", "xtensa")
     assert status == 2 and "unknown --kernels 'xtensa'" in err and err.count("\n") == 1
+
+
+def test_ram_occupied_is_static_data_and_reservations_not_the_free_ram_ld_counts(tmp_path):
+    layout = OUT.parents[1] / "layouts" / "out" / "cmsis-armcm4"
+    report = build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"))
+    budget = read_budget(budget_file(tmp_path, '[ram]\ntotal = "128K"\noccupied = 24336\n'))
+    total, occupied = check_budget(budget, report)
+    # ld counts the whole 128K; static data (20240) and heap + stack (4096) occupy 24336 of it.
+    assert (total.actual, total.passed) == (131072, True)
+    assert (occupied.rule.name, occupied.actual, occupied.passed) == ("ram.occupied", 24336, True)
+    assert occupied.note == "106736 bytes of RAM free"
+    (tight,) = check_budget(read_budget(budget_file(tmp_path, '[ram]\noccupied = "23K"\n')), report)
+    assert not tight.passed and tight.headroom == 23 * 1024 - 24336
+    # Without region sizes the whole RAM total counts, and the note says so.
+    bare_report = build_report(str(ELF))
+    (bare,) = check_budget(read_budget(budget_file(tmp_path, '[ram]\noccupied = "64K"\n')), bare_report)
+    assert bare.actual == bare_report.ram_total and "no RAM region sizes" in bare.note
+
+
+@pytest.mark.parametrize("text,message", [
+    ('[rom]\noccupied = "1K"\n', "occupied is a RAM rule"),
+    ('[ram]\noccupied = "5%"\n', "percentage is not allowed"),
+    ('[ram]\noccupied = { a = 1 }\n', "must be a size, not a table"),
+])
+def test_bad_occupied_rules_name_the_file_and_line(tmp_path, text, message):
+    path = budget_file(tmp_path, text)
+    with pytest.raises(SizeToolError) as error:
+        read_budget(path)
+    assert f"{path}:2:" in str(error.value) and message in str(error.value)
