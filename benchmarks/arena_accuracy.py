@@ -40,6 +40,11 @@ def short_enums(row: dict) -> bool:
     return row["target"].startswith("cortex-m")
 
 
+def pointer_bytes(row: dict) -> int:
+    """x86-64 host rows were measured with 64-bit pointers; every other target is 32-bit."""
+    return 8 if row["target"].startswith("x86_64") else 4
+
+
 def read_truth(path: Path) -> list[dict]:
     with open(path, newline="") as handle:
         return [row for row in csv.DictReader(handle) if not row["model"].startswith("#")]
@@ -76,7 +81,7 @@ def evaluate(rows: list[dict], folders: list[Path]) -> list[dict]:
         if not candidates:
             continue
         try:
-            estimate = estimate_arena([candidates[0]], row["kernels"], 4, short_enums=short_enums(row))
+            estimate = estimate_arena([candidates[0]], row["kernels"], pointer_bytes(row), short_enums=short_enums(row))
         except ResolverGenError as error:
             results.append({**row, "estimate": None, "class": "refused", "error": str(error)})
             continue

@@ -240,7 +240,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> Non
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
             try:
-                effects = prepare_allocations(_view(graph, sub, operator, name), kernels)
+                effects = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ResolverGenError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None

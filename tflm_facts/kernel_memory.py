@@ -156,17 +156,22 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
     "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {"ilp32": 20, "eabi": 20, "lp64": 20}),
     "L2_NORMALIZATION": OpData("l2norm.cc", "L2NormalizationParams", {"ilp32": 4, "eabi": 4, "lp64": 4}),
-    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {"ilp32": 28, "eabi": 28, "lp64": 40}),
     "ELU": OpData("elu.cc", "OpData", {"ilp32": 256, "eabi": 256, "lp64": 256}),
     "SQUARED_DIFFERENCE": OpData("squared_difference.cc", "OpData", {"ilp32": 112, "eabi": 112, "lp64": 112}),
     "SELECT_V2": OpData("select.cc", "OpData", {"ilp32": 1, "eabi": 1, "lp64": 1}),
     "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ALL": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ANY": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
     "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None, "ARG_MAX": None,
-    "ARG_MIN": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
+    "ARG_MIN": None, "LOG_SOFTMAX": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
     "SPLIT_V": None, "PACK": None, "UNPACK": None, "BROADCAST_TO": None, "SPACE_TO_DEPTH": None,
     "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
     "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
     "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
+}
+# Structs a kernel allocates in Prepare() rather than Init(), only for some types (LOG_SOFTMAX: int8 only).
+PREPARE_OP_DATA: dict[str, OpData] = {
+    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {"ilp32": 28, "eabi": 28, "lp64": 40}),
 }
 # CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
 CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
@@ -193,6 +198,7 @@ MODELLED_PREPARE = {
     "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
     "EXPAND_DIMS", "SHAPE", "ARG_MAX", "ARG_MIN", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "SVDF",
     "UNIDIRECTIONAL_SEQUENCE_LSTM", "ABS", "RSQRT", "MIRROR_PAD", "L2_NORMALIZATION", "LOG_SOFTMAX", "ELU",
+    "REDUCE_ALL", "REDUCE_ANY",
     "SQUARED_DIFFERENCE", "SELECT_V2", "GATHER", "GATHER_ND", "RESIZE_BILINEAR", "SLICE", "SPLIT", "SPLIT_V", "PACK",
     "UNPACK", "BROADCAST_TO", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "LOGICAL_OR", "LOGICAL_AND", "LOGICAL_NOT", "CEIL",
     "FLOOR", "ROUND", "SIN", "COS", "LOG", "SQRT", "SQUARE", "RESIZE_NEAREST_NEIGHBOR", "ZEROS_LIKE", "FILL", "NEG",
@@ -222,6 +228,8 @@ TEMP_TENSORS: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {
     ("reference", "SUM"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
     ("reference", "REDUCE_MAX"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
     ("reference", "REDUCE_MIN"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ALL"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ANY"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
     # CMSIS-NN's own Prepare plus the reference helpers it calls: bounded by every input and output twice
     ("cmsis_nn", "CONV_2D"): _BOTH_TWICE,
     ("cmsis_nn", "DEPTHWISE_CONV_2D"): _BOTH_TWICE,
@@ -362,7 +370,7 @@ def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
     return buf_x * buf_y * 4, 0
 
 
-def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
+def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
     """The persistent buffers and scratch requests of the kernel serving view.op in Prepare()."""
     op = view.op
     cmsis = kernels == "cmsis_nn"
@@ -453,6 +461,11 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
             width = 4 if in_type == _INT8 else 8
             return PrepareAllocations((width * output_state.dim(1),) * 8, (size,) * 3)
         return PrepareAllocations((), (size,) * 4)
+    if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
+        # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
+        return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op == "LOG_SOFTMAX":
+        return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
     if op == "MIRROR_PAD":
         return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
     if op in MODELLED_PREPARE:
