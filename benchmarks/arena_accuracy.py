@@ -3,7 +3,8 @@
 Each row of the table is one model and kernel set, with the smallest arena for which AllocateTensors() and Invoke()
 succeeded on real TFLM (32-bit Arm: qemu-arm Linux and Cortex-M4 under qemu-system-arm, see docs/arena.md for the
 commands). This script finds each model by file name in a models folder (checking its SHA-256), estimates its arena for
-the row's kernel set with 32-bit pointers, and prints per kernel set how many estimates are
+the row's kernel set with 32-bit pointers (and short enums for the Cortex-M4 rows, as arm-none-eabi GCC builds them;
+int-sized enums for Arm Linux), and prints per kernel set and target how many estimates are
   exact   : equal to the measured minimum or at most 16 B above it,
   close   : more than 16 B but at most 2% above,
   over    : more than 2% above (a safe but loose bound),
@@ -32,6 +33,16 @@ from resolver_gen.errors import ResolverGenError  # noqa: E402
 
 TRUTH = REPO / "tests" / "data" / "arena_truth.csv"
 DEFAULT_MODELS = [REPO.parent / "shared" / "models"]
+
+
+def short_enums(row: dict) -> bool:
+    """Cortex-M4 images are built with arm-none-eabi GCC, whose default is short enums; Arm Linux uses int enums."""
+    return row["target"].startswith("cortex-m")
+
+
+def pointer_bytes(row: dict) -> int:
+    """x86-64 host rows were measured with 64-bit pointers; every other target is 32-bit."""
+    return 8 if row["target"].startswith("x86_64") else 4
 
 
 def read_truth(path: Path) -> list[dict]:
@@ -70,7 +81,7 @@ def evaluate(rows: list[dict], folders: list[Path]) -> list[dict]:
         if not candidates:
             continue
         try:
-            estimate = estimate_arena([candidates[0]], row["kernels"], 4)
+            estimate = estimate_arena([candidates[0]], row["kernels"], pointer_bytes(row), short_enums=short_enums(row))
         except ResolverGenError as error:
             results.append({**row, "estimate": None, "class": "refused", "error": str(error)})
             continue

@@ -32,7 +32,8 @@ from resolver_gen.operator_uses import op_key, read_model_uses
 from resolver_gen.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.kernel_memory import (
     ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
-    PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, op_data, op_data_known, prepare_allocations,
+    PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
+    prepare_allocations, temp_tensors,
 )
 
 # Builtin ops that run other subgraphs, and the option fields naming them (in the order TFLM walks them).
@@ -62,6 +63,7 @@ class ArenaEstimate:
     models: tuple[str, ...] = ()
     plan_bytes: int = 0  # the largest greedy plan (tensors and scratch buffers)
     persistent_bytes: int = 0  # the tail, alignment included
+    abi: str = "ilp32"  # tflm_facts.kernel_memory.ABIS: "ilp32", "eabi" (short enums) or "lp64"
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -122,11 +124,11 @@ def _op_names(graph: TensorGraph) -> list[str]:
     return names
 
 
-def _quantization_bytes(tensor, ptr: int) -> list[tuple[int, int]]:
+def _quantization_bytes(tensor, abi: str) -> list[tuple[int, int]]:
     """(size, alignment) of the TfLiteAffineQuantization and zero-point array a TfLiteTensor copy allocates."""
     if tensor.scale_count > 0 and tensor.zero_point_count > 0:
-        size, align = STRUCTS["TfLiteAffineQuantization"][ptr]
-        return [(size, align), (4 + 4 * tensor.scale_count, STRUCTS["TfLiteIntArray"][ptr][1])]
+        size, align = STRUCTS["TfLiteAffineQuantization"][abi]
+        return [(size, align), (4 + 4 * tensor.scale_count, STRUCTS["TfLiteIntArray"][abi][1])]
     return []
 
 
@@ -198,12 +200,12 @@ def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[i
     return first, last, scratch_times
 
 
-def _model_steps(graph: TensorGraph, kernels: str, ptr: int, out: _Steps) -> None:
+def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> None:
     """Append the allocation steps of one model's AllocateTensors() to out."""
     names = _op_names(graph)
     label = graph.path.name
     steps = out.steps
-    size = {name: STRUCTS[name][ptr] for name in STRUCTS}
+    size = {name: STRUCTS[name][abi] for name in STRUCTS}
 
     # StartModelAllocation
     steps.append(("tail", *size["MicroBuiltinDataAllocator"], "allocator objects"))
@@ -222,14 +224,14 @@ def _model_steps(graph: TensorGraph, kernels: str, ptr: int, out: _Steps) -> Non
         for operator in subgraph.operators:
             params = BUILTIN_PARAMS.get(names[operator.opcode_index])
             if params:
-                steps.append(("tail", *PARAM_STRUCTS[params][ptr], "builtin params"))
+                steps.append(("tail", *PARAM_STRUCTS[params][abi], "builtin params"))
     # Init: each kernel's OpData
     for subgraph in graph.subgraphs:
         for operator in subgraph.operators:
             name = names[operator.opcode_index]
             data = op_data(name, kernels)
             if data is not None:
-                steps.append(("tail", data.bytes[ptr], ARENA_ALIGNMENT, f"OpData {name}"))
+                steps.append(("tail", data.bytes[abi], ARENA_ALIGNMENT, f"OpData {name}"))
     # Prepare: per node, temp TfLiteTensors of its inputs and outputs, persistent buffers, scratch requests
     scratch_owner: list[tuple[int, int]] = []
     scratch_bytes: list[int] = []
@@ -237,12 +239,8 @@ def _model_steps(graph: TensorGraph, kernels: str, ptr: int, out: _Steps) -> Non
     for sub, subgraph in enumerate(graph.subgraphs):
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
-            for index in [i for i in operator.outputs] + [i for i in operator.inputs if i >= 0]:
-                steps.append(("temp", tensor_size, tensor_align, None))
-                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], ptr):
-                    steps.append(("temp", q_size, q_align, None))
             try:
-                effects = prepare_allocations(_view(graph, sub, operator, name), kernels)
+                effects = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ResolverGenError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None
@@ -253,6 +251,17 @@ def _model_steps(graph: TensorGraph, kernels: str, ptr: int, out: _Steps) -> Non
                     out.notes.append(f"{label}: {note}")
             for persistent in effects.persistent:
                 steps.append(("tail", persistent, ARENA_ALIGNMENT, f"kernel buffers {name}"))
+            # Temp tensors are checked against the tail as it is when they are taken; kernels take some after their
+            # persistent buffers (CONV_2D: after the per-channel arrays), so they are replayed after them.
+            known = op_data_known(name, kernels)
+            for role, position in temp_tensors(len(operator.inputs), len(operator.outputs), name, kernels, known):
+                tensors = operator.inputs if role == "i" else operator.outputs
+                index = tensors[position] if position < len(tensors) else -1
+                if index < 0:
+                    continue  # an omitted optional input: AllocateTempInputTensor returns nullptr
+                steps.append(("temp", tensor_size, tensor_align, None))
+                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], abi):
+                    steps.append(("temp", q_size, q_align, None))
             for scratch in effects.scratch:
                 scratch_owner.append((sub, node))
                 scratch_bytes.append(scratch)
@@ -308,7 +317,7 @@ def _model_steps(graph: TensorGraph, kernels: str, ptr: int, out: _Steps) -> Non
         steps.append(("tail", size["void*"][0] * len(indices), ARENA_ALIGNMENT, "input/output TfLiteTensors"))
         for index in indices:
             steps.append(("tail", tensor_size, tensor_align, "input/output TfLiteTensors"))
-            for q_size, q_align in _quantization_bytes(main.tensors[index], ptr):
+            for q_size, q_align in _quantization_bytes(main.tensors[index], abi):
                 steps.append(("tail", q_size, q_align, "input/output TfLiteTensors"))
 
 
@@ -356,9 +365,9 @@ def _run(steps: list[tuple], arena_size: int, tally: dict[str, int] | None = Non
     return True
 
 
-def _creation_steps(ptr: int) -> list[tuple]:
+def _creation_steps(abi: str) -> list[tuple]:
     """MicroAllocator::Create on the arena: the allocator, the greedy planner and the MicroAllocator, in its tail."""
-    return [("tail", *STRUCTS[name][ptr], "allocator objects")
+    return [("tail", *STRUCTS[name][abi], "allocator objects")
             for name in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
 
 
@@ -387,16 +396,23 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
-                   pointer_bytes: int = 4) -> ArenaEstimate:
+                   pointer_bytes: int = 4, short_enums: bool = False) -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
-    MicroAllocator, for a kernel set and the target's pointer size; ResolverGenError on bad input."""
+    MicroAllocator, for a kernel set and the target's pointer size; ResolverGenError on bad input.
+
+    short_enums: the target compiles TFLM with short enums (arm-none-eabi GCC's default on Cortex-M): TfLiteTensor
+    and several params structs are smaller, so the arena is a few dozen bytes smaller than with int-sized enums
+    (32-bit Arm Linux, RISC-V, Xtensa), which is the default because it is never below either."""
     if kernels not in KERNEL_SETS:
         raise ResolverGenError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
         raise ResolverGenError(f"pointer size {pointer_bytes} is not 4 or 8 bytes")
     if not model_paths:
         raise ResolverGenError("no model given")
-    out = _Steps(_creation_steps(pointer_bytes), [], [])
+    if short_enums and pointer_bytes != 4:
+        raise ResolverGenError("short enums are modelled for 32-bit Arm bare metal only (pointer size 4)")
+    abi = abi_for(pointer_bytes, short_enums)
+    out = _Steps(_creation_steps(abi), [], [])
     labels = []
     for model_path in model_paths:
         path = Path(model_path)
@@ -405,7 +421,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         _check_supported(path)
         if not graph.subgraphs:
             raise ResolverGenError(f"{path}: the model has no subgraphs; TFLM refuses it")
-        _model_steps(graph, kernels, pointer_bytes, out)
+        _model_steps(graph, kernels, abi, out)
         labels.append(str(path))
     total = _smallest_arena(out.steps)
     tally: dict[str, int] = {}
@@ -426,4 +442,4 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         parts.append(ArenaPart(PART_ALIGNMENT, tally[PART_ALIGNMENT]))
     assert sum(p.bytes for p in parts) == total
     return ArenaEstimate(total, out.exact, kernels, pointer_bytes, tuple(parts), tuple(out.notes), tuple(labels),
-                         plan, persistent)
+                         plan, persistent, abi)

@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="kernel set the firmware links, for --arena: reference (default) or cmsis_nn")
     parser.add_argument("--pointer-size", type=int, default=4, metavar="BYTES",
                         help="the target's pointer size, for --arena: 4 (32-bit MCUs, default) or 8 (64-bit hosts)")
+    parser.add_argument("--short-enums", action="store_true",
+                        help="for --arena: TFLM is compiled with short enums, as arm-none-eabi GCC does for Cortex-M "
+                             "by default (exact there; without it the figure is for int-sized enums, a few dozen "
+                             "bytes more, safe for every 32-bit target)")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -159,7 +163,8 @@ def _gate(plan, args) -> bool:
 def _estimate(args: argparse.Namespace):
     from resolver_gen.arena_estimate import estimate_arena
 
-    return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size)
+    return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
+                          short_enums=args.short_enums)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,8 +176,8 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     if args.arena and args.format == "lite" and not args.list:
         raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
-    if (args.kernels != "reference" or args.pointer_size != 4) and not args.arena:
-        raise ResolverGenError("--kernels and --pointer-size set the arena estimate: add --arena")
+    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums) and not args.arena:
+        raise ResolverGenError("--kernels, --pointer-size and --short-enums set the arena estimate: add --arena")
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the

@@ -5,12 +5,13 @@ from __future__ import annotations
 from resolver_gen.arena_estimate import ArenaEstimate
 
 KERNEL_LABELS = {"reference": "reference kernels", "cmsis_nn": "CMSIS-NN kernels"}
+ABI_LABELS = {"ilp32": "32-bit pointers", "eabi": "32-bit pointers, short enums", "lp64": "64-bit pointers"}
 
 
 def describe(estimate: ArenaEstimate) -> str:
     """e.g. "reference kernels, 32-bit pointers, exact" or "... upper bound"."""
     kind = "exact" if estimate.exact else "upper bound"
-    return f"{KERNEL_LABELS[estimate.kernels]}, {8 * estimate.pointer_bytes}-bit pointers, {kind}"
+    return f"{KERNEL_LABELS[estimate.kernels]}, {ABI_LABELS[estimate.abi]}, {kind}"
 
 
 def comment_lines(estimate: ArenaEstimate) -> list[str]:
@@ -28,6 +29,7 @@ def arena_as_data(estimate: ArenaEstimate) -> dict:
         "exact": estimate.exact,
         "kernels": estimate.kernels,
         "pointer_bytes": estimate.pointer_bytes,
+        "short_enums": estimate.abi == "eabi",
         "plan_bytes": estimate.plan_bytes,
         "persistent_bytes": estimate.persistent_bytes,
         "parts": [{"name": part.name, "bytes": part.bytes} for part in estimate.parts],

@@ -1,7 +1,7 @@
 """What TFLM's interpreter and kernels take from the tensor arena, as data (tflite-micro 90b983c).
 
-- STRUCTS: sizeof/alignof of the runtime structs the allocator places in the arena, per pointer size (4: 32-bit
-  targets such as Cortex-M and 32-bit Arm Linux; 8: 64-bit host builds);
+- STRUCTS: sizeof/alignof of the runtime structs the allocator places in the arena, per target ABI (ABIS: "ilp32"
+  32-bit with int-sized enums, "eabi" Arm bare metal with short enums, "lp64" 64-bit hosts);
 - BUILTIN_PARAMS: the TfLiteXxxParams struct each op's builtin-data parser allocates (persistent, at alignof);
 - OP_DATA: the struct each kernel's Init() allocates with AllocatePersistentBuffer (16-byte aligned), per kernel set
   (reference, cmsis_nn; CMSIS-NN builds fall back to the reference kernel for the ops they do not optimise);
@@ -9,9 +9,9 @@
   arrays and lookup tables (persistent) and scratch buffers (planned with the tensors), with CMSIS-NN's
   *_get_buffer_size rules for a DSP core (Cortex-M4/M7/M33 with DSP, 32-bit Arm Linux; no MVE).
 
-Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (4) and g++ on
-x86-64 (8), with TFLM's flags (-DTF_LITE_STATIC_MEMORY); tests/tflm_facts/test_kernel_memory.py repeats that
-whenever the checkout and a compiler are present. An op missing here is still estimated, with an upper bound on its
+Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (ilp32),
+arm-none-eabi-g++ -mcpu=cortex-m4 (eabi) and g++ on x86-64 (lp64), with TFLM's flags (-DTF_LITE_STATIC_MEMORY);
+tests/tflm_facts/test_kernel_memory.py repeats that whenever the checkout and a compiler are present. An op missing here is still estimated, with an upper bound on its
 Init/Prepare allocations (UNKNOWN_OP_BOUND) and a note.
 """
 
@@ -21,6 +21,19 @@ from dataclasses import dataclass
 
 KERNEL_SETS = ("reference", "cmsis_nn")
 POINTER_SIZES = (4, 8)
+# The struct layouts TFLM's arena sees depend on the target ABI, not only on the pointer size:
+ABIS = {
+    "ilp32": "32-bit pointers, int-sized enums: 32-bit Arm Linux (gnueabihf), RISC-V and Xtensa bare metal",
+    "eabi": "32-bit pointers, short enums: Arm bare metal (arm-none-eabi GCC's default: Cortex-M, Zephyr, RTOSes)",
+    "lp64": "64-bit pointers: x86-64 and arm64 hosts",
+}
+
+
+def abi_for(pointer_bytes: int, short_enums: bool = False) -> str:
+    """The ABI key of the size tables for a pointer size and enum convention."""
+    if pointer_bytes == 8:
+        return "lp64"
+    return "eabi" if short_enums else "ilp32"
 ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment(): kernel persistent buffers, variable tensors, planned buffers
 MAX_SCRATCH_BUFFERS_PER_OP = 12  # kMaxScratchBuffersPerOp: the head reserves room for this many new requests
 # GreedyMemoryPlanner's working memory per planned buffer: BufferRequirements (4 ints) + sorted size + sorted id +
@@ -28,23 +41,23 @@ MAX_SCRATCH_BUFFERS_PER_OP = 12  # kMaxScratchBuffersPerOp: the head reserves ro
 GREEDY_PLANNER_BYTES_PER_BUFFER = 40
 INT16_LUT_BYTES = 2 * 513  # LUTSize<int16_t>() entries of int16
 
-# name -> {pointer size: (sizeof, alignof)}
+# name -> {ABI: (sizeof, alignof)}
 STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
-    "SingleArenaBufferAllocator": {4: (36, 4), 8: (72, 8)},
-    "GreedyMemoryPlanner": {4: (44, 4), 8: (72, 8)},
-    "MicroAllocator": {4: (36, 4), 8: (72, 8)},
-    "MicroBuiltinDataAllocator": {4: (8, 4), 8: (16, 8)},
-    "SubgraphAllocations": {4: (8, 4), 8: (16, 8)},
-    "TfLiteEvalTensor": {4: (12, 4), 8: (24, 8)},
-    "NodeAndRegistration": {4: (32, 4), 8: (64, 8)},
-    "TfLiteTensor": {4: (40, 4), 8: (64, 8)},
-    "TfLiteAffineQuantization": {4: (12, 4), 8: (24, 8)},
-    "TfLiteIntArray": {4: (4, 4), 8: (4, 4)},
-    "ScratchBufferRequest": {4: (12, 4), 8: (16, 8)},
-    "ScratchBufferHandle": {4: (4, 4), 8: (8, 8)},
-    "AllocationInfo": {4: (24, 4), 8: (32, 8)},
-    "size_t": {4: (4, 4), 8: (8, 8)},
-    "void*": {4: (4, 4), 8: (8, 8)},
+    "SingleArenaBufferAllocator": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (72, 8)},
+    "GreedyMemoryPlanner": {"ilp32": (44, 4), "eabi": (44, 4), "lp64": (72, 8)},
+    "MicroAllocator": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (72, 8)},
+    "MicroBuiltinDataAllocator": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "SubgraphAllocations": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "TfLiteEvalTensor": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (24, 8)},
+    "NodeAndRegistration": {"ilp32": (32, 4), "eabi": (32, 4), "lp64": (64, 8)},
+    "TfLiteTensor": {"ilp32": (40, 4), "eabi": (32, 4), "lp64": (64, 8)},
+    "TfLiteAffineQuantization": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (24, 8)},
+    "TfLiteIntArray": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "ScratchBufferRequest": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (16, 8)},
+    "ScratchBufferHandle": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
+    "AllocationInfo": {"ilp32": (24, 4), "eabi": (24, 4), "lp64": (32, 8)},
+    "size_t": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
+    "void*": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
 }
 
 # Builtin op -> the params struct its parser allocates; ops not listed parse without allocating (ParseStub-like).
@@ -70,28 +83,28 @@ BUILTIN_PARAMS: dict[str, str] = {
 }
 
 PARAM_STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
-    "TfLiteAddParams": {4: (8, 4), 8: (8, 4)}, "TfLiteArgMaxParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteArgMinParams": {4: (4, 4), 8: (4, 4)}, "TfLiteBatchMatMulParams": {4: (3, 1), 8: (3, 1)},
-    "TfLiteCallOnceParams": {4: (4, 4), 8: (4, 4)}, "TfLiteCastParams": {4: (8, 4), 8: (8, 4)},
-    "TfLiteConcatenationParams": {4: (8, 4), 8: (8, 4)}, "TfLiteConvParams": {4: (28, 4), 8: (28, 4)},
-    "TfLiteCumsumParams": {4: (2, 1), 8: (2, 1)}, "TfLiteDepthToSpaceParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteDepthwiseConvParams": {4: (28, 4), 8: (28, 4)}, "TfLiteDivParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteFullyConnectedParams": {4: (16, 4), 8: (16, 4)}, "TfLiteGatherParams": {4: (8, 4), 8: (8, 4)},
-    "TfLiteGeluParams": {4: (1, 1), 8: (1, 1)}, "TfLiteIfParams": {4: (8, 4), 8: (8, 4)},
-    "TfLiteL2NormParams": {4: (4, 4), 8: (4, 4)}, "TfLiteLeakyReluParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteLSTMParams": {4: (20, 4), 8: (20, 4)}, "TfLiteMirrorPaddingParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteMulParams": {4: (4, 4), 8: (4, 4)}, "TfLitePackParams": {4: (8, 4), 8: (8, 4)},
-    "TfLitePoolParams": {4: (40, 4), 8: (40, 4)}, "TfLiteReducerParams": {4: (1, 1), 8: (1, 1)},
-    "TfLiteReshapeParams": {4: (36, 4), 8: (36, 4)}, "TfLiteResizeBilinearParams": {4: (2, 1), 8: (2, 1)},
-    "TfLiteResizeNearestNeighborParams": {4: (2, 1), 8: (2, 1)}, "TfLiteShapeParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteSoftmaxParams": {4: (4, 4), 8: (4, 4)}, "TfLiteSpaceToDepthParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteSplitParams": {4: (4, 4), 8: (4, 4)}, "TfLiteSplitVParams": {4: (4, 4), 8: (4, 4)},
-    "TfLiteSqueezeParams": {4: (36, 4), 8: (36, 4)}, "TfLiteStridedSliceParams": {4: (24, 4), 8: (24, 4)},
-    "TfLiteSubParams": {4: (8, 4), 8: (8, 4)}, "TfLiteSVDFParams": {4: (12, 4), 8: (12, 4)},
-    "TfLiteTransposeConvParams": {4: (20, 4), 8: (20, 4)},
-    "TfLiteUnidirectionalSequenceLSTMParams": {4: (16, 4), 8: (16, 4)},
-    "TfLiteUnpackParams": {4: (8, 4), 8: (8, 4)}, "TfLiteVarHandleParams": {4: (8, 4), 8: (16, 8)},
-    "TfLiteWhileParams": {4: (8, 4), 8: (8, 4)},
+    "TfLiteAddParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)}, "TfLiteArgMaxParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteArgMinParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLiteBatchMatMulParams": {"ilp32": (3, 1), "eabi": (3, 1), "lp64": (3, 1)},
+    "TfLiteCallOnceParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteCastParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)},
+    "TfLiteConcatenationParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)}, "TfLiteConvParams": {"ilp32": (28, 4), "eabi": (28, 4), "lp64": (28, 4)},
+    "TfLiteCumsumParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)}, "TfLiteDepthToSpaceParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteDepthwiseConvParams": {"ilp32": (28, 4), "eabi": (28, 4), "lp64": (28, 4)}, "TfLiteDivParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteFullyConnectedParams": {"ilp32": (16, 4), "eabi": (5, 1), "lp64": (16, 4)}, "TfLiteGatherParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLiteGeluParams": {"ilp32": (1, 1), "eabi": (1, 1), "lp64": (1, 1)}, "TfLiteIfParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLiteL2NormParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLiteLeakyReluParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteLSTMParams": {"ilp32": (20, 4), "eabi": (16, 4), "lp64": (20, 4)}, "TfLiteMirrorPaddingParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteMulParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLitePackParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLitePoolParams": {"ilp32": (40, 4), "eabi": (40, 4), "lp64": (40, 4)}, "TfLiteReducerParams": {"ilp32": (1, 1), "eabi": (1, 1), "lp64": (1, 1)},
+    "TfLiteReshapeParams": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (36, 4)}, "TfLiteResizeBilinearParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)},
+    "TfLiteResizeNearestNeighborParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)}, "TfLiteShapeParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteSoftmaxParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteSpaceToDepthParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteSplitParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteSplitVParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteSqueezeParams": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (36, 4)}, "TfLiteStridedSliceParams": {"ilp32": (24, 4), "eabi": (24, 4), "lp64": (24, 4)},
+    "TfLiteSubParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)}, "TfLiteSVDFParams": {"ilp32": (12, 4), "eabi": (8, 4), "lp64": (12, 4)},
+    "TfLiteTransposeConvParams": {"ilp32": (20, 4), "eabi": (16, 4), "lp64": (20, 4)},
+    "TfLiteUnidirectionalSequenceLSTMParams": {"ilp32": (16, 4), "eabi": (16, 4), "lp64": (16, 4)},
+    "TfLiteUnpackParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)}, "TfLiteVarHandleParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "TfLiteWhileParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
 }
 
 
@@ -101,75 +114,80 @@ class OpData:
 
     source: str  # under tensorflow/lite/micro/kernels/
     struct: str  # the C++ name as seen from namespace tflite in that source
-    bytes: dict[int, int]
+    bytes: dict[str, int]  # per ABI
 
 
 _KERNELS = "tensorflow/lite/micro/kernels/"
 # op -> OpData, for reference kernels; None: the kernel has no Init allocation (RESHAPE, CAST, MAXIMUM, ...).
 REFERENCE_OP_DATA: dict[str, OpData | None] = {
-    "ADD": OpData("add.h", "OpDataAdd", {4: 60, 8: 60}),
-    "CONV_2D": OpData("conv.h", "OpDataConv", {4: 56, 8: 72}),
-    "DEPTHWISE_CONV_2D": OpData("conv.h", "OpDataConv", {4: 56, 8: 72}),
-    "FULLY_CONNECTED": OpData("fully_connected.h", "OpDataFullyConnected", {4: 48, 8: 64}),
-    "LEAKY_RELU": OpData("leaky_relu.h", "LeakyReluOpData", {4: 24, 8: 24}),
-    "PAD": OpData("pad.h", "OpData", {4: 56, 8: 56}),
-    "PADV2": OpData("pad.h", "OpData", {4: 56, 8: 56}),
-    "STRIDED_SLICE": OpData("strided_slice.h", "StridedSliceParams", {4: 84, 8: 84}),
-    "QUANTIZE": OpData("quantize.h", "OpDataQuantizeReference", {4: 32, 8: 32}),
-    "SUB": OpData("sub.h", "OpDataSub", {4: 52, 8: 52}),
-    "TRANSPOSE_CONV": OpData("transpose_conv.cc", "OpData", {4: 72, 8: 80}),
-    "SOFTMAX": OpData("softmax.h", "SoftmaxParams", {4: 56, 8: 80}),
-    "CONCATENATION": OpData("concatenation.cc", "OpData", {4: 24, 8: 40}),
-    "MUL": OpData("mul.h", "OpDataMul", {4: 36, 8: 36}),
-    "SVDF": OpData("svdf.h", "OpDataSvdf", {4: 36, 8: 36}),
-    "LOGISTIC": OpData("logistic.h", "OpDataLogistic", {4: 16, 8: 16}),
-    "DIV": OpData("div.cc", "OpDataDiv", {4: 28, 8: 28}),
-    "AVERAGE_POOL_2D": OpData("pooling.h", "OpDataPooling", {4: 32, 8: 32}),
-    "MAX_POOL_2D": OpData("pooling.h", "OpDataPooling", {4: 32, 8: 32}),
-    "MEAN": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
-    "SUM": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
-    "REDUCE_MAX": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
-    "DETECTION_POSTPROCESS": OpData("detection_postprocess.cc", "OpData", {4: 112, 8: 112}),
-    "EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "NOT_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "GREATER": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "GREATER_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "LESS": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "LESS_EQUAL": OpData("comparisons.cc", "OpData", {4: 32, 8: 32}),
-    "WHILE": OpData("while.cc", "OpData", {4: 8, 8: 8}),
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {4: 688, 8: 688}),
-    "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {4: 32, 8: 32}),
-    "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {4: 28, 8: 28}),
-    "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {4: 28, 8: 28}),
-    "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {4: 20, 8: 20}),
-    "L2_NORMALIZATION": OpData("l2norm.cc", "L2NormalizationParams", {4: 4, 8: 4}),
-    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {4: 28, 8: 40}),
-    "ELU": OpData("elu.cc", "OpData", {4: 256, 8: 256}),
-    "SQUARED_DIFFERENCE": OpData("squared_difference.cc", "OpData", {4: 112, 8: 112}),
-    "SELECT_V2": OpData("select.cc", "OpData", {4: 1, 8: 1}),
-    "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {4: 44, 8: 44}),
+    "ADD": OpData("add.h", "OpDataAdd", {"ilp32": 60, "eabi": 60, "lp64": 60}),
+    "CONV_2D": OpData("conv.h", "OpDataConv", {"ilp32": 56, "eabi": 56, "lp64": 72}),
+    "DEPTHWISE_CONV_2D": OpData("conv.h", "OpDataConv", {"ilp32": 56, "eabi": 56, "lp64": 72}),
+    "FULLY_CONNECTED": OpData("fully_connected.h", "OpDataFullyConnected", {"ilp32": 48, "eabi": 48, "lp64": 64}),
+    "LEAKY_RELU": OpData("leaky_relu.h", "LeakyReluOpData", {"ilp32": 24, "eabi": 24, "lp64": 24}),
+    "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "PADV2": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "STRIDED_SLICE": OpData("strided_slice.h", "StridedSliceParams", {"ilp32": 84, "eabi": 84, "lp64": 84}),
+    "QUANTIZE": OpData("quantize.h", "OpDataQuantizeReference", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "SUB": OpData("sub.h", "OpDataSub", {"ilp32": 52, "eabi": 52, "lp64": 52}),
+    "TRANSPOSE_CONV": OpData("transpose_conv.cc", "OpData", {"ilp32": 72, "eabi": 72, "lp64": 80}),
+    "SOFTMAX": OpData("softmax.h", "SoftmaxParams", {"ilp32": 56, "eabi": 56, "lp64": 80}),
+    "CONCATENATION": OpData("concatenation.cc", "OpData", {"ilp32": 24, "eabi": 24, "lp64": 40}),
+    "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "SVDF": OpData("svdf.h", "OpDataSvdf", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "LOGISTIC": OpData("logistic.h", "OpDataLogistic", {"ilp32": 16, "eabi": 16, "lp64": 16}),
+    "DIV": OpData("div.cc", "OpDataDiv", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "AVERAGE_POOL_2D": OpData("pooling.h", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "MAX_POOL_2D": OpData("pooling.h", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "MEAN": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "SUM": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_MAX": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "DETECTION_POSTPROCESS": OpData("detection_postprocess.cc", "OpData", {"ilp32": 112, "eabi": 112, "lp64": 112}),
+    "EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "NOT_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "GREATER": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "GREATER_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "LESS": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "LESS_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "WHILE": OpData("while.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {"ilp32": 688, "eabi": 688, "lp64": 688}),
+    "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {"ilp32": 20, "eabi": 20, "lp64": 20}),
+    "L2_NORMALIZATION": OpData("l2norm.cc", "L2NormalizationParams", {"ilp32": 4, "eabi": 4, "lp64": 4}),
+    "ELU": OpData("elu.cc", "OpData", {"ilp32": 256, "eabi": 256, "lp64": 256}),
+    "SQUARED_DIFFERENCE": OpData("squared_difference.cc", "OpData", {"ilp32": 112, "eabi": 112, "lp64": 112}),
+    "SELECT_V2": OpData("select.cc", "OpData", {"ilp32": 1, "eabi": 1, "lp64": 1}),
+    "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ALL": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ANY": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
     "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None, "ARG_MAX": None,
-    "ARG_MIN": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
+    "ARG_MIN": None, "LOG_SOFTMAX": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
     "SPLIT_V": None, "PACK": None, "UNPACK": None, "BROADCAST_TO": None, "SPACE_TO_DEPTH": None,
     "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
     "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
     "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
 }
+# Structs a kernel allocates in Prepare() rather than Init(), only for some types (LOG_SOFTMAX: int8 only).
+PREPARE_OP_DATA: dict[str, OpData] = {
+    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {"ilp32": 28, "eabi": 28, "lp64": 40}),
+}
 # CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
 CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
-    "ADD": OpData("cmsis_nn/add.cc", "OpData", {4: 60, 8: 60}),
-    "CONV_2D": OpData("cmsis_nn/conv.cc", "OpData", {4: 60, 8: 80}),
-    "DEPTHWISE_CONV_2D": OpData("cmsis_nn/depthwise_conv.cc", "OpData", {4: 60, 8: 80}),
-    "FULLY_CONNECTED": OpData("cmsis_nn/fully_connected.cc", "OpData", {4: 72, 8: 96}),
-    "SOFTMAX": OpData("cmsis_nn/softmax.cc", "CMSISNNSoftmaxParams", {4: 64, 8: 88}),
-    "AVERAGE_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {4: 36, 8: 36}),
-    "MAX_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {4: 36, 8: 36}),
-    "SVDF": OpData("cmsis_nn/svdf.cc", "CmsisNnOpDataSvdf", {4: 40, 8: 48}),
-    "TRANSPOSE_CONV": OpData("cmsis_nn/transpose_conv.cc", "OpData", {4: 76, 8: 88}),
+    "ADD": OpData("cmsis_nn/add.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 60}),
+    "CONV_2D": OpData("cmsis_nn/conv.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "DEPTHWISE_CONV_2D": OpData("cmsis_nn/depthwise_conv.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "FULLY_CONNECTED": OpData("cmsis_nn/fully_connected.cc", "OpData", {"ilp32": 72, "eabi": 72, "lp64": 96}),
+    "SOFTMAX": OpData("cmsis_nn/softmax.cc", "CMSISNNSoftmaxParams", {"ilp32": 64, "eabi": 64, "lp64": 88}),
+    "AVERAGE_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "MAX_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "SVDF": OpData("cmsis_nn/svdf.cc", "CmsisNnOpDataSvdf", {"ilp32": 40, "eabi": 40, "lp64": 48}),
+    "TRANSPOSE_CONV": OpData("cmsis_nn/transpose_conv.cc", "OpData", {"ilp32": 76, "eabi": 76, "lp64": 88}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("cmsis_nn/unidirectional_sequence_lstm.cc", "OpData",
-                                           {4: 912, 8: 1008}),
-    "PAD": OpData("pad.h", "OpData", {4: 56, 8: 56}),
-    "MUL": OpData("mul.h", "OpDataMul", {4: 36, 8: 36}),
+                                           {"ilp32": 912, "eabi": 912, "lp64": 1008}),
+    "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
     "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
 }
 # Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
@@ -180,12 +198,13 @@ MODELLED_PREPARE = {
     "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
     "EXPAND_DIMS", "SHAPE", "ARG_MAX", "ARG_MIN", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "SVDF",
     "UNIDIRECTIONAL_SEQUENCE_LSTM", "ABS", "RSQRT", "MIRROR_PAD", "L2_NORMALIZATION", "LOG_SOFTMAX", "ELU",
+    "REDUCE_ALL", "REDUCE_ANY",
     "SQUARED_DIFFERENCE", "SELECT_V2", "GATHER", "GATHER_ND", "RESIZE_BILINEAR", "SLICE", "SPLIT", "SPLIT_V", "PACK",
     "UNPACK", "BROADCAST_TO", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "LOGICAL_OR", "LOGICAL_AND", "LOGICAL_NOT", "CEIL",
     "FLOOR", "ROUND", "SIN", "COS", "LOG", "SQRT", "SQUARE", "RESIZE_NEAREST_NEIGHBOR", "ZEROS_LIKE", "FILL", "NEG",
     "EXP",
 }
-ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
+ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, "lp64": 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
                  17: 1, 18: 2}  # TensorType code -> TfLiteTypeSizeOf
 # A generous bound for an op this table does not know: UNKNOWN_OP_BOUND persistent bytes plus
 # UNKNOWN_OP_BYTES_PER_ELEMENT per element of all its tensors (state buffers, FFT twiddles and lookup tables scale with
@@ -194,6 +213,43 @@ UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
 _INT8, _INT16, _INT4, _INT64 = 9, 7, 17, 4  # TensorType codes
+
+# The temporary TfLiteTensors a kernel's Prepare() takes (AllocateTempInput/OutputTensor), in call order, as
+# ("i" or "o", index); an omitted optional input takes none. TFLM frees temp memory only after the whole Prepare, so
+# they all count. Kernels not listed take each output, then each input, once (checked on real TFLM for ADD, SUB, MUL,
+# FULLY_CONNECTED, SOFTMAX, QUANTIZE, DEQUANTIZE, PAD, STRIDED_SLICE, LEAKY_RELU, LOGISTIC, POOL, SVDF, LSTM).
+_CONV_TEMPS = (("o", 0), ("i", 0), ("i", 1), ("i", 0), ("i", 1), ("i", 2), ("o", 0))  # Prepare + CalculateOpDataConv
+_BOTH_TWICE = (("i", 0), ("i", 1), ("i", 2), ("o", 0), ("i", 0), ("i", 1), ("i", 2), ("o", 0))
+TEMP_TENSORS: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {
+    ("reference", "CONV_2D"): _CONV_TEMPS,
+    ("reference", "DEPTHWISE_CONV_2D"): _CONV_TEMPS,
+    ("reference", "TRANSPOSE_CONV"): (("o", 0), ("i", 2), ("i", 1), ("i", 2), ("i", 1), ("i", 3), ("o", 0)),
+    ("reference", "MEAN"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "SUM"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_MAX"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_MIN"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ALL"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ANY"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    # CMSIS-NN's own Prepare plus the reference helpers it calls: bounded by every input and output twice
+    ("cmsis_nn", "CONV_2D"): _BOTH_TWICE,
+    ("cmsis_nn", "DEPTHWISE_CONV_2D"): _BOTH_TWICE,
+    ("cmsis_nn", "TRANSPOSE_CONV"): (("i", 2), ("i", 1), ("i", 3), ("o", 0), ("o", 0), ("i", 2), ("i", 1),
+                                     ("i", 3)),
+}
+
+
+def temp_tensors(view_inputs: int, view_outputs: int, op: str, kernels: str, known: bool) -> list[tuple[str, int]]:
+    """The temporary TfLiteTensors of an operator's Prepare(), as (role, index) in call order (omitted inputs are
+    dropped by the caller). An op whose kernel is not known is bounded by each input and output twice."""
+    listed = TEMP_TENSORS.get((kernels, op))
+    if listed is None and kernels == "cmsis_nn" and (kernels, op) not in TEMP_TENSORS:
+        listed = TEMP_TENSORS.get(("reference", op))
+    if op == "CONCATENATION":  # every input and the output, then the output again
+        return [("i", i) for i in range(view_inputs)] + [("o", 0)] * 2 if view_outputs else []
+    if listed is not None:
+        return list(listed)
+    generic = [("o", i) for i in range(view_outputs)] + [("i", i) for i in range(view_inputs)]
+    return generic if known else generic * 2
 
 
 def op_data(op: str, kernels: str) -> OpData | None:
@@ -314,7 +370,7 @@ def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
     return buf_x * buf_y * 4, 0
 
 
-def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
+def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
     """The persistent buffers and scratch requests of the kernel serving view.op in Prepare()."""
     op = view.op
     cmsis = kernels == "cmsis_nn"
@@ -405,6 +461,11 @@ def prepare_allocations(view: OpView, kernels: str) -> PrepareAllocations:
             width = 4 if in_type == _INT8 else 8
             return PrepareAllocations((width * output_state.dim(1),) * 8, (size,) * 3)
         return PrepareAllocations((), (size,) * 4)
+    if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
+        # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
+        return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op == "LOG_SOFTMAX":
+        return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
     if op == "MIRROR_PAD":
         return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
     if op in MODELLED_PREPARE:

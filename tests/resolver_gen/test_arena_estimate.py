@@ -47,8 +47,8 @@ def test_offline_plan_with_wrong_tensor_count_is_refused(fixtures_dir):
 def test_eval_tensor_arrays_cover_every_subgraph(fixtures_dir):
     estimate = estimate_arena([model(fixtures_dir, "arena_while.tflite")])
     tensors = 2 + 3 + 3
-    assert part(estimate, "TfLiteEvalTensor arrays") == tensors * STRUCTS["TfLiteEvalTensor"][4][0]
-    assert part(estimate, "NodeAndRegistration arrays") == 3 * STRUCTS["NodeAndRegistration"][4][0]
+    assert part(estimate, "TfLiteEvalTensor arrays") == tensors * STRUCTS["TfLiteEvalTensor"]["ilp32"][0]
+    assert part(estimate, "NodeAndRegistration arrays") == 3 * STRUCTS["NodeAndRegistration"]["ilp32"][0]
     # WHILE, LESS and ADD each allocate their OpData (16-byte aligned in the tail)
     assert {p.name for p in estimate.parts} >= {"OpData WHILE", "OpData LESS", "OpData ADD"}
 
@@ -64,7 +64,7 @@ def test_per_channel_quantization_arrays(fixtures_dir):
     estimate = estimate_arena([model(fixtures_dir, "arena_conv_per_channel.tflite")])
     assert part(estimate, "kernel buffers CONV_2D") == 2 * 24
     # input and output TfLiteTensors each copy their quantization: TfLiteAffineQuantization + 1-entry zero points
-    per_tensor = STRUCTS["TfLiteTensor"][4][0] + STRUCTS["TfLiteAffineQuantization"][4][0] + 8
+    per_tensor = STRUCTS["TfLiteTensor"]["ilp32"][0] + STRUCTS["TfLiteAffineQuantization"]["ilp32"][0] + 8
     assert part(estimate, "input/output TfLiteTensors") == 2 * 4 + 2 * per_tensor
 
 

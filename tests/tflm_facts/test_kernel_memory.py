@@ -1,5 +1,5 @@
 """Kernel memory facts against TFLM itself: sizeof/alignof probes compiled against a checkout (beside the repo or
-named by $TFLM_DIR) with the host g++ (64-bit pointers) and arm-linux-gnueabihf-g++ or arm-none-eabi-g++ (32-bit),
+named by $TFLM_DIR) with the host g++ (lp64), arm-linux-gnueabihf-g++ (ilp32) and arm-none-eabi-g++ (eabi),
 and each kernel's Init() allocating the struct the table names. Skips when the checkout or the compilers are absent."""
 
 import os
@@ -31,17 +31,20 @@ def tflm() -> Path:
     return TFLM_DIR
 
 
-def _compilers() -> list[tuple[int, str]]:
-    found = []
-    for pointer, names in ((4, ("arm-linux-gnueabihf-g++", "arm-none-eabi-g++")), (8, ("g++",))):
-        for name in names:
-            if shutil.which(name) and shutil.which(name[:-3] + "nm"):
-                found.append((pointer, name))
-                break
-    return found
+# ABI -> (compiler, extra flags): 32-bit Linux (int enums), Arm bare metal (short enums), the 64-bit host.
+ABI_COMPILERS = {
+    "ilp32": ("arm-linux-gnueabihf-g++", []),
+    "eabi": ("arm-none-eabi-g++", ["-mcpu=cortex-m4+nofp", "-mthumb", "-mfloat-abi=soft"]),
+    "lp64": ("g++", []),
+}
 
 
-def _probe(tflm: Path, compiler: str, includes: list[str], items: dict[str, str], tmp_path: Path) -> dict:
+def _compilers() -> list[tuple[str, str]]:
+    return [(abi, compiler) for abi, (compiler, _flags) in ABI_COMPILERS.items()
+            if shutil.which(compiler) and shutil.which(compiler[:-3] + "nm")]
+
+
+def _probe(tflm: Path, abi: str, includes: list[str], items: dict[str, str], tmp_path: Path) -> dict:
     """{label: (sizeof, alignof)} of each C++ expression, from the sizes nm reports for char arrays."""
     downloads = tflm / "tensorflow/lite/micro/tools/make/downloads"
     source = "".join(f'#include "{include}"\n' for include in includes)
@@ -50,12 +53,13 @@ def _probe(tflm: Path, compiler: str, includes: list[str], items: dict[str, str]
         source += (f'extern "C" {{ char sz_{label}[sizeof({expression})]; '
                    f"char al_{label}[alignof({expression})]; }}\n")
     source += "}\n"
+    compiler, extra = ABI_COMPILERS[abi]
     path = tmp_path / f"probe_{abs(hash((compiler, tuple(includes), tuple(items))))}.cc"
     path.write_text(source)
     flags = ["-std=c++17", "-fno-exceptions", "-fno-rtti", "-c", "-w", "-DTF_LITE_STATIC_MEMORY", "-DCMSIS_NN",
              f"-I{tflm}", f"-I{downloads}/flatbuffers/include", f"-I{downloads}/gemmlowp", f"-I{downloads}/ruy",
              f"-I{downloads}/cmsis_nn", f"-I{downloads}/cmsis_nn/Include", f"-I{downloads}/kissfft"]
-    result = subprocess.run([compiler, *flags, str(path), "-o", str(path.with_suffix(".o"))], capture_output=True,
+    result = subprocess.run([compiler, *flags, *extra, str(path), "-o", str(path.with_suffix(".o"))], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     symbols = subprocess.run([compiler[:-3] + "nm", "-S", str(path.with_suffix(".o"))], capture_output=True,
@@ -68,27 +72,27 @@ def _probe(tflm: Path, compiler: str, includes: list[str], items: dict[str, str]
     return {label: (value["sz"], value["al"]) for label, value in sizes.items()}
 
 
-@pytest.mark.parametrize("pointer, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
+@pytest.mark.parametrize("abi, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
     reason="no g++ / arm-linux-gnueabihf-g++ with nm to compile sizeof probes"))])
-def test_runtime_structs_match_the_checkout(tflm, tmp_path, pointer, compiler):
+def test_runtime_structs_match_the_checkout(tflm, tmp_path, abi, compiler):
     labels = {re.sub(r"\W", "_", name): CORE_EXPRESSIONS.get(name, name) for name in STRUCTS}
-    measured = _probe(tflm, compiler, CORE_SOURCES, labels, tmp_path)
+    measured = _probe(tflm, abi, CORE_SOURCES, labels, tmp_path)
     for name in STRUCTS:
-        assert measured[re.sub(r"\W", "_", name)] == STRUCTS[name][pointer], name
+        assert measured[re.sub(r"\W", "_", name)] == STRUCTS[name][abi], name
 
 
-@pytest.mark.parametrize("pointer, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
+@pytest.mark.parametrize("abi, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
     reason="no g++ / arm-linux-gnueabihf-g++ with nm to compile sizeof probes"))])
-def test_builtin_params_match_the_checkout(tflm, tmp_path, pointer, compiler):
-    measured = _probe(tflm, compiler, ["tensorflow/lite/core/c/builtin_op_data.h"],
+def test_builtin_params_match_the_checkout(tflm, tmp_path, abi, compiler):
+    measured = _probe(tflm, abi, ["tensorflow/lite/core/c/builtin_op_data.h"],
                       {name: f"::{name}" for name in PARAM_STRUCTS}, tmp_path)
     for name, sizes in PARAM_STRUCTS.items():
-        assert measured[name] == sizes[pointer], name
+        assert measured[name] == sizes[abi], name
 
 
-@pytest.mark.parametrize("pointer, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
+@pytest.mark.parametrize("abi, compiler", _compilers() or [pytest.param(0, "", marks=pytest.mark.skip(
     reason="no g++ / arm-linux-gnueabihf-g++ with nm to compile sizeof probes"))])
-def test_op_data_sizes_match_the_checkout(tflm, tmp_path, pointer, compiler):
+def test_op_data_sizes_match_the_checkout(tflm, tmp_path, abi, compiler):
     for table in (REFERENCE_OP_DATA, CMSIS_NN_OP_DATA):
         for op, data in table.items():
             if data is None:
@@ -96,8 +100,8 @@ def test_op_data_sizes_match_the_checkout(tflm, tmp_path, pointer, compiler):
             include = KERNELS + data.source
             if data.struct == "StridedSliceParams":
                 include = "tensorflow/lite/kernels/internal/types.h"
-            measured = _probe(tflm, compiler, [include], {"x": data.struct}, tmp_path)
-            assert measured["x"][0] == data.bytes[pointer], (op, data.source)
+            measured = _probe(tflm, abi, [include], {"x": data.struct}, tmp_path)
+            assert measured["x"][0] == data.bytes[abi], (op, data.source)
 
 
 def _kernel_source(tflm: Path, op_data) -> str:
