@@ -102,6 +102,7 @@ class ModelArena:
     exact: bool
     kernels: str
     pointer_bytes: int
+    short_enums: bool = False
 
 
 @dataclass
@@ -369,7 +370,8 @@ def arena_result(rule: Rule, arena: ModelArena) -> RuleResult:
     """A model's estimated tensor arena against its limit."""
     how = "estimated" if arena.exact else "estimated upper bound"
     return RuleResult(rule, rule.limit.resolve(0), arena.needed,
-                      note=f"{how}: tensor arena for {arena.kernels} kernels, {arena.pointer_bytes * 8}-bit pointers")
+                      note=f"{how}: tensor arena for {arena.kernels} kernels, {arena.pointer_bytes * 8}-bit pointers"
+                           + (", short enums" if arena.short_enums else ""))
 
 
 def occupied_result(rule: Rule, report: SizeReport) -> RuleResult:

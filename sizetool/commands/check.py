@@ -86,16 +86,17 @@ def check(
     arenas = None
     if is_elf_file(build) and budget.arena_models:
         from sizetool.ci.budget import ModelArena
-        from sizetool.inputs.elf_reader import read_elf
+        from sizetool.inputs.elf_reader import arm_short_enums, read_elf
         from sizetool.operators.model_fit import detect_kernels, estimate, pointer_bytes
 
         image = read_elf(build)
         choice = detect_kernels(image, kernels)
         pointer = pointer_bytes(image)
+        short_enums = pointer == 4 and arm_short_enums(build)
         arenas = {}
         for path in dict.fromkeys(budget.arena_models):
-            found = estimate([path], choice.kernels, pointer)
-            arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer)
+            found = estimate([path], choice.kernels, pointer, short_enums)
+            arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
     base = None
     if baseline:
         from sizetool.history.baseline import is_history_baseline, load_history_baseline

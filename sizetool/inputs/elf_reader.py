@@ -406,3 +406,23 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
         )
     mapping.sort()
     return symbols, mapping, kconfig
+
+
+def arm_short_enums(path: str | os.PathLike) -> bool:
+    """Whether an Arm ELF was built with short enums (the build attribute Tag_ABI_enum_size = small, arm-none-eabi
+    GCC's default on Cortex-M): it changes the size of TFLM's structs. False for other architectures and for an ELF
+    without build attributes."""
+    try:
+        with open(path, "rb") as stream:
+            elf = ELFFile(stream)
+            section = elf.get_section_by_name(".ARM.attributes") if elf["e_machine"] == "EM_ARM" else None
+            if section is None:
+                return False
+            for subsection in section.iter_subsections():
+                for subsubsection in subsection.iter_subsubsections():
+                    for attribute in subsubsection.iter_attributes():
+                        if attribute.tag == "TAG_ABI_ENUM_SIZE":
+                            return attribute.value == 1
+    except (OSError, ELFError, ELFParseError, struct.error, ValueError, KeyError):
+        return False
+    return False

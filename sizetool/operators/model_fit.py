@@ -5,7 +5,8 @@
   persistent allocations and scratch buffers), for the firmware's kernel set and pointer size. Several models are one
   arena, as TFLM shares it;
 - the kernel set is detected from the firmware: CMSIS-NN's kernels (arm_convolve_s8, arm_fully_connected_s8, ...)
-  linked means cmsis_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's;
+  linked means cmsis_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's, and short enums
+  (Tag_ABI_enum_size in an Arm ELF's build attributes: arm-none-eabi GCC's default) shrink TFLM's structs;
 - the arena the firmware links (arena_finder.py): the RAM object passed to the interpreter's constructor, an
   arena-named object, or `--arena-symbol NAME`;
 - the free RAM of the arena's region (report/ram_use.py): whether a too-small arena could grow in place.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from resolver_gen.arena_estimate import ArenaEstimate, estimate_arena
 from resolver_gen.errors import ResolverGenError
 from sizetool.errors import SizeToolError
-from sizetool.inputs.elf_reader import ElfImage
+from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.operators.arena_finder import (
     LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
@@ -63,6 +64,7 @@ class ArenaFit:
     free_ram: int | None  # free RAM of the arena's region (or the largest RAM region), when region sizes are known
     free_region: str = ""
     notes: tuple[str, ...] = field(default=())
+    short_enums: bool = False  # the target's enums are 1 byte where they fit (Arm EABI bare metal)
     error: str = ""  # why the arena could not be estimated
 
     @property
@@ -112,10 +114,11 @@ def pointer_bytes(image: ElfImage) -> int:
     return image.elf_class // 8
 
 
-def estimate(model_paths: list[str], kernels: str, pointer: int) -> ArenaEstimate:
+def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False) -> ArenaEstimate:
     """resolver_gen's arena estimate, its error as this package's one-line error."""
     try:
-        return estimate_arena([Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer)
+        return estimate_arena([Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer,
+                              short_enums=short_enums)
     except ResolverGenError as error:
         raise SizeToolError(str(error)) from None
 
@@ -179,13 +182,14 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     """The whole fit answer for a firmware and its models."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
+    short_enums = pointer == 4 and arm_short_enums(image.path)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
     try:
-        arena_estimate = estimate(model_paths, choice.kernels, pointer)
+        arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums)
     except SizeToolError as error:
         unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
-        return replace(unanswered, error=str(error))
-    return fit(model_paths, choice, pointer, arena_estimate, arena, report, notes)
+        return replace(unanswered, error=str(error), short_enums=short_enums)
+    return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), short_enums=short_enums)
 
 
 def verdict(result: ArenaFit) -> str:

@@ -16,6 +16,7 @@ def fit_to_dict(result: ArenaFit) -> dict:
         "kernels": result.kernels.kernels,
         "kernels_from": result.kernels.how,
         "pointer_bytes": result.pointer_bytes,
+        "short_enums": result.short_enums,
         "needed_bytes": result.needed,
         "exact": result.exact,
         "parts": [{"name": name, "bytes": size} for name, size in result.parts],
@@ -65,7 +66,7 @@ def fit_markdown_lines(result: ArenaFit) -> list[str]:
              else f"**{sentence}** :x:", ""]
     lines += ["| | bytes |", "|---|---:|"]
     if result.needed is not None:
-        lines.append(f"| needed ({result.kernels.kernels} kernels, {result.pointer_bytes * 8}-bit pointers"
+        lines.append(f"| needed ({result.kernels.kernels} kernels, {_target(result)}"
                      f"{'' if result.exact else ', upper bound'}) | {result.needed} |")
     lines += [f"| &nbsp;&nbsp;{_md(name)} | {size} |" for name, size in result.parts]
     if result.arena is not None:
@@ -75,6 +76,10 @@ def fit_markdown_lines(result: ArenaFit) -> list[str]:
     lines += ["", f"Kernel set {result.kernels.how}."]
     lines += [f"> note: {_md(note)}" for note in result.notes]
     return lines + [""]
+
+
+def _target(result: ArenaFit) -> str:
+    return f"{result.pointer_bytes * 8}-bit pointers" + (", short enums" if result.short_enums else "")
 
 
 def _arena_origin(result: ArenaFit) -> str:
@@ -92,8 +97,7 @@ def fit_tree(console, result: ArenaFit) -> None:
     console.print("RAM: tensor arena", style="bold")
     if result.needed is not None:
         console.print(f"needed: {result.needed} bytes ({'exact' if result.exact else 'upper bound'}; "
-                      f"{result.kernels.kernels} kernels, {result.kernels.how}; {result.pointer_bytes * 8}-bit "
-                      "pointers)")
+                      f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)})")
     for name, size in result.parts:
         console.print(f"  {size:>10}  {name}")
     if result.arena is not None:

@@ -44,8 +44,8 @@ def needs(monkeypatch):
     asked = []
 
     def set_need(total):
-        def fake(paths, kernels, pointer):
-            asked.append((tuple(paths), kernels, pointer))
+        def fake(paths, kernels, pointer, short_enums=False):
+            asked.append((tuple(paths), kernels, pointer, short_enums))
             return Estimate(total, True, kernels, pointer, (Part("tensors", total - 64), Part("persistent", 64)))
         monkeypatch.setattr(model_fit, "estimate", fake)
         return asked
@@ -61,7 +61,8 @@ def run(capsys, *argv):
 def test_a_model_that_fits_the_linked_arena_passes_in_every_format(capsys, needs):
     asked = needs(5000)
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL)
-    assert status == 0 and asked == [((MODEL,), "reference", 4)]
+    # The fixture is built by arm-none-eabi GCC: short enums (its build attributes say so).
+    assert status == 0 and asked == [((MODEL,), "reference", 4, True)]
     assert "RAM: tensor arena" in out
     assert "linked: 12288 bytes: (anonymous namespace)::g_vision_arena in .noinit (passed to the interpreter in main)" \
         in out
@@ -71,13 +72,13 @@ def test_a_model_that_fits_the_linked_arena_passes_in_every_format(capsys, needs
     assert status == 0 and arena["fits"] and arena["needed_bytes"] == 5000 and arena["spare_bytes"] == 7288
     assert arena["linked"]["symbol"].endswith("g_vision_arena") and arena["linked"]["found_by"] == "interpreter"
     assert arena["linked"]["passed_bytes"] == 12288 and arena["free_ram_bytes"] == FREE
-    assert arena["kernels"] == "reference" and arena["pointer_bytes"] == 4
+    assert arena["kernels"] == "reference" and arena["pointer_bytes"] == 4 and arena["short_enums"] is True
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "csv")
     rows = {r["kind"]: r for r in csv.DictReader(io.StringIO(out)) if r["kind"].startswith(("arena", "ram_free"))}
     assert rows["arena_needed"]["bytes"] == "5000" and rows["arena_linked"]["bytes"] == "12288"
     assert rows["ram_free"]["bytes"] == str(FREE) and rows["arena_verdict"]["name"] == "fits"
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "markdown")
-    assert status == 0 and "## RAM: tensor arena" in out and "| needed (reference kernels, 32-bit pointers) | 5000 |" \
+    assert status == 0 and "## RAM: tensor arena" in out and "| needed (reference kernels, 32-bit pointers, short enums) | 5000 |" \
         in out
 
 
@@ -106,7 +107,7 @@ def test_the_pointer_size_follows_the_elf_class(capsys, needs):
     asked = needs(100)
     host = FIXTURES / "firmware" / "out" / "host-x86_64" / "firmware.elf"
     status, _, _ = run(capsys, host, "--model", MODEL)
-    assert asked[-1][2] == 8
+    assert asked[-1][2:] == (8, False)
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -126,10 +127,10 @@ def test_bad_fit_options_get_one_line_and_exit_2(capsys, needs, argv, message):
 INT8_VISION = str(FIXTURES / "models" / "int8_vision.tflite")
 
 
-def estimated(model, kernels="reference", pointer=4):
+def estimated(model, kernels="reference", pointer=4, short_enums=True):
     from resolver_gen.arena_estimate import estimate_arena
 
-    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer).total_bytes
+    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer, short_enums=short_enums).total_bytes
 
 
 def test_the_real_estimate_against_the_fixture_arenas(capsys):
@@ -174,7 +175,7 @@ def test_check_gates_a_models_arena(tmp_path, capsys):
     budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need - 1} }}\n')
     status, out, _ = run(capsys, "check", ELF, "--budget", budget)
     assert status == 1 and "FAIL" in out and str(need) in out
-    assert "tensor arena for reference kernels, 32-bit pointers" in out
+    assert "tensor arena for reference kernels, 32-bit pointers, short enums" in out
     status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--kernels", "cmsis_nn", "--format", "json")
     assert json.loads(out)["rules"][0]["actual"] == estimated(INT8_VISION, "cmsis_nn")
     budget.write_text(f'[models]\n"{MODEL}" = {{ arena = "64K" }}\n')  # a model the estimate refuses: bad input

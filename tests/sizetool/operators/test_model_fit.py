@@ -112,3 +112,11 @@ def test_without_an_estimate_the_ram_answer_is_unanswered_and_does_not_fail():
     result = replace(fit(["m"], REFERENCE, 4, None, ARENA, REPORT), error="m: dynamic shape")
     assert result.needed is None and result.spare is None and result.grows_into_free_ram is None and result.passed
     assert verdict(result) == "tensor arena not estimated: m: dynamic shape"
+
+
+def test_short_enums_come_from_an_arm_elfs_build_attributes():
+    from sizetool.inputs.elf_reader import arm_short_enums
+
+    assert arm_short_enums(FIRMWARE / "cortex-m4" / "firmware.elf") is True  # arm-none-eabi GCC: Tag_ABI_enum_size small
+    assert arm_short_enums(FIRMWARE / "riscv32" / "firmware.elf") is False
+    assert arm_short_enums(FIRMWARE / "host-x86_64" / "firmware.elf") is False
