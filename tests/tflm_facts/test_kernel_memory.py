@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tflm_facts.kernel_memory import (
-    CMSIS_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, OpView, TensorView,
-    prepare_allocations,
+    ABIS, CMSIS_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
+    OpView, TensorView, abi_for, prepare_allocations, temp_tensors,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
