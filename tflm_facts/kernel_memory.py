@@ -152,6 +152,12 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "WHILE": OpData("while.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {"ilp32": 688, "eabi": 688, "lp64": 688}),
     "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "TANH": OpData("tanh.cc", "OpData", {"ilp32": 16, "eabi": 16, "lp64": 16}),
+    "RELU": OpData("activations.h", "ReluOpData", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "RELU6": OpData("activations.h", "Relu6OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "IF": OpData("if.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "CALL_ONCE": OpData("call_once.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "BATCH_MATMUL": OpData("batch_matmul.h", "OpDataBatchMatmul", {"ilp32": 16, "eabi": 16, "lp64": 32}),
     "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
     "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
     "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {"ilp32": 20, "eabi": 20, "lp64": 20}),
@@ -168,6 +174,7 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
     "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
     "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
+    "SQUEEZE": None, "EXPAND_DIMS": None, "SHAPE": None,
 }
 # Structs a kernel allocates in Prepare() rather than Init(), only for some types (LOG_SOFTMAX: int8 only).
 PREPARE_OP_DATA: dict[str, OpData] = {
@@ -259,7 +266,14 @@ def op_data(op: str, kernels: str) -> OpData | None:
     return REFERENCE_OP_DATA.get(op)
 
 
+# CMSIS-NN kernels of their own whose allocations are not modelled (the reference facts do not apply to them).
+CMSIS_NN_UNMODELLED = {"BATCH_MATMUL"}
+BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
+
+
 def op_data_known(op: str, kernels: str) -> bool:
+    if kernels == "cmsis_nn" and op in CMSIS_NN_UNMODELLED:
+        return False
     return (kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
 
 
@@ -464,6 +478,17 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
     if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
         # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
         return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op == "BATCH_MATMUL" and not cmsis:
+        lhs, rhs, out = view.input(0), view.input(1), view.outputs[0]
+        persistent: list[int] = []
+        if lhs.type in (_INT8, _INT16):
+            persistent.append(BATCH_MATMUL_QUANTIZATION_BYTES)
+        for operand, transposed in ((lhs, view.option("adj_x")), (rhs, not view.option("adj_y"))):
+            if transposed:  # AllocInitTransposeTensorFromTfLiteTensor: eval tensor, dims, data
+                persistent += [STRUCTS["TfLiteEvalTensor"][abi][0], 4 + 4 * len(operand.shape),
+                               operand.elements * ELEMENT_BYTES.get(operand.type, 4)]
+        persistent.append(4 + 4 * len(out.shape))  # ReshapeOutputTensor: output dims copy
+        return PrepareAllocations(tuple(persistent))
     if op == "LOG_SOFTMAX":
         return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
     if op == "MIRROR_PAD":
