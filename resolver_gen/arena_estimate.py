@@ -29,6 +29,7 @@ from typing import Sequence
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from resolver_gen.operator_uses import op_key, read_model_uses
+from resolver_gen.plan import build_plan
 from resolver_gen.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.kernel_memory import (
     ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
@@ -106,8 +107,6 @@ def _check_static_shapes(graph: TensorGraph) -> None:
 
 def _check_supported(path: Path) -> None:
     """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
-    from resolver_gen.plan import build_plan
-
     plan = build_plan([read_model_uses(path, hash_in_background=False)])
     for op in plan.unsupported:
         for model in sorted(op.uses_by_model):
