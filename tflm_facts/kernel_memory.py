@@ -266,6 +266,15 @@ def op_data(op: str, kernels: str) -> OpData | None:
     return REFERENCE_OP_DATA.get(op)
 
 
+# TFLM's signal-processing custom ops (signal/micro/kernels): the params struct each Init() allocates (32-bit
+# targets; measured on TFLM), plus what depends on the op's sizes (see _signal_allocations).
+SIGNAL_PARAMS_ILP32 = {
+    "SignalWindow": 8, "SignalEnergy": 8, "SignalPCAN": 4, "SignalFilterBankLog": 8, "SignalRfft": 32,
+    "SignalFilterBank": 36, "SignalFilterBankSpectralSubtraction": 44, "SignalFftAutoScale": 0,
+    "SignalFilterBankSquareRoot": 0,
+}
+MODELLED_PREPARE |= set(SIGNAL_PARAMS_ILP32)
+
 # CMSIS-NN kernels of their own whose allocations are not modelled (the reference facts do not apply to them).
 CMSIS_NN_UNMODELLED = {"BATCH_MATMUL"}
 BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
@@ -324,6 +333,7 @@ class PrepareAllocations:
     scratch: tuple[int, ...] = ()
     exact: bool = True
     note: str | None = None
+    init: tuple[int, ...] = ()  # persistent buffers the kernel's Init() takes besides an OpData (signal ops)
 
 
 def _same_padding(in_size: int, filter_size: int, stride: int, dilation: int) -> int:
@@ -382,6 +392,38 @@ def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
     buf_x = ((inp.dim(2) - 1) * stride_w + max(flt.dim(2), stride_h)) * out.dim(3)
     buf_y = max(flt.dim(1), stride_h)
     return buf_x * buf_y * 4, 0
+
+
+def _kissfft_real_state_bytes(fft_length: int, element_type: int, pointer_bytes: int) -> int:
+    """kiss_fftr_alloc's memneeded for a real FFT of fft_length (kissfft as TFLM vendors it): the fftr state (3
+    pointers), the complex FFT state of fft_length/2 points (nfft, inverse, 64 factors, twiddles) and
+    3/2 * fft_length/2 complex values of scratch and super-twiddles."""
+    complex_bytes = 4 if element_type == _INT16 else 8  # int16 pairs; int32 or float pairs
+    half = fft_length // 2
+    fft_state = 4 + 4 + 4 * 64 + complex_bytes * half
+    return 3 * pointer_bytes + fft_state + complex_bytes * (half * 3 // 2)
+
+
+def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
+    op = view.op
+    params = SIGNAL_PARAMS_ILP32[op]
+    persistent = [params] if params else []
+    scratch: tuple[int, ...] = ()
+    if op == "SignalRfft":
+        inp, out = view.input(0), view.outputs[0]
+        fft_length = (out.elements // 2 - 1) * 2
+        persistent.append(_kissfft_real_state_bytes(fft_length, inp.type, 8 if abi == "lp64" else 4))
+        scratch = (fft_length * ELEMENT_BYTES.get(inp.type, 4),)
+    elif op == "SignalFilterBank":
+        persistent.append(8 * (view.outputs[0].elements + 1))  # uint64 work area, one more than the channels
+    elif op == "SignalFilterBankSpectralSubtraction":
+        persistent.append(4 * view.input(0).elements)  # uint32 noise estimate per channel
+    if abi == "lp64":  # the params structs hold pointers: bound them at twice their 32-bit size
+        persistent = [2 * persistent[0]] + persistent[1:] if params else persistent
+        return PrepareAllocations((), scratch, False,
+                                  f"{op} with 64-bit pointers: its params struct is bounded at twice its 32-bit size",
+                                  tuple(persistent))
+    return PrepareAllocations((), scratch, init=tuple(persistent))  # all taken in Init()
 
 
 def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
@@ -478,6 +520,8 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
     if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
         # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
         return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op in SIGNAL_PARAMS_ILP32:
+        return _signal_allocations(view, abi)
     if op == "BATCH_MATMUL" and not cmsis:
         lhs, rhs, out = view.input(0), view.input(1), view.outputs[0]
         persistent: list[int] = []
