@@ -195,6 +195,7 @@ CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
                                            {"ilp32": 912, "eabi": 912, "lp64": 1008}),
     "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
     "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "BATCH_MATMUL": OpData("cmsis_nn/batch_matmul.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 56}),
     "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
 }
 # Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
@@ -219,7 +220,7 @@ ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, "lp64": 8, 9: 1, 10: 
 UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
-_INT8, _INT16, _INT4, _INT64 = 9, 7, 17, 4  # TensorType codes
+_INT8, _INT16, _INT4, _INT64, _FLOAT32 = 9, 7, 17, 4, 0  # TensorType codes
 
 # The temporary TfLiteTensors a kernel's Prepare() takes (AllocateTempInput/OutputTensor), in call order, as
 # ("i" or "o", index); an omitted optional input takes none. TFLM frees temp memory only after the whole Prepare, so
@@ -276,7 +277,7 @@ SIGNAL_PARAMS_ILP32 = {
 MODELLED_PREPARE |= set(SIGNAL_PARAMS_ILP32)
 
 # CMSIS-NN kernels of their own whose allocations are not modelled (the reference facts do not apply to them).
-CMSIS_NN_UNMODELLED = {"BATCH_MATMUL"}
+CMSIS_NN_UNMODELLED: set[str] = set()
 BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
 
 
@@ -522,17 +523,20 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
         return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
     if op in SIGNAL_PARAMS_ILP32:
         return _signal_allocations(view, abi)
-    if op == "BATCH_MATMUL" and not cmsis:
+    if op == "BATCH_MATMUL":
         lhs, rhs, out = view.input(0), view.input(1), view.outputs[0]
-        persistent: list[int] = []
-        if lhs.type in (_INT8, _INT16):
-            persistent.append(BATCH_MATMUL_QUANTIZATION_BYTES)
+        transposes: list[int] = []
         for operand, transposed in ((lhs, view.option("adj_x")), (rhs, not view.option("adj_y"))):
             if transposed:  # AllocInitTransposeTensorFromTfLiteTensor: eval tensor, dims, data
-                persistent += [STRUCTS["TfLiteEvalTensor"][abi][0], 4 + 4 * len(operand.shape),
+                transposes += [STRUCTS["TfLiteEvalTensor"][abi][0], 4 + 4 * len(operand.shape),
                                operand.elements * ELEMENT_BYTES.get(operand.type, 4)]
-        persistent.append(4 + 4 * len(out.shape))  # ReshapeOutputTensor: output dims copy
-        return PrepareAllocations(tuple(persistent))
+        dims = 4 + 4 * len(out.shape)  # ReshapeOutputTensor: output dims copy
+        if cmsis:  # transposes, output dims, then quantization data when neither operand is float
+            quantized = lhs.type != _FLOAT32 and rhs.type != _FLOAT32
+            return PrepareAllocations(tuple(transposes + [dims] + ([BATCH_MATMUL_QUANTIZATION_BYTES] if quantized
+                                                                   else [])))
+        quantization = [BATCH_MATMUL_QUANTIZATION_BYTES] if lhs.type in (_INT8, _INT16) else []
+        return PrepareAllocations(tuple(quantization + transposes + [dims]))
     if op == "LOG_SOFTMAX":
         return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
     if op == "MIRROR_PAD":
