@@ -29,6 +29,7 @@ from typing import Sequence
 from resolver_gen.errors import ResolverGenError
 from resolver_gen.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from resolver_gen.operator_uses import op_key, read_model_uses
+from resolver_gen.plan import build_plan
 from resolver_gen.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.kernel_memory import (
     ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
@@ -106,8 +107,6 @@ def _check_static_shapes(graph: TensorGraph) -> None:
 
 def _check_supported(path: Path) -> None:
     """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
-    from resolver_gen.plan import build_plan
-
     plan = build_plan([read_model_uses(path, hash_in_background=False)])
     for op in plan.unsupported:
         for model in sorted(op.uses_by_model):
@@ -225,13 +224,25 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> Non
             params = BUILTIN_PARAMS.get(names[operator.opcode_index])
             if params:
                 steps.append(("tail", *PARAM_STRUCTS[params][abi], "builtin params"))
-    # Init: each kernel's OpData
-    for subgraph in graph.subgraphs:
-        for operator in subgraph.operators:
+    # What each kernel takes in Init() and Prepare(), from its operator's tensors
+    effects_of: dict[tuple[int, int], object] = {}
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for node, operator in enumerate(subgraph.operators):
+            name = names[operator.opcode_index]
+            try:
+                effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
+            except (IndexError, AttributeError, ZeroDivisionError):
+                raise ResolverGenError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
+                                       "shapes its TFLM kernel needs") from None
+    # Init: each kernel's OpData (and the few buffers some kernels take in Init too)
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
             data = op_data(name, kernels)
             if data is not None:
                 steps.append(("tail", data.bytes[abi], ARENA_ALIGNMENT, f"OpData {name}"))
+            for buffer in effects_of[(sub, node)].init:
+                steps.append(("tail", buffer, ARENA_ALIGNMENT, f"kernel buffers {name}"))
     # Prepare: per node, temp TfLiteTensors of its inputs and outputs, persistent buffers, scratch requests
     scratch_owner: list[tuple[int, int]] = []
     scratch_bytes: list[int] = []
@@ -239,11 +250,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> Non
     for sub, subgraph in enumerate(graph.subgraphs):
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
-            try:
-                effects = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
-            except (IndexError, AttributeError, ZeroDivisionError):
-                raise ResolverGenError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
-                                       "shapes its TFLM kernel needs") from None
+            effects = effects_of[(sub, node)]
             if not effects.exact or not op_data_known(name, kernels):
                 out.exact = False
                 note = effects.note or f"{name}: kernel allocations not modelled"

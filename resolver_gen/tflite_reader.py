@@ -362,6 +362,7 @@ _OPTION_FIELDS: dict[int, tuple[tuple[str, int, int], ...]] = {
     6: (("rank", 4, 0),),  # SVDFOptions
     71: (("activation", 1, 0), ("cell_clip", 4, 0), ("proj_clip", 4, 0), ("time_major", 1, 0)),  # Unidir. LSTM
     49: (("padding", 1, 0), ("stride_w", 4, 0), ("stride_h", 4, 0), ("activation", 1, 0)),  # TransposeConvOptions
+    101: (("adj_x", 1, 0), ("adj_y", 1, 0)),  # BatchMatMulOptions
     92: (("then_subgraph", 4, 0), ("else_subgraph", 4, 0)),  # IfOptions
     93: (("cond_subgraph", 4, 0), ("body_subgraph", 4, 0)),  # WhileOptions
     103: (("init_subgraph", 4, 0),),  # CallOnceOptions

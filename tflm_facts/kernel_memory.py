@@ -152,6 +152,12 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "WHILE": OpData("while.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {"ilp32": 688, "eabi": 688, "lp64": 688}),
     "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "TANH": OpData("tanh.cc", "OpData", {"ilp32": 16, "eabi": 16, "lp64": 16}),
+    "RELU": OpData("activations.h", "ReluOpData", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "RELU6": OpData("activations.h", "Relu6OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "IF": OpData("if.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "CALL_ONCE": OpData("call_once.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "BATCH_MATMUL": OpData("batch_matmul.h", "OpDataBatchMatmul", {"ilp32": 16, "eabi": 16, "lp64": 32}),
     "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
     "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
     "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {"ilp32": 20, "eabi": 20, "lp64": 20}),
@@ -168,6 +174,7 @@ REFERENCE_OP_DATA: dict[str, OpData | None] = {
     "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
     "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
     "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
+    "SQUEEZE": None, "EXPAND_DIMS": None, "SHAPE": None,
 }
 # Structs a kernel allocates in Prepare() rather than Init(), only for some types (LOG_SOFTMAX: int8 only).
 PREPARE_OP_DATA: dict[str, OpData] = {
@@ -188,6 +195,7 @@ CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
                                            {"ilp32": 912, "eabi": 912, "lp64": 1008}),
     "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
     "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "BATCH_MATMUL": OpData("cmsis_nn/batch_matmul.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 56}),
     "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
 }
 # Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
@@ -212,7 +220,7 @@ ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, "lp64": 8, 9: 1, 10: 
 UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
-_INT8, _INT16, _INT4, _INT64 = 9, 7, 17, 4  # TensorType codes
+_INT8, _INT16, _INT4, _INT64, _FLOAT32 = 9, 7, 17, 4, 0  # TensorType codes
 
 # The temporary TfLiteTensors a kernel's Prepare() takes (AllocateTempInput/OutputTensor), in call order, as
 # ("i" or "o", index); an omitted optional input takes none. TFLM frees temp memory only after the whole Prepare, so
@@ -259,7 +267,23 @@ def op_data(op: str, kernels: str) -> OpData | None:
     return REFERENCE_OP_DATA.get(op)
 
 
+# TFLM's signal-processing custom ops (signal/micro/kernels): the params struct each Init() allocates (32-bit
+# targets; measured on TFLM), plus what depends on the op's sizes (see _signal_allocations).
+SIGNAL_PARAMS_ILP32 = {
+    "SignalWindow": 8, "SignalEnergy": 8, "SignalPCAN": 4, "SignalFilterBankLog": 8, "SignalRfft": 32,
+    "SignalFilterBank": 36, "SignalFilterBankSpectralSubtraction": 44, "SignalFftAutoScale": 0,
+    "SignalFilterBankSquareRoot": 0,
+}
+MODELLED_PREPARE |= set(SIGNAL_PARAMS_ILP32)
+
+# CMSIS-NN kernels of their own whose allocations are not modelled (the reference facts do not apply to them).
+CMSIS_NN_UNMODELLED: set[str] = set()
+BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
+
+
 def op_data_known(op: str, kernels: str) -> bool:
+    if kernels == "cmsis_nn" and op in CMSIS_NN_UNMODELLED:
+        return False
     return (kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
 
 
@@ -310,6 +334,7 @@ class PrepareAllocations:
     scratch: tuple[int, ...] = ()
     exact: bool = True
     note: str | None = None
+    init: tuple[int, ...] = ()  # persistent buffers the kernel's Init() takes besides an OpData (signal ops)
 
 
 def _same_padding(in_size: int, filter_size: int, stride: int, dilation: int) -> int:
@@ -368,6 +393,38 @@ def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
     buf_x = ((inp.dim(2) - 1) * stride_w + max(flt.dim(2), stride_h)) * out.dim(3)
     buf_y = max(flt.dim(1), stride_h)
     return buf_x * buf_y * 4, 0
+
+
+def _kissfft_real_state_bytes(fft_length: int, element_type: int, pointer_bytes: int) -> int:
+    """kiss_fftr_alloc's memneeded for a real FFT of fft_length (kissfft as TFLM vendors it): the fftr state (3
+    pointers), the complex FFT state of fft_length/2 points (nfft, inverse, 64 factors, twiddles) and
+    3/2 * fft_length/2 complex values of scratch and super-twiddles."""
+    complex_bytes = 4 if element_type == _INT16 else 8  # int16 pairs; int32 or float pairs
+    half = fft_length // 2
+    fft_state = 4 + 4 + 4 * 64 + complex_bytes * half
+    return 3 * pointer_bytes + fft_state + complex_bytes * (half * 3 // 2)
+
+
+def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
+    op = view.op
+    params = SIGNAL_PARAMS_ILP32[op]
+    persistent = [params] if params else []
+    scratch: tuple[int, ...] = ()
+    if op == "SignalRfft":
+        inp, out = view.input(0), view.outputs[0]
+        fft_length = (out.elements // 2 - 1) * 2
+        persistent.append(_kissfft_real_state_bytes(fft_length, inp.type, 8 if abi == "lp64" else 4))
+        scratch = (fft_length * ELEMENT_BYTES.get(inp.type, 4),)
+    elif op == "SignalFilterBank":
+        persistent.append(8 * (view.outputs[0].elements + 1))  # uint64 work area, one more than the channels
+    elif op == "SignalFilterBankSpectralSubtraction":
+        persistent.append(4 * view.input(0).elements)  # uint32 noise estimate per channel
+    if abi == "lp64":  # the params structs hold pointers: bound them at twice their 32-bit size
+        persistent = [2 * persistent[0]] + persistent[1:] if params else persistent
+        return PrepareAllocations((), scratch, False,
+                                  f"{op} with 64-bit pointers: its params struct is bounded at twice its 32-bit size",
+                                  tuple(persistent))
+    return PrepareAllocations((), scratch, init=tuple(persistent))  # all taken in Init()
 
 
 def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
@@ -464,6 +521,22 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
     if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
         # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
         return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op in SIGNAL_PARAMS_ILP32:
+        return _signal_allocations(view, abi)
+    if op == "BATCH_MATMUL":
+        lhs, rhs, out = view.input(0), view.input(1), view.outputs[0]
+        transposes: list[int] = []
+        for operand, transposed in ((lhs, view.option("adj_x")), (rhs, not view.option("adj_y"))):
+            if transposed:  # AllocInitTransposeTensorFromTfLiteTensor: eval tensor, dims, data
+                transposes += [STRUCTS["TfLiteEvalTensor"][abi][0], 4 + 4 * len(operand.shape),
+                               operand.elements * ELEMENT_BYTES.get(operand.type, 4)]
+        dims = 4 + 4 * len(out.shape)  # ReshapeOutputTensor: output dims copy
+        if cmsis:  # transposes, output dims, then quantization data when neither operand is float
+            quantized = lhs.type != _FLOAT32 and rhs.type != _FLOAT32
+            return PrepareAllocations(tuple(transposes + [dims] + ([BATCH_MATMUL_QUANTIZATION_BYTES] if quantized
+                                                                   else [])))
+        quantization = [BATCH_MATMUL_QUANTIZATION_BYTES] if lhs.type in (_INT8, _INT16) else []
+        return PrepareAllocations(tuple(quantization + transposes + [dims]))
     if op == "LOG_SOFTMAX":
         return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
     if op == "MIRROR_PAD":

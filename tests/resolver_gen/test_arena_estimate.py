@@ -114,7 +114,13 @@ def test_unknown_kernel_set_and_pointer_size(fixtures_dir):
 
 
 def test_unmodelled_kernel_gives_an_upper_bound_with_a_note(fixtures_dir):
-    # A custom op TFLM registers by name but whose allocations are not in the facts (SignalWindow in the fixtures)
-    estimate = estimate_arena([model(fixtures_dir, "signal_rfft_int16.tflite")])
+    # A custom op of the user's (gen-resolver registers it with the user's kernel): its allocations are unknown
+    estimate = estimate_arena([model(fixtures_dir, "odd_custom_name.tflite")])
     assert not estimate.exact
     assert estimate.notes and "not modelled" in estimate.notes[0]
+
+
+def test_models_without_the_tensors_a_kernel_needs_are_refused(fixtures_dir):
+    # vision_subset.tflite's CONV_2D has no tensors at all: TFLM's kernel would fail in Prepare
+    with pytest.raises(ResolverGenError, match="lacks the tensors or shapes its TFLM kernel needs"):
+        estimate_arena([model(fixtures_dir, "vision_subset.tflite")])

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tflm_facts.kernel_memory import (
-    CMSIS_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, OpView, TensorView,
-    prepare_allocations,
+    ABIS, CMSIS_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
+    OpView, TensorView, abi_for, prepare_allocations, temp_tensors,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -154,3 +154,13 @@ def test_cmsis_1x1_conv_needs_no_scratch_with_gcc():
     view = OpView("CONV_2D", (TensorView(9, (1, 8, 8, 16)), TensorView(9, (4, 1, 1, 16), 4)),
                   (TensorView(9, (1, 8, 8, 4)),), (("padding", 1), ("stride_w", 1), ("stride_h", 1)))
     assert prepare_allocations(view, "cmsis_nn").scratch == ()
+
+
+def test_signal_rfft_state_follows_kissfft():
+    # fft_length 512 on int16 (TFLM's audio preprocessor): params 32 B, kiss_fftr state 2836 B (measured on TFLM),
+    # and a scratch buffer of fft_length int16
+    view = OpView("SignalRfft", (TensorView(7, (480,)),), (TensorView(7, (514,)),))
+    effects = prepare_allocations(view, "reference")
+    assert effects.init == (32, 2836) and effects.scratch == (1024,) and effects.exact
+    bank = OpView("SignalFilterBank", (TensorView(15, (257,)),), (TensorView(12, (40,)),))
+    assert prepare_allocations(bank, "reference").init == (36, 8 * 41)
