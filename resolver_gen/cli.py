@@ -53,6 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--check", metavar="FILE",
                         help="do not write: exit 1 (printing a diff) if FILE differs from what would be generated")
     parser.add_argument("--list", action="store_true", help="print a table of each model's ops instead of a header")
+    parser.add_argument("--arena", action="store_true",
+                        help="estimate the tensor arena TFLM needs (all models sharing one arena): the header gets "
+                             "kTensorArenaSize and its breakdown, JSON an \"arena\" object, --list a table")
+    parser.add_argument("--kernels", default="reference", metavar="SET",
+                        help="kernel set the firmware links, for --arena: reference (default) or cmsis_nn")
+    parser.add_argument("--pointer-size", type=int, default=4, metavar="BYTES",
+                        help="the target's pointer size, for --arena: 4 (32-bit MCUs, default) or 8 (64-bit hosts)")
+    parser.add_argument("--short-enums", action="store_true",
+                        help="for --arena: TFLM is compiled with short enums, as arm-none-eabi GCC does for Cortex-M "
+                             "by default (exact there; without it the figure is for int-sized enums, a few dozen "
+                             "bytes more, safe for every 32-bit target)")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -149,6 +160,13 @@ def _gate(plan, args) -> bool:
     return failed
 
 
+def _estimate(args: argparse.Namespace):
+    from resolver_gen.arena_estimate import estimate_arena
+
+    return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
+                          short_enums=args.short_enums)
+
+
 def run(args: argparse.Namespace) -> int:
     from resolver_gen.operator_uses import read_model_uses
     from resolver_gen.plan import build_plan
@@ -156,6 +174,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list and (args.output or args.check):
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
+    if args.arena and args.format == "lite" and not args.list:
+        raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
+    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums) and not args.arena:
+        raise ResolverGenError("--kernels, --pointer-size and --short-enums set the arena estimate: add --arena")
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
@@ -172,15 +194,20 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list:
         render.print_tables(plan)
+        if args.arena:
+            from resolver_gen.render_arena import print_arena
+
+            print_arena(_estimate(args))
         return 0
     if args.format != "json" and _gate(plan, args):
         return 1
+    arena = _estimate(args) if args.arena else None
     if args.format == "json":
-        text = render.render_json(plan)
+        text = render.render_json(plan, arena)
     elif args.format == "lite":
         text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
     else:
-        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"))
+        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena)
 
     if args.check:
         return _check(Path(args.check), text)

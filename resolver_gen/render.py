@@ -149,8 +149,8 @@ def load_template(name: str):
     return _environment().get_template(name)
 
 
-def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None) -> str:
-    """The TFLM MicroMutableOpResolver<N> header."""
+def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None, arena=None) -> str:
+    """The TFLM MicroMutableOpResolver<N> header; with an ArenaEstimate, also kTensorArenaSize and its breakdown."""
     template = template or load_template("header.h.j2")
     ops = [{"comment": _usage_comment(op), "why": _variant_comment(op), "call": _call(op)} for op in plan.registered]
     unsupported = [comment_text(f"{op.name} ({', '.join(sorted(op.uses_by_model))}): {op.registration.unsupported_reason}")
@@ -161,7 +161,16 @@ def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None) 
                               if op.variant and op.variant.variant})
     return template.render(tool=TOOL, version=__version__, models=_model_lines(plan), unsupported=unsupported,
                            refused=_rejection_lines(plan), custom_functions=custom_functions,
-                           variant_headers=variant_headers, ops=ops, naming=naming)
+                           variant_headers=variant_headers, ops=ops, naming=naming, arena=arena,
+                           arena_lines=_arena_lines(arena))
+
+
+def _arena_lines(arena) -> list[str]:
+    if arena is None:
+        return []
+    from resolver_gen.render_arena import comment_lines
+
+    return [comment_text(line) for line in comment_lines(arena)]
 
 
 def _lite_registration(op: PlannedOp, custom_overrides: dict[str, str]) -> str:
@@ -241,10 +250,15 @@ def _typed_use(op: PlannedOp, sub: int, types, operators: list[int]) -> dict:
             if op.registration.supported else None}
 
 
-def render_json(plan: ResolverPlan) -> str:
+def render_json(plan: ResolverPlan, arena=None) -> str:
     import json
 
-    return json.dumps(plan_as_data(plan), indent=2, sort_keys=True) + "\n"
+    data = plan_as_data(plan)
+    if arena is not None:
+        from resolver_gen.render_arena import arena_as_data
+
+        data["arena"] = arena_as_data(arena)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
 def print_tables(plan: ResolverPlan, file=None) -> None:

@@ -10,11 +10,13 @@
     [rom.operators]
     CONV_2D = "8K"            # the operator's exclusive bytes (what removing its AddXxx() saves)
     [ram]
-    total = "64K"
+    total = "64K"             # ld's use of the RAM regions (with a CMSIS layout: the whole RAM)
+    occupied = "48K"          # static data + reserved (heap, stack): RAM less its free bytes
     [regions]                 # with --map: a region's use, in bytes or % of its length
     FLASH = "95%"
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
     "person_detect.tflite" = "96K"
+    "keyword.tflite" = { flash = "96K", arena = "64K" }   # and the tensor arena it needs, estimated
     [stack]                   # worst-case stack depth from a root function (size-report ELF --stack ROOT)
     "main" = "4K"
     "tflite::MicroInterpreter::Invoke()" = "2K"
@@ -24,7 +26,9 @@ An operator named in [rom.operators] that the firmware does not register passes 
 (a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
 Model paths are relative to the budget file; model rules need each model's predicted firmware (ModelFirmware), which
 the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
-does not register fails: its firmware cannot be predicted from that build. Stack rules need each root's worst-case
+does not register fails: its firmware cannot be predicted from that build. A model's table form may give `flash`,
+`arena` or both; an arena rule needs the model's estimated tensor arena (ModelArena, for the build's kernel set and
+pointer size: sizetool.operators.model_fit). Stack rules need each root's worst-case
 depth (StackDepth), computed from the ELF (sizetool.operators.stack_depth); a depth that is only a lower bound (an
 unresolved indirect call, recursion, a dynamic frame) passes or fails on its figure, with a note saying so.
 """
@@ -39,10 +43,12 @@ from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
+from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
 from sizetool.sizes import parse_size
 
-MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators"}
+MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators", "occupied"}
+MODEL_KEYS = ("flash", "arena")
 RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
 
@@ -102,6 +108,17 @@ class StackDepth:
     warnings: int = 0  # when > 0 the depth is a lower bound
 
 
+@dataclass(frozen=True)
+class ModelArena:
+    """The tensor arena a model needs, estimated from the .tflite for the build's kernel set and pointer size."""
+
+    needed: int
+    exact: bool
+    kernels: str
+    pointer_bytes: int
+    short_enums: bool = False
+
+
 @dataclass
 class Budget:
     path: str
@@ -122,8 +139,13 @@ class Budget:
 
     @property
     def models(self) -> list[str]:
-        """The model files of the [models] rules (paths resolved against the budget file's folder)."""
+        """The model files of the [models] flash rules (paths resolved against the budget file's folder)."""
         return [rule.pattern for rule in self.rules if rule.kind == "model"]
+
+    @property
+    def arena_models(self) -> list[str]:
+        """The model files of the [models] arena rules."""
+        return [rule.pattern for rule in self.rules if rule.kind == "model_arena"]
 
 
 def read_budget(path: str) -> Budget:
@@ -193,6 +215,14 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                 rules.extend(_operator_rules(memory, value, text, path))
                 continue
             line = _line_of(text, key)
+            if key == "occupied":
+                if memory != "ram":
+                    _fail(path, line, "occupied is a RAM rule (static data + reserved): put it in [ram]")
+                if isinstance(value, dict):
+                    _fail(path, line, "[ram] occupied must be a size, not a table")
+                rules.append(Rule("ram.occupied", "ram", "occupied",
+                                  _limit(value, path, line, "[ram] occupied", percent_allowed=False), line=line))
+                continue
             if key in ("total", "max_growth"):
                 if isinstance(value, dict):
                     _fail(path, line, f"[{memory}] {key} must be a size, not a table")
@@ -213,11 +243,25 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
     folder = os.path.dirname(path)
     for model, limit in data.get("models", {}).items():
         line = _line_of(text, model)
-        if isinstance(limit, dict):
-            _fail(path, line, f"[models] {model!r}: must be a size, not a table")
-        rules.append(Rule(f"models[{model}]", "rom", "model",
-                          _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
-                          pattern=os.path.join(folder, model), line=line))
+        model_path = os.path.join(folder, model)
+        if not isinstance(limit, dict):
+            rules.append(Rule(f"models[{model}]", "rom", "model",
+                              _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
+                              pattern=model_path, line=line))
+            continue
+        unknown = sorted(set(limit) - set(MODEL_KEYS))
+        if unknown or not limit:
+            _fail(path, line, f"[models] {model!r}: " + (f"unknown key '{unknown[0]}'" if unknown else "empty table")
+                  + ' (give flash, arena or both, e.g. { flash = "96K", arena = "64K" })')
+        for key in MODEL_KEYS:
+            if key not in limit:
+                continue
+            if isinstance(limit[key], (dict, list)):
+                _fail(path, line, f"[models] {model!r} {key}: must be a size")
+            rules.append(Rule(f"models[{model}].{key}", "rom" if key == "flash" else "ram",
+                              "model" if key == "flash" else "model_arena",
+                              _limit(limit[key], path, line, f"[models] {model!r} {key}", percent_allowed=False),
+                              pattern=model_path, line=line))
     for root, limit in data.get("stack", {}).items():
         line = _line_of(text, root)
         if isinstance(limit, dict):
@@ -281,15 +325,19 @@ def bytes_under(report: SizeReport, memory: str, pattern: str) -> int:
 
 def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None = None,
                  models: dict[str, ModelFirmware] | None = None,
-                 stack: dict[str, StackDepth] | None = None) -> list[RuleResult]:
+                 stack: dict[str, StackDepth] | None = None,
+                 arenas: dict[str, ModelArena] | None = None) -> list[RuleResult]:
     """Every rule's result. `models` maps each of budget.models to its predicted firmware, `stack` each of
-    budget.stack_roots to its worst-case depth."""
+    budget.stack_roots to its worst-case depth, `arenas` each of budget.arena_models to its estimated arena."""
     if budget.stack_roots and stack is None:
         raise SizeToolError(f"{report.source}: the [stack] rules of {budget.path} need the ELF (the stack depth is "
                             "read from its code, which a saved report lacks)")
     if budget.models and models is None:
         raise SizeToolError(f"{report.source}: the [models] rules of {budget.path} need the ELF of an all-ops build "
                             "(a model's firmware is predicted from its reference graph, which a saved report lacks)")
+    if budget.arena_models and arenas is None:
+        raise SizeToolError(f"{report.source}: the [models] arena rules of {budget.path} need the ELF (its kernel set "
+                            "and pointer size decide the arena), not a saved report")
     if budget.needs_baseline and baseline is None:
         raise SizeToolError(f"{budget.path}: growth rules (max_growth, path_growth) need --baseline REPORT.json")
     if budget.needs_operators and report.operators is None:
@@ -299,6 +347,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
     for rule in budget.rules:
         if rule.kind == "total":
             results.append(RuleResult(rule, rule.limit.resolve(0), report.total(rule.memory)))
+        elif rule.kind == "occupied":
+            results.append(occupied_result(rule, report))
         elif rule.kind == "growth":
             old = baseline.total(rule.memory)
             results.append(RuleResult(rule, rule.limit.resolve(old), report.total(rule.memory) - old))
@@ -317,6 +367,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             note = (f"a lower bound: {depth.warnings} warnings (indirect calls, recursion, dynamic frames; see "
                     f"size-report ELF --stack)") if depth.warnings else "worst case over every path"
             results.append(RuleResult(rule, rule.limit.resolve(0), depth.depth, note=note))
+        elif rule.kind == "model_arena":
+            results.append(arena_result(rule, arenas[rule.pattern]))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:
@@ -352,3 +404,23 @@ def model_result(rule: Rule, firmware: ModelFirmware) -> RuleResult:
     return RuleResult(rule, limit, firmware.predicted_rom,
                       note=f"predicted: the build with only the {firmware.registrations} registrations the model "
                            "needs")
+
+
+def arena_result(rule: Rule, arena: ModelArena) -> RuleResult:
+    """A model's estimated tensor arena against its limit."""
+    how = "estimated" if arena.exact else "estimated upper bound"
+    return RuleResult(rule, rule.limit.resolve(0), arena.needed,
+                      note=f"{how}: tensor arena for {arena.kernels} kernels, {arena.pointer_bytes * 8}-bit pointers"
+                           + (", short enums" if arena.short_enums else ""))
+
+
+def occupied_result(rule: Rule, report: SizeReport) -> RuleResult:
+    """Static data + reserved RAM (report/ram_use.py): ld's use less the free RAM inside it. Without region sizes
+    (no map, no --ram-size) that is the whole RAM total, and a note says so."""
+    uses = ram_use(report)
+    if not uses:
+        return RuleResult(rule, rule.limit.resolve(0), report.ram_total,
+                          note="no RAM region sizes (pass --map or --ram-size): the whole RAM total counts")
+    occupied = sum(u.static + u.reserved for u in uses)
+    free = sum(u.free for u in uses)
+    return RuleResult(rule, rule.limit.resolve(0), occupied, note=f"{free} bytes of RAM free")

@@ -3,7 +3,9 @@
 A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
 with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2). A budget with [models]
 needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
-model, sizetool/operators/model_crosscheck.py). A budget with [stack] needs the ELF: each root's worst-case stack depth
+model, sizetool/operators/model_crosscheck.py). Its arena rules ({ flash = ..., arena = ... }) need the ELF too: each
+model's tensor arena is estimated for the build's kernel set (detected, or --kernels) and pointer size
+(sizetool/operators/model_fit.py). A budget with [stack] needs the ELF: each root's worst-case stack depth
 (sizetool/operators/stack_depth.py); an unknown root function is an input error naming the budget file.
 """
 
@@ -35,6 +37,8 @@ def build_parser(prog: str = "size-report check"):
                         help="tree, json or markdown.")
     parser.add_argument("--junit", metavar="FILE.xml", help="Also write a JUnit XML report (GitLab, Jenkins).")
     parser.add_argument("--save", metavar="REPORT.json", help="Also save the build's report as JSON.")
+    parser.add_argument("--kernels", metavar="reference|cmsis_nn",
+                        help="The kernel set for [models] arena rules (default: detected from the ELF).")
     return parser
 
 
@@ -44,7 +48,7 @@ def main(args: list[str], prog: str = "size-report check") -> int:
 
 def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file: Optional[str] = None,
           flash_size: Optional[str] = None, ram_size: Optional[str] = None, output_format: str = "tree",
-          junit: Optional[str] = None, save: Optional[str] = None) -> int:
+          junit: Optional[str] = None, save: Optional[str] = None, kernels: Optional[str] = None) -> int:
     from sizetool.ci.budget import check_budget, read_budget
     from sizetool.ci.ci_output import (
         github_annotations,
@@ -60,6 +64,8 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
+    if kernels is not None and kernels not in ("reference", "cmsis_nn"):
+        raise SizeToolError(f"unknown --kernels {kernels!r} (choose from reference, cmsis_nn)")
     budget = read_budget(budget_file)
     if is_elf_file(build):
         report = build_report(
@@ -99,6 +105,20 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
             raise SizeToolError(f"{budget_file}: [stack]: {error}") from None
         stack = {root: StackDepth(result.depth, len(result.warnings))
                  for root, result in zip(budget.stack_roots, stack_report.roots)}
+    arenas = None
+    if is_elf_file(build) and budget.arena_models:
+        from sizetool.ci.budget import ModelArena
+        from sizetool.inputs.elf_reader import arm_short_enums, read_elf
+        from sizetool.operators.model_fit import detect_kernels, estimate, pointer_bytes
+
+        image = read_elf(build)
+        choice = detect_kernels(image, kernels)
+        pointer = pointer_bytes(image)
+        short_enums = pointer == 4 and arm_short_enums(build)
+        arenas = {}
+        for path in dict.fromkeys(budget.arena_models):
+            found = estimate([path], choice.kernels, pointer, short_enums)
+            arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
     base = None
     if baseline:
         from sizetool.history.baseline import is_history_baseline, load_history_baseline
@@ -107,7 +127,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
             base = load_history_baseline(baseline)
         else:
             base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
-    results = check_budget(budget, report, base, models, stack)
+    results = check_budget(budget, report, base, models, stack, arenas)
 
     if output_format == "json":
         sys.stdout.write(render_results_json(results))

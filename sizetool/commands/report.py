@@ -7,7 +7,9 @@ Options that add to the report (e.g. --ops, --model) add their work between buil
 size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
 report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
 adds the cross-check against the models (sizetool/operators/model_crosscheck.py): exit 1 when a model needs an op the firmware
-does not register. --drop OP[,OP...] / --keep OP[,OP...] (op names or .tflite models) imply --ops and print the
+does not register; and the RAM answer (sizetool/operators/model_fit.py): the tensor arena the models need (for the kernel
+set detected or given with --kernels) against the arena the firmware links (found, or named with --arena-symbol) and
+the free RAM: exit 1 when the linked arena is too small. --drop OP[,OP...] / --keep OP[,OP...] (op names or .tflite models) imply --ops and print the
 what-if answer instead of the table (sizetool/operators/what_if.py): the set saving, the predicted ROM, the files and
 symbols that go. All of them share one operator graph per ELF (sizetool/operators/graph_cache.py).
 """
@@ -31,7 +33,7 @@ def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog=prog, description="The flash/RAM tree of a firmware ELF by source file and symbol.",
         epilog="Sub-commands: size-report diff|check|history --help. Exit status: 0 ok, 1 --model: a model needs an "
-               "op the firmware does not register, 2 usage or input error.")
+               "op the firmware does not register or a tensor arena larger than the one linked, 2 usage or input error.")
     parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
     parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
                         help="With --model, further .tflite models may follow the ELF; with --stack, root functions.")
@@ -78,6 +80,11 @@ def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
     parser.add_argument("--su-dir", metavar="DIR",
                         help="With --stack: GCC -fstack-usage .su files under DIR; their figures are used and "
                              "cross-checked against the disassembly.")
+    parser.add_argument("--kernels", metavar="reference|cmsis_nn",
+                        help="With --model: the kernel set the arena estimate assumes (default: detected from the "
+                             "firmware).")
+    parser.add_argument("--arena-symbol", metavar="NAME",
+                        help="With --model: the tensor arena array (default: the one passed to the MicroInterpreter).")
     return parser
 
 
@@ -92,7 +99,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            map_file: str | None = None, flash_size: str | None = None, ram_size: str | None = None,
            no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
            models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
-           stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None) -> int:
+           stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None,
+           kernels: str | None = None, arena_symbol: str | None = None) -> int:
     from sizetool.report.report_builder import build_report
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -118,6 +126,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                             "a model's ops)")
     if what_if_mode and output_format == "html":
         raise SizeToolError(f"--{what_if_mode} prints tree, json, csv or markdown, not html")
+    if (kernels or arena_symbol) and not model_paths:
+        raise SizeToolError("--kernels and --arena-symbol go with --model (the arena a model needs)")
     ops = ops or bool(model_paths) or bool(what_if_mode)
     if ops and (ram or all_memories) and output_format != "html":
         raise SizeToolError("--ops and --model report flash (ROM) only: leave out --ram and --all")
@@ -134,6 +144,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
     )
     color = output is None and sys.stdout.isatty()
     crosscheck = None
+    fit = None
     answer = None
     if ops:
         from sizetool.operators.graph_cache import load_operator_graph, load_operator_table
@@ -152,10 +163,15 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
 
             crosscheck = crosscheck_models(size_report.operators, model_paths, firmware=elf,
                                            operator_graph=operator_graph)
+            if output_format != "html":
+                from sizetool.inputs.elf_reader import read_elf
+                from sizetool.operators.model_fit import model_fit
+
+                fit = model_fit(read_elf(elf), operator_graph.graph, size_report, model_paths, kernels, arena_symbol)
     if answer is not None:
         text = render_what_if_output(size_report, answer, output_format, color)
     elif ops and output_format != "html":
-        text = render_operator_output(size_report, output_format, crosscheck, color)
+        text = render_operator_output(size_report, output_format, crosscheck, color, fit)
     else:
         text = render(size_report, output_format, memories, depth, color=color)
     if save:
@@ -167,7 +183,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
     if output_format != "tree" or ops:
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
-    return 1 if crosscheck is not None and not crosscheck.passed else 0
+    failed = (crosscheck is not None and not crosscheck.passed) or (fit is not None and not fit.passed)
+    return 1 if failed else 0
 
 
 def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
@@ -204,15 +221,15 @@ def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ig
     return 0
 
 
-def render_operator_output(size_report, output_format: str, crosscheck, color: bool = False) -> str:
-    """The operator table (and model cross-check) in one of FORMATS other than html."""
+def render_operator_output(size_report, output_format: str, crosscheck, color: bool = False, fit=None) -> str:
+    """The operator table (and model cross-check and arena fit) in one of FORMATS other than html."""
     import shutil
 
     from sizetool.render.operators import render_operators
 
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_operators(size_report.operators, output_format, size_report.source, size_report.arch, crosscheck,
-                            color=color, width=width)
+                            color=color, width=width, fit=fit)
 
 
 def render_what_if_output(size_report, answer, output_format: str, color: bool = False) -> str:

@@ -57,6 +57,7 @@ class Section:
     load_address: int  # LMA: where they are stored in the image (differs from address for .data on MCUs)
     size: int
     offset: int  # file offset of the contents (meaningless for NOBITS)
+    alignment: int = 1  # sh_addralign: the linker pads up to it before the section
 
     @property
     def is_alloc(self) -> bool:
@@ -289,6 +290,7 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
             load_address=_load_address(header_fields, segments),
             size=header_fields["sh_size"],
             offset=header_fields["sh_offset"],
+            alignment=max(1, header_fields["sh_addralign"]),
         )
         if section.type != "SHT_NOBITS" and section.size and section.offset + section.size > file_size:
             raise SizeToolError(
@@ -404,3 +406,23 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
         )
     mapping.sort()
     return symbols, mapping, kconfig
+
+
+def arm_short_enums(path: str | os.PathLike) -> bool:
+    """Whether an Arm ELF was built with short enums (the build attribute Tag_ABI_enum_size = small, arm-none-eabi
+    GCC's default on Cortex-M): it changes the size of TFLM's structs. False for other architectures and for an ELF
+    without build attributes."""
+    try:
+        with open(path, "rb") as stream:
+            elf = ELFFile(stream)
+            section = elf.get_section_by_name(".ARM.attributes") if elf["e_machine"] == "EM_ARM" else None
+            if section is None:
+                return False
+            for subsection in section.iter_subsections():
+                for subsubsection in subsection.iter_subsubsections():
+                    for attribute in subsubsection.iter_attributes():
+                        if attribute.tag == "TAG_ABI_ENUM_SIZE":
+                            return attribute.value == 1
+    except (OSError, ELFError, ELFParseError, struct.error, ValueError, KeyError):
+        return False
+    return False

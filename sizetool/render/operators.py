@@ -10,6 +10,9 @@ row per MicroMutableOpResolver<N> instantiation (flagged when the firmware carri
 templates with several instantiations (bytes beyond the largest one), and the split of the ROM total: runtime +
 operators' exclusive bytes + bytes shared only among operators.
 
+With `--model`, the RAM half follows (render/arena_fit.py): the tensor arena the models need against the linked arena
+and the free RAM; JSON key "arena", CSV kinds arena_*, ram_free.
+
 The JSON is report_model.operator_table_to_dict (also stored by `--save`) with additive keys.
 Output is deterministic: rows keep the table's order (exclusive bytes, largest first, then op name).
 """
@@ -22,6 +25,8 @@ import os
 
 from sizetool import __version__
 from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets, variant_note
+from sizetool.operators.model_fit import ArenaFit
+from sizetool.render.arena_fit import fit_csv_rows, fit_markdown_lines, fit_to_dict, fit_tree
 from sizetool.operators.what_if import WhatIf
 from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
 
@@ -39,15 +44,19 @@ LEGEND = ("alone saves: what removing this one AddXxx() saves (its call, a few b
 
 
 def render_operators(table: OperatorTable, output_format: str, source: str, arch: str = "",
-                     crosscheck: ModelCrosscheck | None = None, color: bool = False, width: int | None = None) -> str:
-    """The operator table (and the --model cross-check) in one of FORMATS."""
+                     crosscheck: ModelCrosscheck | None = None, color: bool = False, width: int | None = None,
+                     fit: ArenaFit | None = None) -> str:
+    """The operator table (and the --model cross-check and arena fit) in one of FORMATS."""
     if output_format == "json":
-        return dump_json(operators_to_dict(table, source, arch, crosscheck))
+        data = operators_to_dict(table, source, arch, crosscheck)
+        if fit is not None:
+            data["arena"] = fit_to_dict(fit)
+        return dump_json(data)
     if output_format == "csv":
-        return render_operators_csv(table, crosscheck)
+        return render_operators_csv(table, crosscheck, fit)
     if output_format == "markdown":
-        return render_operators_markdown(table, source, arch, crosscheck)
-    return render_operators_tree(table, source, arch, crosscheck, color=color, width=width)
+        return render_operators_markdown(table, source, arch, crosscheck, fit)
+    return render_operators_tree(table, source, arch, crosscheck, color=color, width=width, fit=fit)
 
 
 def several_resolver_sizes(table: OperatorTable) -> bool:
@@ -207,7 +216,8 @@ def _row(kind, name="", registration="", exclusive="", shared="", runtime="", ca
     return (kind, name, registration, exclusive, shared, runtime, call_sites, size, path, operators, models)
 
 
-def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | None = None) -> str:
+def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | None = None,
+                         fit: ArenaFit | None = None) -> str:
     """Columns kind,name,registration,exclusive_bytes,shared_bytes,runtime_bytes,call_site_bytes,bytes,path,
     operators,models; `;` joins lists in a cell.
 
@@ -215,7 +225,9 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
     (its shared bytes in one file, with the other operators), resolver, template, runtime, shared_among_operators,
     total_rom, note (runtime, call_sites, shared_among_operators and the operators' exclusive bytes add up to
     total_rom); with models also unused, missing, unused_saving, predicted_rom, no_operators_rom, model,
-    model_on_top_of_runtime and model_adds_to_others."""
+    model_on_top_of_runtime and model_adds_to_others; with the arena fit arena_needed (name: the kernel set),
+    arena_part, arena_linked (name: the symbol), ram_free (name: the region), arena_verdict (bytes: to spare, negative
+    when short) and arena_note."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -262,6 +274,8 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
                 writer.writerow(_row("model_on_top_of_runtime", m.model, size=m.on_top_of_runtime))
                 writer.writerow(_row("model_adds_to_others", m.model, size=m.adds_to_others,
                                      operators=";".join(m.only_ops)))
+    if fit is not None:
+        writer.writerows(fit_csv_rows(fit, _row))
     return out.getvalue()
 
 
@@ -297,12 +311,15 @@ def _md(text: str) -> str:
 
 
 def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
-                              crosscheck: ModelCrosscheck | None = None) -> str:
-    """Summary first (and the cross-check verdict), then the tables: made for a pull-request comment."""
+                              crosscheck: ModelCrosscheck | None = None, fit: ArenaFit | None = None) -> str:
+    """Summary first (and the cross-check verdict, and the arena fit), then the tables: made for a pull-request
+    comment."""
     name = os.path.basename(source)
     lines = [f"# Operator cost: {name}" + (f" ({arch})" if arch else ""), "", _summary(table), ""]
     if crosscheck is not None:
         lines += _crosscheck_markdown(crosscheck)
+    if fit is not None:
+        lines += fit_markdown_lines(fit)
     if table.operators:
         lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
                   "|---|---|---:|---:|---:|---|---|"]
@@ -490,7 +507,7 @@ def _finish(out: io.StringIO) -> str:
 
 def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
                           crosscheck: ModelCrosscheck | None = None, color: bool = False,
-                          width: int | None = None) -> str:
+                          width: int | None = None, fit: ArenaFit | None = None) -> str:
     """Terminal tables (rich); colour only when asked (the output is a terminal). Fixed width unless given."""
     console, out = _console(color, width)
     name = os.path.basename(source)
@@ -532,6 +549,8 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:
         _crosscheck_tree(console, crosscheck)
+    if fit is not None:
+        fit_tree(console, fit)
     return _finish(out)
 
 

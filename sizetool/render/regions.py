@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from sizetool.report.ram_use import ram_use, use_text
 from sizetool.report.report_model import SizeReport
 
 
@@ -21,7 +22,9 @@ def regions_table(report: SizeReport) -> str:
 
 def total_line(report: SizeReport, memory: str) -> str:
     """`RAM firmware.elf: 36336 bytes (ITCM 3824 + DTCM 18176 + SRAM 14336)`: the total, split by region when the
-    memory spans several; a RAM-loaded image says that it has no ROM."""
+    memory spans several; a RAM-loaded image says that it has no ROM. RAM with region lengths (a map, or --ram-size)
+    adds each region's static data, reserved and free bytes (sizetool/report/ram_use.py):
+    `RAM firmware.elf: 262144 bytes; RAM: used 20112 / reserved 12288 / free 229744 of 262144`."""
     total = report.total(memory)
     line = f"{memory.upper()} {os.path.basename(report.source)}: {total} bytes"
     used = [r for r in report.regions_of(memory) if r.used]
@@ -29,6 +32,10 @@ def total_line(report: SizeReport, memory: str) -> str:
         line += " (" + " + ".join(f"{r.name} {r.used}" for r in used) + ")"
     elif memory == "rom" and total == 0 and report.ram_total:
         line += " (no ROM: the whole image is placed in RAM)"
+    if memory == "ram":
+        uses = ram_use(report)
+        if uses:
+            line += "".join(f"; {use.region}: {use_text(use)}" for use in uses)
     return line
 
 

@@ -6,7 +6,8 @@ before it counts only its bytes past the overlap, and every byte no symbol cover
 pools, vector tables without sized symbols) goes to one catch-all entry per section, `(no symbol) <section>`. That is
 bloaty's rule: the most specific label wins and catch-alls come last. In a section without contents (NOBITS: heaps,
 stacks, noinit) such bytes are a reservation, named after their input section (with a map) or their section
-(`(reserved)/.heap`). Gaps between sections that the memory's use counts are `(fill) <region>`.
+(`(reserved)/.heap`). Gaps between sections that the memory's use counts are `(fill) <region>`, except RAM that nothing
+occupies (the gap ld counts up to a stack placed at the top of RAM, placement.py): that is `(free)/(free) <region>`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from itertools import accumulate
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection
 from sizetool.report.placement import Placement
+from sizetool.report.ram_use import FREE, RESERVED
 from sizetool.report.report_model import SizeEntry
 
 NO_SYMBOL = "(no symbol)"
 NO_DEBUG_INFO = "(no debug info)"
-RESERVED = "(reserved)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
 ObjectPathOf = Callable[[str], tuple[str, ...]]
@@ -97,15 +98,17 @@ def section_entries(image: ElfImage, placement: Placement) -> list[SizeEntry]:
 
 
 def fill_entries(placement: Placement) -> list[SizeEntry]:
-    """One `(fill) <area>` entry per memory area: the bytes between its sections that its use counts."""
-    by_area: dict[tuple[str, str], list[int]] = {}
+    """One `(fill) <area>` entry per memory area: the bytes between its sections that its use counts; the free RAM
+    among them is one `(free) <area>` entry."""
+    by_area: dict[tuple[str, str, bool], list[int]] = {}
     for fill in placement.fills:
-        slot = by_area.setdefault((fill.memory, fill.area), [fill.address, 0])
+        slot = by_area.setdefault((fill.memory, fill.area, fill.free), [fill.address, 0])
         slot[0] = min(slot[0], fill.address)
         slot[1] += fill.size
     return [
-        SizeEntry(memory, (NO_SYMBOL,), f"(fill) {area}", "", address, size)
-        for (memory, area), (address, size) in sorted(by_area.items())
+        SizeEntry(memory, (FREE,) if free else (NO_SYMBOL,), f"{FREE if free else '(fill)'} {area}", "", address,
+                  size)
+        for (memory, area, free), (address, size) in sorted(by_area.items())
         if size
     ]
 

@@ -13,7 +13,10 @@ A linker map refines this with its MEMORY regions: a region is ROM or RAM by its
 SRAM...), else by its attributes (writable: RAM), and each section belongs to the first declared region that holds
 its address (run address for RAM, load address for ROM). Each region's use is what ld's --print-memory-usage prints:
 from the region's origin to the end of the last byte placed in it, so alignment gaps between sections count, and are
-reported as (fill). The ROM and RAM totals are then the sums of the ROM and RAM regions' use.
+reported as (fill). A gap in a RAM region that alignment does not explain (at least as large as the alignment the next
+section asks for: CMSIS's ARMCM4_gcc.ld places the stack at the top of RAM, and ld counts everything between the heap
+and the stack as used) is memory nothing occupies: free RAM, reported as (free). The ROM and RAM totals are then the
+sums of the ROM and RAM regions' use.
 
 Without a map the totals come from the segments: each segment's sections from the first to the last byte (the gaps
 between sections inside a segment are fill); gaps between segments are not counted, since nothing says they lie in
@@ -70,6 +73,7 @@ class Fill:
     area: str
     address: int
     size: int
+    free: bool = False  # a RAM gap alignment does not explain: free RAM below a section placed at a fixed address
 
 
 @dataclass
@@ -228,6 +232,7 @@ def _by_regions(sections: list[Section], kinds, regions: list[MapRegion]) -> Pla
 
     placed = []
     ranges: dict[str, list[tuple[int, int]]] = {}
+    alignment_at: dict[int, int] = {}  # run address of a RAM section -> the alignment it asks for
     warnings = []
     for section in sections:
         run_region = _region_of(regions, section.address)
@@ -241,6 +246,7 @@ def _by_regions(sections: list[Section], kinds, regions: list[MapRegion]) -> Pla
         if runs_in == RAM:
             ram_area = run_region or OUTSIDE_REGIONS
             ranges.setdefault(ram_area, []).append((section.address, section.end))
+            alignment_at[section.address] = max(alignment_at.get(section.address, 1), section.alignment)
         if stored_in == ROM and section.load_address != section.address:
             rom_area = load_region or OUTSIDE_REGIONS  # stored in flash, copied to RAM
             ranges.setdefault(rom_area, []).append((section.load_address, section.load_address + section.size))
@@ -260,7 +266,10 @@ def _by_regions(sections: list[Section], kinds, regions: list[MapRegion]) -> Pla
         spans = ranges.get(region.name, [])
         end = max((stop for _, stop in spans), default=region.origin)
         areas.append(Area(region.name, memory, region.origin, region.length, region.attributes, end - region.origin))
-        fills.extend(Fill(memory, region.name, start, size) for start, size in _gaps(spans, region.origin))
+        for start, size in _gaps(spans, region.origin):
+            # A RAM gap at least as large as the next section's alignment is not padding: free RAM.
+            free = memory == RAM and size >= alignment_at.get(start + size, 1)
+            fills.append(Fill(memory, region.name, start, size, free))
     return Placement(placed, areas=areas, fills=fills, warnings=warnings)
 
 

@@ -1,6 +1,7 @@
 """gen-resolver end to end: real models' exact method lists, exit codes, one-line errors, -o, --check, --list."""
 
 import re
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -382,3 +383,46 @@ def test_real_legacy_uint8_ssd_is_refused(shared_models, capsys):
     status, out, _ = run(capsys, model, "--allow-unsupported")
     assert status == 0 and methods_in(out) == [
         "AddConcatenation", "AddConv2D", "AddDepthwiseConv2D", "AddDetectionPostprocess", "AddLogistic", "AddReshape"]
+
+
+def test_arena_header_carries_the_size_and_kernel_set(capsys, models):
+    status, out, _ = run(capsys, models / "arena_add_chain.tflite", "--arena", "--kernels", "cmsis_nn")
+    assert status == 0
+    size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
+    assert "CMSIS-NN kernels, 32-bit pointers, exact" in out
+    from resolver_gen.arena_estimate import estimate_arena
+
+    assert size == estimate_arena([models / "arena_add_chain.tflite"], "cmsis_nn").total_bytes
+
+
+def test_header_without_arena_has_no_arena_size(capsys, models):
+    status, out, _ = run(capsys, models / "arena_add_chain.tflite")
+    assert status == 0 and "kTensorArenaSize" not in out
+
+
+def test_arena_json(capsys, models):
+    status, out, _ = run(capsys, models / "arena_while.tflite", "--arena", "--format", "json", "--pointer-size", "8")
+    arena = json.loads(out)["arena"]
+    assert status == 0
+    assert arena["pointer_bytes"] == 8 and arena["kernels"] == "reference"
+    assert sum(p["bytes"] for p in arena["parts"]) == arena["total_bytes"]
+
+
+def test_arena_list_prints_the_breakdown(capsys, models):
+    status, out, _ = run(capsys, models / "arena_add_chain.tflite", "--list", "--arena")
+    assert status == 0
+    assert "non-persistent tensors (greedy plan)" in out and "kTensorArenaSize" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["arena_dynamic_shape.tflite", "--arena"], "dynamic shape"),
+    (["arena_add_chain.tflite", "--arena", "--kernels", "xtensa"], "unknown kernel set 'xtensa'"),
+    (["arena_add_chain.tflite", "--arena", "--pointer-size", "2"], "pointer size 2"),
+    (["arena_add_chain.tflite", "--kernels", "cmsis_nn"], "add --arena"),
+    (["arena_add_chain.tflite", "--arena", "--format", "lite"], "not to --format lite"),
+    (["unsupported_ops.tflite", "--arena", "--allow-unsupported"], "unsupported op"),
+])
+def test_arena_bad_input_is_one_line_and_exit_2(capsys, models, argv, message):
+    status, out, err = run(capsys, models / argv[0], *argv[1:])
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err

@@ -214,3 +214,21 @@ def test_type_reduced_header_compiles_against_real_tflm(fixtures_dir, tmp_path):
          "-I", str(downloads / "flatbuffers" / "include"), "-I", str(downloads / "gemmlowp"), str(source)],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no system g++")
+def test_header_with_arena_size_compiles(fixtures_dir, tmp_path):
+    from resolver_gen.arena_estimate import estimate_arena
+
+    methods = sorted({m for _c, m in BUILTIN_OPS.values() if m} | set(TFLM_CUSTOM_OPS.values()))
+    api = tmp_path / "tensorflow" / "lite" / "micro" / "micro_mutable_op_resolver.h"
+    api.parent.mkdir(parents=True)
+    api.write_text(STAND_IN_MICRO % "\n".join(_stand_in_method(m) for m in methods))
+    path = fixtures_dir / "models" / "arena_while.tflite"
+    arena = estimate_arena([path], "cmsis_nn")
+    (tmp_path / "ops.h").write_text(render_header(plan_of(fixtures_dir, "arena_while.tflite"), Naming("M", "app"),
+                                                  arena=arena))
+    _compile(tmp_path, '#include "ops.h"\n#include "ops.h"\n'
+                       f"static_assert(app::M_kTensorArenaSize == {arena.total_bytes}, \"arena\");\n"
+                       "alignas(16) static unsigned char arena[app::M_kTensorArenaSize];\n"
+                       "int main() { app::M_OpResolver r; return app::M_RegisterOps(r) + arena[0]; }\n")

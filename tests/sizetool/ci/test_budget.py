@@ -124,7 +124,8 @@ def test_esp_idf_memory_types_are_budget_regions(tmp_path):
     ('[rom.paths]\n"**" = {x = 1}\n', 2, "expected a size"),
     ('rom = 5\n', 1, "must be a table"),
     ('[[rom]]\ntotal = 1\n', 0, "must be a table"),
-    ('[models]\n"m.tflite" = {a = 1}\n', 2, "not a table"),
+    ('[models]\n"m.tflite" = {a = 1}\n', 2, "unknown key 'a'"),
+    ('[stack]\n"main" = {a = 1}\n', 2, "not a table"),
 ])
 def test_a_malformed_budget_names_file_line_and_reason(tmp_path, text, line, reason):
     path = budget_file(tmp_path, text)
@@ -245,8 +246,13 @@ def test_models_table_parses_with_paths_relative_to_the_budget_file(tmp_path):
 
 @pytest.mark.parametrize("text,line,message", [
     ('[models]\n"a.tflite" = "5%"\n', 2, "percentage is not allowed"),
-    ('[models]\n"a.tflite" = { size = 1 }\n', 2, "must be a size, not a table"),
+    ('[models]\n"a.tflite" = { size = 1 }\n', 2, "unknown key 'size' (give flash, arena or both"),
     ('[model]\n"a.tflite" = 1\n', 1, "unknown table [model]"),
+    ('[models]\n"a.tflite" = {}\n', 2, "empty table"),
+    ('[models]\n\n"a.tflite" = { flash = "96K", arena = "lots" }\n', 3, "'a.tflite' arena"),
+    ('[models]\n"a.tflite" = { arena = "50%" }\n', 2, "percentage is not allowed"),
+    ('[models]\n"a.tflite" = { arena = -1 }\n', 2, "arena"),
+    ('[models]\n"a.tflite" = { arena = { x = 1 } }\n', 2, "arena: must be a size"),
 ])
 def test_bad_models_tables_name_the_line(tmp_path, text, line, message):
     path = budget_file(tmp_path, text)
@@ -288,3 +294,63 @@ def test_check_gates_models_on_their_predicted_firmware(tmp_path, capsys):
     missing = budget_file(tmp_path, f'[models]\n"{MODELS / "custom_ops.tflite"}" = "1M"\n')
     status, out, _ = run(capsys, "check", ELF, "--budget", missing)
     assert status == 1 and "needs Atan" in out
+
+
+def test_a_model_table_gives_flash_and_arena_rules_and_the_old_string_form_still_reads(tmp_path):
+    from sizetool.ci.budget import ModelArena, ModelFirmware
+
+    budget = read_budget(budget_file(tmp_path, '[models]\n"a.tflite" = { flash = "96K", arena = "64K" }\n'
+                                               '"b.tflite" = "32K"\n"c.tflite" = { arena = 1000 }\n'))
+    a, b, c = (str(tmp_path / name) for name in ("a.tflite", "b.tflite", "c.tflite"))
+    assert [(r.name, r.memory, r.kind, r.limit.bytes, r.line) for r in budget.rules] == [
+        ("models[a.tflite].flash", "rom", "model", 96 * 1024, 2), ("models[a.tflite].arena", "ram", "model_arena",
+                                                                    64 * 1024, 2),
+        ("models[b.tflite]", "rom", "model", 32 * 1024, 3), ("models[c.tflite].arena", "ram", "model_arena", 1000, 4)]
+    assert budget.models == [a, b] and budget.arena_models == [a, c]
+    results = check_budget(budget, build_report(str(ELF)),
+                           models={a: ModelFirmware(90000, 3), b: ModelFirmware(40000, 2)},
+                           arenas={a: ModelArena(70000, True, "cmsis_nn", 4), c: ModelArena(999, False, "reference", 4)})
+    assert [(r.rule.name, r.actual, r.passed) for r in results] == [
+        ("models[a.tflite].flash", 90000, True), ("models[a.tflite].arena", 70000, False),
+        ("models[b.tflite]", 40000, False), ("models[c.tflite].arena", 999, True)]
+    assert results[1].note == "estimated: tensor arena for cmsis_nn kernels, 32-bit pointers"
+    assert results[3].note.startswith("estimated upper bound")
+
+
+def test_arena_rules_need_the_elf(tmp_path, capsys):
+    saved = tmp_path / "saved.json"
+    assert run(capsys, ELF, "--save", saved)[0] == 0
+    budget = budget_file(tmp_path, f'[models]\n"{MODELS / "vision_subset.tflite"}" = {{ arena = "64K" }}\n')
+    status, _, err = run(capsys, "check", saved, "--budget", budget)
+    assert status == 2 and "arena rules" in err and "need the ELF" in err and err.count("\n") == 1
+    status, _, err = run(capsys, "check", ELF, "--budget", budget, "--kernels", "xtensa")
+    assert status == 2 and "unknown --kernels 'xtensa'" in err and err.count("\n") == 1
+
+
+def test_ram_occupied_is_static_data_and_reservations_not_the_free_ram_ld_counts(tmp_path):
+    layout = OUT.parents[1] / "layouts" / "out" / "cmsis-armcm4"
+    report = build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"))
+    budget = read_budget(budget_file(tmp_path, '[ram]\ntotal = "128K"\noccupied = 24336\n'))
+    total, occupied = check_budget(budget, report)
+    # ld counts the whole 128K; static data (20240) and heap + stack (4096) occupy 24336 of it.
+    assert (total.actual, total.passed) == (131072, True)
+    assert (occupied.rule.name, occupied.actual, occupied.passed) == ("ram.occupied", 24336, True)
+    assert occupied.note == "106736 bytes of RAM free"
+    (tight,) = check_budget(read_budget(budget_file(tmp_path, '[ram]\noccupied = "23K"\n')), report)
+    assert not tight.passed and tight.headroom == 23 * 1024 - 24336
+    # Without region sizes the whole RAM total counts, and the note says so.
+    bare_report = build_report(str(ELF))
+    (bare,) = check_budget(read_budget(budget_file(tmp_path, '[ram]\noccupied = "64K"\n')), bare_report)
+    assert bare.actual == bare_report.ram_total and "no RAM region sizes" in bare.note
+
+
+@pytest.mark.parametrize("text,message", [
+    ('[rom]\noccupied = "1K"\n', "occupied is a RAM rule"),
+    ('[ram]\noccupied = "5%"\n', "percentage is not allowed"),
+    ('[ram]\noccupied = { a = 1 }\n', "must be a size, not a table"),
+])
+def test_bad_occupied_rules_name_the_file_and_line(tmp_path, text, message):
+    path = budget_file(tmp_path, text)
+    with pytest.raises(SizeToolError) as error:
+        read_budget(path)
+    assert f"{path}:2:" in str(error.value) and message in str(error.value)

@@ -45,3 +45,16 @@ def test_json_keeps_the_physical_total_and_berkeley_figures_beside_it():
     both = json.loads(render_json(report, ["rom", "ram"]))
     assert both["schema_version"] == 2 and both["berkeley"] == one["berkeley"]
     assert {r["name"]: r["memory"] for r in both["regions"]} == {"FLASH": "rom", "RAM": "ram"}
+
+
+def test_ram_keeps_lds_used_size_in_regions_and_adds_the_static_reserved_free_split():
+    layout = Path(__file__).resolve().parents[3] / "fixtures" / "layouts" / "out" / "cmsis-armcm4"
+    report = build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"), use_cache=False)
+    data = json.loads(render_json(report, ["ram"]))
+    assert [(r["name"], r["used"]) for r in data["regions"]] == [("RAM", 131072)]  # ld's Used Size, as printed
+    [use] = data["ram_use"]
+    assert use["region"] == "RAM" and use["used"] == 131072
+    assert use["static"] + use["reserved"] + use["free"] == use["length"] == 131072
+    assert use["free"] > 100_000 and use["reserved"] == 4096
+    assert json.loads(render_json(report, ["rom", "ram"]))["ram_use"] == [use]
+    assert "ram_use" not in json.loads(render_json(report, ["rom"]))

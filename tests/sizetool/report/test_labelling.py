@@ -118,3 +118,14 @@ def test_alignment_between_sections_of_one_segment_is_fill_of_that_memory():
     elf = ElfImage("synthetic.elf", "arm", 32, True, 0x1000, 0, [padded, rodata, DATA, BSS, HEAP], SEGMENTS, [])
     fills = [(e.memory, e.symbol, e.address, e.size) for e in label(elf, by_path) if e.symbol.startswith("(fill)")]
     assert fills == [("rom", "(fill) ROM", 0x10F0, 8)]
+
+
+def test_a_free_gap_is_labelled_free_and_alignment_stays_fill():
+    from sizetool.report.labelling import FREE, fill_entries
+    from sizetool.report.placement import Fill, Placement
+
+    placement = Placement([], fills=[Fill("ram", "RAM", 0x2004, 4), Fill("ram", "RAM", 0x3000, 0x1000, free=True),
+                                     Fill("rom", "FLASH", 0x10F0, 8)])
+    entries = {(e.memory, e.path, e.symbol): (e.address, e.size) for e in fill_entries(placement)}
+    assert entries == {("ram", (NO_SYMBOL,), "(fill) RAM"): (0x2004, 4), ("ram", (FREE,), "(free) RAM"): (0x3000, 0x1000),
+                       ("rom", (NO_SYMBOL,), "(fill) FLASH"): (0x10F0, 8)}

@@ -24,6 +24,7 @@ LAYOUT_REGIONS = {
     "zephyr-like": {"FLASH": ROM, "RAM": RAM, "SRAM0": RAM, "IDT_LIST": RAM},
     "ram-only": {"RAM": RAM},
     "dtcm-itcm": {"ITCM": RAM, "FLASH": ROM, "DTCM": RAM, "SRAM": RAM},
+    "cmsis-armcm4": {"FLASH": ROM, "RAM": RAM},
 }
 UNITS = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
@@ -98,8 +99,11 @@ def test_code_copied_to_itcm_is_flash_and_ram_and_each_ram_region_has_its_own_us
     from sizetool.render.tree import render_tree
 
     title = next(line for line in render_tree(report, [RAM], 1).splitlines() if line.startswith("RAM "))
-    assert title == (f"RAM firmware.elf: {report.ram_total} bytes "
-                     f"(ITCM {usage['ITCM']} + DTCM {usage['DTCM']} + SRAM {usage['SRAM']})")
+    assert title.startswith(f"RAM firmware.elf: {report.ram_total} bytes "
+                            f"(ITCM {usage['ITCM']} + DTCM {usage['DTCM']} + SRAM {usage['SRAM']}); ")
+    # Then each region's static data, reserved and free bytes: DTCM holds the heap and the stack.
+    assert [part.split(":")[0] for part in title.split("; ")[1:]] == ["ITCM", "DTCM", "SRAM"]
+    assert "DTCM: used 5888 / reserved 12288 / free 112896 of 131072" in title
 
 
 @pytest.mark.parametrize("layout", ["zephyr-like", "dtcm-itcm", "ram-only"])
@@ -122,8 +126,25 @@ def test_without_a_map_a_gap_between_segments_is_not_counted():
     assert without.ram_total == linker_usage("flash0")["RAM"] - gap
     assert without.rom_total == linker_usage("flash0")["FLASH"]
     with_map = build_report(elf, map_path=map_path, use_cache=False)
-    fill = [e for e in with_map.entries_for(RAM) if e.symbol == "(fill) RAM"]
-    assert [(e.address, e.size) for e in fill] == [(heap_end, gap)]
+    free = [e for e in with_map.entries_for(RAM) if e.path == ("(free)",)]
+    assert [(e.symbol, e.address, e.size) for e in free] == [("(free) RAM", heap_end, gap)]
+    assert not [e for e in with_map.entries_for(RAM) if e.symbol == "(fill) RAM"]
+
+
+def test_on_the_cmsis_layout_the_gap_below_the_stack_is_free_and_under_one_percent_of_ram_is_unnamed():
+    # CMSIS's ARMCM4_gcc.ld: heap after .bss, stack at the top of RAM; ld's Used Size is the whole region.
+    elf, map_path = elf_and_map("cmsis-armcm4")
+    sections = section_sizes(elf)
+    report = build_report(elf, map_path=map_path, use_cache=False)
+    assert report.ram_total == linker_usage("cmsis-armcm4")["RAM"] == 128 * 1024
+    heap_end = sections[".heap"][0] + sections[".heap"][1]
+    free = [e for e in report.entries_for(RAM) if e.path == ("(free)",)]
+    assert [(e.symbol, e.address, e.size) for e in free] == [("(free) RAM", heap_end, sections[".stack"][0] - heap_end)]
+    unnamed = sum(e.size for e in report.entries_for(RAM) if e.path[0] in ("(no symbol)", "(no debug info)"))
+    assert unnamed < 0.01 * report.ram_total
+    # Alignment between .bss and .noinit stays fill: it is smaller than .noinit's alignment.
+    fills = [e for e in report.entries_for(RAM) if e.symbol == "(fill) RAM"]
+    assert fills and all(e.size < 16 for e in fills)
 
 
 def test_heap_and_stack_reservations_are_named_after_their_sections():

@@ -1,0 +1,114 @@
+"""The RAM half of `size-report ELF --model m.tflite`: the tensor arena the models need against the linked arena and
+the free RAM (sizetool/operators/model_fit.py), for each output format of the operator answer (render/operators.py).
+"""
+
+from __future__ import annotations
+
+from sizetool.operators.model_fit import ArenaFit, verdict
+
+CSV_KINDS = ("arena_needed", "arena_part", "arena_linked", "ram_free", "arena_verdict", "arena_note")
+
+
+def fit_to_dict(result: ArenaFit) -> dict:
+    arena = result.arena
+    return {
+        "models": list(result.models),
+        "kernels": result.kernels.kernels,
+        "kernels_from": result.kernels.how,
+        "pointer_bytes": result.pointer_bytes,
+        "short_enums": result.short_enums,
+        "needed_bytes": result.needed,
+        "exact": result.exact,
+        "parts": [{"name": name, "bytes": size} for name, size in result.parts],
+        "linked": None if arena is None else {
+            "symbol": arena.symbol, "address": arena.address, "section": arena.section, "bytes": arena.size,
+            "passed_bytes": arena.passed_size, "usable_bytes": arena.usable_bytes, "found_by": arena.found_by,
+            "constructed_in": arena.caller or None,
+        },
+        "spare_bytes": result.spare,
+        "free_ram_bytes": result.free_ram,
+        "free_ram_region": result.free_region or None,
+        "grows_into_free_ram": result.grows_into_free_ram,
+        "fits": result.passed,
+        "verdict": verdict(result),
+        "error": result.error or None,
+        "notes": list(result.notes),
+    }
+
+
+def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:
+    """Rows in the operator CSV's columns (`row` builds one: kind, name, registration, ..., bytes, path, ...)."""
+    models = ";".join(result.models)
+    if result.needed is None:
+        rows = [row("arena_needed", result.kernels.kernels, result.error, models=models)]
+    else:
+        rows = [row("arena_needed", result.kernels.kernels, "exact" if result.exact else "upper bound",
+                    size=result.needed, models=models)]
+    rows += [row("arena_part", name, size=size) for name, size in result.parts]
+    if result.arena is not None:
+        rows.append(row("arena_linked", result.arena.symbol, result.arena.found_by, size=result.arena.usable_bytes,
+                        path=result.arena.section))
+    if result.free_ram is not None:
+        rows.append(row("ram_free", result.free_region, size=result.free_ram))
+    rows.append(row("arena_verdict", "fits" if result.passed else "does not fit", verdict(result),
+                    size="" if result.spare is None else result.spare))
+    rows += [row("arena_note", note) for note in result.notes]
+    return rows
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def fit_markdown_lines(result: ArenaFit) -> list[str]:
+    sentence = _md(verdict(result))
+    lines = ["## RAM: tensor arena", "", f"**{sentence[0].upper() + sentence[1:]}**" if result.passed
+             else f"**{sentence}** :x:", ""]
+    lines += ["| | bytes |", "|---|---:|"]
+    if result.needed is not None:
+        lines.append(f"| needed ({result.kernels.kernels} kernels, {_target(result)}"
+                     f"{'' if result.exact else ', upper bound'}) | {result.needed} |")
+    lines += [f"| &nbsp;&nbsp;{_md(name)} | {size} |" for name, size in result.parts]
+    if result.arena is not None:
+        lines.append(f"| linked: `{_md(result.arena.symbol)}` ({_arena_origin(result)}) | {result.linked} |")
+    if result.free_ram is not None:
+        lines.append(f"| free RAM ({_md(result.free_region)}) | {result.free_ram} |")
+    lines += ["", f"Kernel set {result.kernels.how}."]
+    lines += [f"> note: {_md(note)}" for note in result.notes]
+    return lines + [""]
+
+
+def _target(result: ArenaFit) -> str:
+    return f"{result.pointer_bytes * 8}-bit pointers" + (", short enums" if result.short_enums else "")
+
+
+def _arena_origin(result: ArenaFit) -> str:
+    arena = result.arena
+    if arena.found_by == "interpreter":
+        return f"passed to the interpreter in {arena.caller}"
+    if arena.found_by == "name":
+        return "by its name"
+    return "--arena-symbol"
+
+
+def fit_tree(console, result: ArenaFit) -> None:
+    """The terminal lines (rich console)."""
+    console.print()
+    console.print("RAM: tensor arena", style="bold")
+    if result.needed is not None:
+        console.print(f"needed: {result.needed} bytes ({'exact' if result.exact else 'upper bound'}; "
+                      f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)})")
+    for name, size in result.parts:
+        console.print(f"  {size:>10}  {name}")
+    if result.arena is not None:
+        passed = ""
+        if result.arena.passed_size is not None and result.arena.passed_size != result.arena.size:
+            passed = f", of its {result.arena.size}"
+        console.print(f"linked: {result.linked} bytes{passed}: {result.arena.symbol} in {result.arena.section} "
+                      f"({_arena_origin(result)})")
+    if result.free_ram is not None:
+        console.print(f"free RAM: {result.free_ram} bytes ({result.free_region})")
+    console.print(verdict(result), style="yellow" if result.needed is None else "green" if result.passed
+                  else "bold red")
+    for note in result.notes:
+        console.print(f"note: {note}", style="yellow")

@@ -1,0 +1,81 @@
+"""How each RAM region is used: static data, reserved, free.
+
+A report's RAM total is ld's "Used Size" of its RAM regions: from a region's origin to the last byte placed in it. On
+the standard CMSIS layout (ARMCM4_gcc.ld: the heap after .bss, the stack at the top of RAM) that is the whole region,
+most of it the free gap below the stack. This module splits each RAM region three ways, from the report's entries:
+
+- static: what the program's own data occupies (.data, .bss, noinit objects, with their alignment fill);
+- reserved: memory set aside with no object in it: heaps and stacks (the `(reserved)` entries, and anything in a
+  section named like a heap or a stack);
+- free: what nothing occupies: the `(free)` gap inside ld's use, plus the region's bytes past it.
+
+static + reserved + free is the region's length. Works on fresh and saved reports alike (the split is read from the
+entries' labels); a region without a length (no map and no --ram-size) has no free figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
+
+RESERVED = "(reserved)"
+FREE = "(free)"
+# Sections that are heaps or stacks as a whole (.heap, .stack, .stack_dummy, ._user_heap_stack), not Zephyr's
+# k_heap_area (heap control blocks) or noinit (thread stacks among other objects: those are named objects).
+_RESERVED_SECTION = re.compile(r"^\.?_*(user_)?(heap|stack)(_dummy|_stack)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RegionUse:
+    region: str
+    length: int
+    used: int  # ld's Used Size
+    static: int
+    reserved: int
+    free: int  # length - static - reserved
+
+
+def is_reserved(entry: SizeEntry) -> bool:
+    return bool(entry.path) and entry.path[0] == RESERVED or bool(_RESERVED_SECTION.search(entry.section))
+
+
+def is_free(entry: SizeEntry) -> bool:
+    return bool(entry.path) and entry.path[0] == FREE
+
+
+def ram_use(report: SizeReport) -> list[RegionUse]:
+    """Static / reserved / free of each RAM region with a length that the image uses, in the report's region order
+    (a region nothing is placed in, such as Zephyr's SRAM0 over RAM, is left out)."""
+    regions = [r for r in report.regions_of("ram") if r.length and r.used]
+    if not regions:
+        return []
+    sums = {r.name: [0, 0, 0] for r in regions}  # static, reserved, free-inside-use
+    for entry in report.entries_for("ram"):
+        region = _region_of(regions, entry)
+        if region is None:
+            continue
+        slot = sums[region.name]
+        slot[2 if is_free(entry) else 1 if is_reserved(entry) else 0] += entry.size
+    uses = []
+    for region in regions:
+        static, reserved, _ = sums[region.name]
+        uses.append(RegionUse(region.name, region.length, region.used, static, reserved,
+                              region.length - static - reserved))
+    return uses
+
+
+def _region_of(regions: list[MemoryRegion], entry: SizeEntry) -> MemoryRegion | None:
+    """The first declared region holding the entry's address (ld's rule); with one RAM region, that one."""
+    if len(regions) == 1:
+        return regions[0]
+    for region in regions:
+        if region.origin <= entry.address < region.origin + region.length:
+            return region
+    return None
+
+
+def use_text(use: RegionUse) -> str:
+    """`used 20112 / reserved 12288 / free 229744 of 262144`."""
+    return f"used {use.static} / reserved {use.reserved} / free {use.free} of {use.length}"

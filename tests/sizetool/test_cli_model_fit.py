@@ -1,0 +1,183 @@
+"""`size-report ELF --model m.tflite`: the RAM half of the answer in every format, and its exit status.
+
+The arena estimate itself is resolver_gen's and is tested there; these tests give it a fixed figure (monkeypatched)
+so that what the command does with it is checked on its own: the arena found in the firmware, the free RAM from the
+map, the verdict, the exit status.
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from sizetool import cli
+from sizetool.operators import model_fit
+from tests.conftest import FIXTURES
+
+LAYOUT = FIXTURES / "layouts" / "out" / "cmsis-armcm4"
+ELF, MAP = str(LAYOUT / "firmware.elf"), str(LAYOUT / "firmware.map")
+MODEL = str(FIXTURES / "models" / "vision_subset.tflite")
+FREE = 106736  # the free RAM of the cmsis-armcm4 layout (tests/sizetool/report/test_ram_use.py derives it)
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Estimate:
+    total_bytes: int
+    exact: bool
+    kernels: str
+    pointer_bytes: int
+    parts: tuple
+    notes: tuple = ()
+
+
+@pytest.fixture
+def needs(monkeypatch):
+    """Make the models need `bytes` of arena; records what the estimate was asked."""
+    asked = []
+
+    def set_need(total):
+        def fake(paths, kernels, pointer, short_enums=False):
+            asked.append((tuple(paths), kernels, pointer, short_enums))
+            return Estimate(total, True, kernels, pointer, (Part("tensors", total - 64), Part("persistent", 64)))
+        monkeypatch.setattr(model_fit, "estimate", fake)
+        return asked
+    return set_need
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_a_model_that_fits_the_linked_arena_passes_in_every_format(capsys, needs):
+    asked = needs(5000)
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL)
+    # The fixture is built by arm-none-eabi GCC: short enums (its build attributes say so).
+    assert status == 0 and asked == [((MODEL,), "reference", 4, True)]
+    assert "RAM: tensor arena" in out
+    assert "linked: 12288 bytes: (anonymous namespace)::g_vision_arena in .noinit (passed to the interpreter in main)" \
+        in out
+    assert f"free RAM: {FREE} bytes (RAM)" in out and "(7288 to spare)" in out
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and arena["fits"] and arena["needed_bytes"] == 5000 and arena["spare_bytes"] == 7288
+    assert arena["linked"]["symbol"].endswith("g_vision_arena") and arena["linked"]["found_by"] == "interpreter"
+    assert arena["linked"]["passed_bytes"] == 12288 and arena["free_ram_bytes"] == FREE
+    assert arena["kernels"] == "reference" and arena["pointer_bytes"] == 4 and arena["short_enums"] is True
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "csv")
+    rows = {r["kind"]: r for r in csv.DictReader(io.StringIO(out)) if r["kind"].startswith(("arena", "ram_free"))}
+    assert rows["arena_needed"]["bytes"] == "5000" and rows["arena_linked"]["bytes"] == "12288"
+    assert rows["ram_free"]["bytes"] == str(FREE) and rows["arena_verdict"]["name"] == "fits"
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "markdown")
+    assert status == 0 and "## RAM: tensor arena" in out and "| needed (reference kernels, 32-bit pointers, short enums) | 5000 |" \
+        in out
+
+
+def test_a_too_small_linked_arena_exits_1_naming_both_figures(capsys, needs):
+    needs(20000)
+    for output_format in ("tree", "json", "csv", "markdown"):
+        status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", output_format)
+        assert status == 1, output_format
+        assert "20000" in out and "12288" in out
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL)
+    assert "arena too small: the models need 20000 bytes" in out and "(7712 short)" in out
+    assert f"growing it by 7712 fits in the {FREE} bytes of free RAM" in out
+
+
+def test_arena_symbol_and_kernels_choose_the_arena_and_the_kernel_set(capsys, needs):
+    asked = needs(3000)
+    status, out, _ = run(capsys, ELF, "--model", MODEL, "--arena-symbol", "g_keyword_arena", "--kernels", "cmsis_nn",
+                         "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 1 and asked[-1][1] == "cmsis_nn" and arena["kernels_from"] == "--kernels"
+    assert arena["linked"]["bytes"] == 2048 and arena["linked"]["found_by"] == "--arena-symbol"
+    assert arena["free_ram_bytes"] is None  # no map: the free RAM is unknown
+
+
+def test_the_pointer_size_follows_the_elf_class(capsys, needs):
+    asked = needs(100)
+    host = FIXTURES / "firmware" / "out" / "host-x86_64" / "firmware.elf"
+    status, _, _ = run(capsys, host, "--model", MODEL)
+    assert asked[-1][2:] == (8, False)
+
+
+@pytest.mark.parametrize("argv,message", [
+    ((ELF, "--kernels", "cmsis_nn"), "--kernels and --arena-symbol go with --model"),
+    ((ELF, "--arena-symbol", "x"), "--kernels and --arena-symbol go with --model"),
+    ((ELF, "--model", MODEL, "--kernels", "xtensa"), "unknown --kernels 'xtensa'"),
+    ((ELF, "--model", MODEL, "--arena-symbol", "g_nothing"), "no RAM object named 'g_nothing'"),
+])
+def test_bad_fit_options_get_one_line_and_exit_2(capsys, needs, argv, message):
+    needs(100)
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+# With resolver_gen's estimate itself (int8_vision.tflite needs 3260 bytes with reference kernels, 32-bit pointers:
+# tests/resolver_gen test the figure).
+INT8_VISION = str(FIXTURES / "models" / "int8_vision.tflite")
+
+
+def estimated(model, kernels="reference", pointer=4, short_enums=True):
+    from resolver_gen.arena_estimate import estimate_arena
+
+    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer, short_enums=short_enums).total_bytes
+
+
+def test_the_real_estimate_against_the_fixture_arenas(capsys):
+    need = estimated(INT8_VISION)
+    assert 2048 < need < 12288  # between the fixture's two arenas
+    # (int8_vision also needs PAD and TRANSPOSE, which the fixture does not register: the flash gate fails it.)
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--format", "json")
+    data = json.loads(out)
+    assert status == 1 and [m["op"] for m in data["missing"]] == ["PAD", "TRANSPOSE"]
+    arena = data["arena"]
+    assert arena["fits"] and arena["needed_bytes"] == need and arena["spare_bytes"] == 12288 - need
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--arena-symbol", "g_keyword_arena")
+    assert f"arena too small: the models need {need} bytes" in out and f"gives 2048 ({need - 2048} short)" in out
+
+
+def test_only_the_arena_fails_a_model_whose_ops_are_all_registered(capsys):
+    model = str(FIXTURES / "models" / "unused_opcodes.tflite")  # FULLY_CONNECTED only
+    need = estimated(model)
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", model)
+    assert status == 0 and f"fits: the models need {need} bytes" in out
+    # Any RAM object can be named as the arena: a 4-byte counter is too small.
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", model, "--arena-symbol", "g_systick_count")
+    assert status == 1 and f"g_systick_count gives 4 ({need - 4} short)" in out
+
+
+def test_a_model_the_estimate_refuses_leaves_ram_unanswered_and_the_flash_gate_decides(capsys):
+    status, out, err = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and arena["needed_bytes"] is None and arena["fits"]
+    assert "lacks the tensors or shapes" in arena["error"] and arena["verdict"].startswith("tensor arena not estimated")
+    status, out, _ = run(capsys, ELF, "--map", MAP, "--model", MODEL)
+    assert status == 0 and "tensor arena not estimated: " in out
+
+
+def test_check_gates_a_models_arena(tmp_path, capsys):
+    need = estimated(INT8_VISION)
+    budget = tmp_path / "size-budget.toml"
+    budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need} }}\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
+    [rule] = json.loads(out)["rules"]
+    assert status == 0 and rule["actual"] == need and rule["passed"]
+    budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need - 1} }}\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 1 and "FAIL" in out and str(need) in out
+    assert "tensor arena for reference kernels, 32-bit pointers, short enums" in out
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--kernels", "cmsis_nn", "--format", "json")
+    assert json.loads(out)["rules"][0]["actual"] == estimated(INT8_VISION, "cmsis_nn")
+    budget.write_text(f'[models]\n"{MODEL}" = {{ arena = "64K" }}\n')  # a model the estimate refuses: bad input
+    status, out, err = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 2 and "vision_subset.tflite" in err and err.count("\n") == 1

@@ -1,0 +1,552 @@
+"""What TFLM's interpreter and kernels take from the tensor arena, as data (tflite-micro 90b983c).
+
+- STRUCTS: sizeof/alignof of the runtime structs the allocator places in the arena, per target ABI (ABIS: "ilp32"
+  32-bit with int-sized enums, "eabi" Arm bare metal with short enums, "lp64" 64-bit hosts);
+- BUILTIN_PARAMS: the TfLiteXxxParams struct each op's builtin-data parser allocates (persistent, at alignof);
+- OP_DATA: the struct each kernel's Init() allocates with AllocatePersistentBuffer (16-byte aligned), per kernel set
+  (reference, cmsis_nn; CMSIS-NN builds fall back to the reference kernel for the ops they do not optimise);
+- prepare_allocations(): what each kernel's Prepare() adds, from the operator's tensors: per-channel quantization
+  arrays and lookup tables (persistent) and scratch buffers (planned with the tensors), with CMSIS-NN's
+  *_get_buffer_size rules for a DSP core (Cortex-M4/M7/M33 with DSP, 32-bit Arm Linux; no MVE).
+
+Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (ilp32),
+arm-none-eabi-g++ -mcpu=cortex-m4 (eabi) and g++ on x86-64 (lp64), with TFLM's flags (-DTF_LITE_STATIC_MEMORY);
+tests/tflm_facts/test_kernel_memory.py repeats that whenever the checkout and a compiler are present. An op missing here is still estimated, with an upper bound on its
+Init/Prepare allocations (UNKNOWN_OP_BOUND) and a note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KERNEL_SETS = ("reference", "cmsis_nn")
+POINTER_SIZES = (4, 8)
+# The struct layouts TFLM's arena sees depend on the target ABI, not only on the pointer size:
+ABIS = {
+    "ilp32": "32-bit pointers, int-sized enums: 32-bit Arm Linux (gnueabihf), RISC-V and Xtensa bare metal",
+    "eabi": "32-bit pointers, short enums: Arm bare metal (arm-none-eabi GCC's default: Cortex-M, Zephyr, RTOSes)",
+    "lp64": "64-bit pointers: x86-64 and arm64 hosts",
+}
+
+
+def abi_for(pointer_bytes: int, short_enums: bool = False) -> str:
+    """The ABI key of the size tables for a pointer size and enum convention."""
+    if pointer_bytes == 8:
+        return "lp64"
+    return "eabi" if short_enums else "ilp32"
+ARENA_ALIGNMENT = 16  # MicroArenaBufferAlignment(): kernel persistent buffers, variable tensors, planned buffers
+MAX_SCRATCH_BUFFERS_PER_OP = 12  # kMaxScratchBuffersPerOp: the head reserves room for this many new requests
+# GreedyMemoryPlanner's working memory per planned buffer: BufferRequirements (4 ints) + sorted size + sorted id +
+# ListEntry (3 ints) + offset. All ints, so the same for both pointer sizes.
+GREEDY_PLANNER_BYTES_PER_BUFFER = 40
+INT16_LUT_BYTES = 2 * 513  # LUTSize<int16_t>() entries of int16
+
+# name -> {ABI: (sizeof, alignof)}
+STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
+    "SingleArenaBufferAllocator": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (72, 8)},
+    "GreedyMemoryPlanner": {"ilp32": (44, 4), "eabi": (44, 4), "lp64": (72, 8)},
+    "MicroAllocator": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (72, 8)},
+    "MicroBuiltinDataAllocator": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "SubgraphAllocations": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "TfLiteEvalTensor": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (24, 8)},
+    "NodeAndRegistration": {"ilp32": (32, 4), "eabi": (32, 4), "lp64": (64, 8)},
+    "TfLiteTensor": {"ilp32": (40, 4), "eabi": (32, 4), "lp64": (64, 8)},
+    "TfLiteAffineQuantization": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (24, 8)},
+    "TfLiteIntArray": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "ScratchBufferRequest": {"ilp32": (12, 4), "eabi": (12, 4), "lp64": (16, 8)},
+    "ScratchBufferHandle": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
+    "AllocationInfo": {"ilp32": (24, 4), "eabi": (24, 4), "lp64": (32, 8)},
+    "size_t": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
+    "void*": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (8, 8)},
+}
+
+# Builtin op -> the params struct its parser allocates; ops not listed parse without allocating (ParseStub-like).
+BUILTIN_PARAMS: dict[str, str] = {
+    "ADD": "TfLiteAddParams", "ARG_MAX": "TfLiteArgMaxParams", "ARG_MIN": "TfLiteArgMinParams",
+    "BATCH_MATMUL": "TfLiteBatchMatMulParams", "CALL_ONCE": "TfLiteCallOnceParams", "CAST": "TfLiteCastParams",
+    "CONCATENATION": "TfLiteConcatenationParams", "CONV_2D": "TfLiteConvParams", "CUMSUM": "TfLiteCumsumParams",
+    "DEPTH_TO_SPACE": "TfLiteDepthToSpaceParams", "DEPTHWISE_CONV_2D": "TfLiteDepthwiseConvParams",
+    "DIV": "TfLiteDivParams", "FULLY_CONNECTED": "TfLiteFullyConnectedParams", "GATHER": "TfLiteGatherParams",
+    "GELU": "TfLiteGeluParams", "IF": "TfLiteIfParams", "L2_NORMALIZATION": "TfLiteL2NormParams",
+    "LEAKY_RELU": "TfLiteLeakyReluParams", "LSTM": "TfLiteLSTMParams", "MIRROR_PAD": "TfLiteMirrorPaddingParams",
+    "MUL": "TfLiteMulParams", "PACK": "TfLitePackParams", "AVERAGE_POOL_2D": "TfLitePoolParams",
+    "MAX_POOL_2D": "TfLitePoolParams", "L2_POOL_2D": "TfLitePoolParams", "MEAN": "TfLiteReducerParams",
+    "SUM": "TfLiteReducerParams", "REDUCE_MAX": "TfLiteReducerParams", "REDUCE_MIN": "TfLiteReducerParams",
+    "REDUCE_PROD": "TfLiteReducerParams", "REDUCE_ANY": "TfLiteReducerParams", "REDUCE_ALL": "TfLiteReducerParams",
+    "RESHAPE": "TfLiteReshapeParams", "RESIZE_BILINEAR": "TfLiteResizeBilinearParams",
+    "RESIZE_NEAREST_NEIGHBOR": "TfLiteResizeNearestNeighborParams", "SHAPE": "TfLiteShapeParams",
+    "SOFTMAX": "TfLiteSoftmaxParams", "SPACE_TO_DEPTH": "TfLiteSpaceToDepthParams", "SPLIT": "TfLiteSplitParams",
+    "SPLIT_V": "TfLiteSplitVParams", "SQUEEZE": "TfLiteSqueezeParams", "STRIDED_SLICE": "TfLiteStridedSliceParams",
+    "SUB": "TfLiteSubParams", "SVDF": "TfLiteSVDFParams", "TRANSPOSE_CONV": "TfLiteTransposeConvParams",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "TfLiteUnidirectionalSequenceLSTMParams", "UNPACK": "TfLiteUnpackParams",
+    "VAR_HANDLE": "TfLiteVarHandleParams", "WHILE": "TfLiteWhileParams",
+}
+
+PARAM_STRUCTS: dict[str, dict[int, tuple[int, int]]] = {
+    "TfLiteAddParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)}, "TfLiteArgMaxParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteArgMinParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLiteBatchMatMulParams": {"ilp32": (3, 1), "eabi": (3, 1), "lp64": (3, 1)},
+    "TfLiteCallOnceParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteCastParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)},
+    "TfLiteConcatenationParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)}, "TfLiteConvParams": {"ilp32": (28, 4), "eabi": (28, 4), "lp64": (28, 4)},
+    "TfLiteCumsumParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)}, "TfLiteDepthToSpaceParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteDepthwiseConvParams": {"ilp32": (28, 4), "eabi": (28, 4), "lp64": (28, 4)}, "TfLiteDivParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteFullyConnectedParams": {"ilp32": (16, 4), "eabi": (5, 1), "lp64": (16, 4)}, "TfLiteGatherParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLiteGeluParams": {"ilp32": (1, 1), "eabi": (1, 1), "lp64": (1, 1)}, "TfLiteIfParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLiteL2NormParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLiteLeakyReluParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteLSTMParams": {"ilp32": (20, 4), "eabi": (16, 4), "lp64": (20, 4)}, "TfLiteMirrorPaddingParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteMulParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)}, "TfLitePackParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+    "TfLitePoolParams": {"ilp32": (40, 4), "eabi": (40, 4), "lp64": (40, 4)}, "TfLiteReducerParams": {"ilp32": (1, 1), "eabi": (1, 1), "lp64": (1, 1)},
+    "TfLiteReshapeParams": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (36, 4)}, "TfLiteResizeBilinearParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)},
+    "TfLiteResizeNearestNeighborParams": {"ilp32": (2, 1), "eabi": (2, 1), "lp64": (2, 1)}, "TfLiteShapeParams": {"ilp32": (4, 4), "eabi": (1, 1), "lp64": (4, 4)},
+    "TfLiteSoftmaxParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteSpaceToDepthParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteSplitParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)}, "TfLiteSplitVParams": {"ilp32": (4, 4), "eabi": (4, 4), "lp64": (4, 4)},
+    "TfLiteSqueezeParams": {"ilp32": (36, 4), "eabi": (36, 4), "lp64": (36, 4)}, "TfLiteStridedSliceParams": {"ilp32": (24, 4), "eabi": (24, 4), "lp64": (24, 4)},
+    "TfLiteSubParams": {"ilp32": (8, 4), "eabi": (2, 1), "lp64": (8, 4)}, "TfLiteSVDFParams": {"ilp32": (12, 4), "eabi": (8, 4), "lp64": (12, 4)},
+    "TfLiteTransposeConvParams": {"ilp32": (20, 4), "eabi": (16, 4), "lp64": (20, 4)},
+    "TfLiteUnidirectionalSequenceLSTMParams": {"ilp32": (16, 4), "eabi": (16, 4), "lp64": (16, 4)},
+    "TfLiteUnpackParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)}, "TfLiteVarHandleParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (16, 8)},
+    "TfLiteWhileParams": {"ilp32": (8, 4), "eabi": (8, 4), "lp64": (8, 4)},
+}
+
+
+@dataclass(frozen=True)
+class OpData:
+    """The struct a kernel's Init() allocates: where it is defined and its size per pointer size."""
+
+    source: str  # under tensorflow/lite/micro/kernels/
+    struct: str  # the C++ name as seen from namespace tflite in that source
+    bytes: dict[str, int]  # per ABI
+
+
+_KERNELS = "tensorflow/lite/micro/kernels/"
+# op -> OpData, for reference kernels; None: the kernel has no Init allocation (RESHAPE, CAST, MAXIMUM, ...).
+REFERENCE_OP_DATA: dict[str, OpData | None] = {
+    "ADD": OpData("add.h", "OpDataAdd", {"ilp32": 60, "eabi": 60, "lp64": 60}),
+    "CONV_2D": OpData("conv.h", "OpDataConv", {"ilp32": 56, "eabi": 56, "lp64": 72}),
+    "DEPTHWISE_CONV_2D": OpData("conv.h", "OpDataConv", {"ilp32": 56, "eabi": 56, "lp64": 72}),
+    "FULLY_CONNECTED": OpData("fully_connected.h", "OpDataFullyConnected", {"ilp32": 48, "eabi": 48, "lp64": 64}),
+    "LEAKY_RELU": OpData("leaky_relu.h", "LeakyReluOpData", {"ilp32": 24, "eabi": 24, "lp64": 24}),
+    "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "PADV2": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "STRIDED_SLICE": OpData("strided_slice.h", "StridedSliceParams", {"ilp32": 84, "eabi": 84, "lp64": 84}),
+    "QUANTIZE": OpData("quantize.h", "OpDataQuantizeReference", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "SUB": OpData("sub.h", "OpDataSub", {"ilp32": 52, "eabi": 52, "lp64": 52}),
+    "TRANSPOSE_CONV": OpData("transpose_conv.cc", "OpData", {"ilp32": 72, "eabi": 72, "lp64": 80}),
+    "SOFTMAX": OpData("softmax.h", "SoftmaxParams", {"ilp32": 56, "eabi": 56, "lp64": 80}),
+    "CONCATENATION": OpData("concatenation.cc", "OpData", {"ilp32": 24, "eabi": 24, "lp64": 40}),
+    "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "SVDF": OpData("svdf.h", "OpDataSvdf", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "LOGISTIC": OpData("logistic.h", "OpDataLogistic", {"ilp32": 16, "eabi": 16, "lp64": 16}),
+    "DIV": OpData("div.cc", "OpDataDiv", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "AVERAGE_POOL_2D": OpData("pooling.h", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "MAX_POOL_2D": OpData("pooling.h", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "MEAN": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "SUM": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_MAX": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "DETECTION_POSTPROCESS": OpData("detection_postprocess.cc", "OpData", {"ilp32": 112, "eabi": 112, "lp64": 112}),
+    "EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "NOT_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "GREATER": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "GREATER_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "LESS": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "LESS_EQUAL": OpData("comparisons.cc", "OpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "WHILE": OpData("while.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("lstm_shared.h", "OpDataLSTM", {"ilp32": 688, "eabi": 688, "lp64": 688}),
+    "DEQUANTIZE": OpData("dequantize.h", "DequantizeOpData", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "TANH": OpData("tanh.cc", "OpData", {"ilp32": 16, "eabi": 16, "lp64": 16}),
+    "RELU": OpData("activations.h", "ReluOpData", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "RELU6": OpData("activations.h", "Relu6OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "IF": OpData("if.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "CALL_ONCE": OpData("call_once.cc", "OpData", {"ilp32": 8, "eabi": 8, "lp64": 8}),
+    "BATCH_MATMUL": OpData("batch_matmul.h", "OpDataBatchMatmul", {"ilp32": 16, "eabi": 16, "lp64": 32}),
+    "ABS": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "RSQRT": OpData("elementwise.cc", "OpDataAbsRsqrt", {"ilp32": 28, "eabi": 28, "lp64": 28}),
+    "MIRROR_PAD": OpData("mirror_pad.cc", "OpDataMirrorPad", {"ilp32": 20, "eabi": 20, "lp64": 20}),
+    "L2_NORMALIZATION": OpData("l2norm.cc", "L2NormalizationParams", {"ilp32": 4, "eabi": 4, "lp64": 4}),
+    "ELU": OpData("elu.cc", "OpData", {"ilp32": 256, "eabi": 256, "lp64": 256}),
+    "SQUARED_DIFFERENCE": OpData("squared_difference.cc", "OpData", {"ilp32": 112, "eabi": 112, "lp64": 112}),
+    "SELECT_V2": OpData("select.cc", "OpData", {"ilp32": 1, "eabi": 1, "lp64": 1}),
+    "REDUCE_MIN": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ALL": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "REDUCE_ANY": OpData("reduce.h", "OpDataReduce", {"ilp32": 44, "eabi": 44, "lp64": 44}),
+    "RESHAPE": None, "CAST": None, "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None, "ARG_MAX": None,
+    "ARG_MIN": None, "LOG_SOFTMAX": None, "GATHER": None, "GATHER_ND": None, "RESIZE_BILINEAR": None, "SLICE": None, "SPLIT": None,
+    "SPLIT_V": None, "PACK": None, "UNPACK": None, "BROADCAST_TO": None, "SPACE_TO_DEPTH": None,
+    "DEPTH_TO_SPACE": None, "LOGICAL_OR": None, "LOGICAL_AND": None, "LOGICAL_NOT": None, "CEIL": None,
+    "FLOOR": None, "ROUND": None, "SIN": None, "COS": None, "LOG": None, "SQRT": None, "SQUARE": None,
+    "RESIZE_NEAREST_NEIGHBOR": None, "ZEROS_LIKE": None, "FILL": None, "NEG": None, "EXP": None,
+    "SQUEEZE": None, "EXPAND_DIMS": None, "SHAPE": None,
+}
+# Structs a kernel allocates in Prepare() rather than Init(), only for some types (LOG_SOFTMAX: int8 only).
+PREPARE_OP_DATA: dict[str, OpData] = {
+    "LOG_SOFTMAX": OpData("log_softmax.cc", "LogSoftmaxOpData", {"ilp32": 28, "eabi": 28, "lp64": 40}),
+}
+# CMSIS-NN's own kernels (cmsis_nn/<op>.cc); every other op uses the reference kernel.
+CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
+    "ADD": OpData("cmsis_nn/add.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 60}),
+    "CONV_2D": OpData("cmsis_nn/conv.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "DEPTHWISE_CONV_2D": OpData("cmsis_nn/depthwise_conv.cc", "OpData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "FULLY_CONNECTED": OpData("cmsis_nn/fully_connected.cc", "OpData", {"ilp32": 72, "eabi": 72, "lp64": 96}),
+    "SOFTMAX": OpData("cmsis_nn/softmax.cc", "CMSISNNSoftmaxParams", {"ilp32": 64, "eabi": 64, "lp64": 88}),
+    "AVERAGE_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "MAX_POOL_2D": OpData("cmsis_nn/pooling.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "SVDF": OpData("cmsis_nn/svdf.cc", "CmsisNnOpDataSvdf", {"ilp32": 40, "eabi": 40, "lp64": 48}),
+    "TRANSPOSE_CONV": OpData("cmsis_nn/transpose_conv.cc", "OpData", {"ilp32": 76, "eabi": 76, "lp64": 88}),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": OpData("cmsis_nn/unidirectional_sequence_lstm.cc", "OpData",
+                                           {"ilp32": 912, "eabi": 912, "lp64": 1008}),
+    "PAD": OpData("pad.h", "OpData", {"ilp32": 56, "eabi": 56, "lp64": 56}),
+    "MUL": OpData("mul.h", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "BATCH_MATMUL": OpData("cmsis_nn/batch_matmul.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 56}),
+    "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
+}
+# Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
+MODELLED_PREPARE = {
+    "ADD", "SUB", "MUL", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "LEAKY_RELU", "PAD",
+    "PADV2", "STRIDED_SLICE", "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SOFTMAX", "CONCATENATION", "CAST", "LOGISTIC",
+    "DIV", "MAXIMUM", "MINIMUM", "AVERAGE_POOL_2D", "MAX_POOL_2D", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
+    "EQUAL", "NOT_EQUAL", "WHILE", "IF", "CALL_ONCE", "TRANSPOSE", "TANH", "RELU", "RELU6", "SQUEEZE",
+    "EXPAND_DIMS", "SHAPE", "ARG_MAX", "ARG_MIN", "MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "SVDF",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "ABS", "RSQRT", "MIRROR_PAD", "L2_NORMALIZATION", "LOG_SOFTMAX", "ELU",
+    "REDUCE_ALL", "REDUCE_ANY",
+    "SQUARED_DIFFERENCE", "SELECT_V2", "GATHER", "GATHER_ND", "RESIZE_BILINEAR", "SLICE", "SPLIT", "SPLIT_V", "PACK",
+    "UNPACK", "BROADCAST_TO", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "LOGICAL_OR", "LOGICAL_AND", "LOGICAL_NOT", "CEIL",
+    "FLOOR", "ROUND", "SIN", "COS", "LOG", "SQRT", "SQUARE", "RESIZE_NEAREST_NEIGHBOR", "ZEROS_LIKE", "FILL", "NEG",
+    "EXP",
+}
+ELEMENT_BYTES = {0: 4, 1: 2, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, "lp64": 8, 9: 1, 10: 8, 11: 16, 12: 8, 13: 4, 15: 4, 16: 2,
+                 17: 1, 18: 2}  # TensorType code -> TfLiteTypeSizeOf
+# A generous bound for an op this table does not know: UNKNOWN_OP_BOUND persistent bytes plus
+# UNKNOWN_OP_BYTES_PER_ELEMENT per element of all its tensors (state buffers, FFT twiddles and lookup tables scale with
+# them), and one scratch buffer of 4 bytes per element of its largest tensor.
+UNKNOWN_OP_BOUND = 1024
+UNKNOWN_OP_BYTES_PER_ELEMENT = 8
+
+_INT8, _INT16, _INT4, _INT64, _FLOAT32 = 9, 7, 17, 4, 0  # TensorType codes
+
+# The temporary TfLiteTensors a kernel's Prepare() takes (AllocateTempInput/OutputTensor), in call order, as
+# ("i" or "o", index); an omitted optional input takes none. TFLM frees temp memory only after the whole Prepare, so
+# they all count. Kernels not listed take each output, then each input, once (checked on real TFLM for ADD, SUB, MUL,
+# FULLY_CONNECTED, SOFTMAX, QUANTIZE, DEQUANTIZE, PAD, STRIDED_SLICE, LEAKY_RELU, LOGISTIC, POOL, SVDF, LSTM).
+_CONV_TEMPS = (("o", 0), ("i", 0), ("i", 1), ("i", 0), ("i", 1), ("i", 2), ("o", 0))  # Prepare + CalculateOpDataConv
+_BOTH_TWICE = (("i", 0), ("i", 1), ("i", 2), ("o", 0), ("i", 0), ("i", 1), ("i", 2), ("o", 0))
+TEMP_TENSORS: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {
+    ("reference", "CONV_2D"): _CONV_TEMPS,
+    ("reference", "DEPTHWISE_CONV_2D"): _CONV_TEMPS,
+    ("reference", "TRANSPOSE_CONV"): (("o", 0), ("i", 2), ("i", 1), ("i", 2), ("i", 1), ("i", 3), ("o", 0)),
+    ("reference", "MEAN"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "SUM"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_MAX"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_MIN"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ALL"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    ("reference", "REDUCE_ANY"): (("i", 0), ("o", 0), ("i", 1), ("i", 0), ("o", 0)),
+    # CMSIS-NN's own Prepare plus the reference helpers it calls: bounded by every input and output twice
+    ("cmsis_nn", "CONV_2D"): _BOTH_TWICE,
+    ("cmsis_nn", "DEPTHWISE_CONV_2D"): _BOTH_TWICE,
+    ("cmsis_nn", "TRANSPOSE_CONV"): (("i", 2), ("i", 1), ("i", 3), ("o", 0), ("o", 0), ("i", 2), ("i", 1),
+                                     ("i", 3)),
+}
+
+
+def temp_tensors(view_inputs: int, view_outputs: int, op: str, kernels: str, known: bool) -> list[tuple[str, int]]:
+    """The temporary TfLiteTensors of an operator's Prepare(), as (role, index) in call order (omitted inputs are
+    dropped by the caller). An op whose kernel is not known is bounded by each input and output twice."""
+    listed = TEMP_TENSORS.get((kernels, op))
+    if listed is None and kernels == "cmsis_nn" and (kernels, op) not in TEMP_TENSORS:
+        listed = TEMP_TENSORS.get(("reference", op))
+    if op == "CONCATENATION":  # every input and the output, then the output again
+        return [("i", i) for i in range(view_inputs)] + [("o", 0)] * 2 if view_outputs else []
+    if listed is not None:
+        return list(listed)
+    generic = [("o", i) for i in range(view_outputs)] + [("i", i) for i in range(view_inputs)]
+    return generic if known else generic * 2
+
+
+def op_data(op: str, kernels: str) -> OpData | None:
+    """The Init() allocation of the kernel serving `op` in a kernel set (None: no Init allocation or unknown)."""
+    if kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA:
+        return CMSIS_NN_OP_DATA[op]
+    return REFERENCE_OP_DATA.get(op)
+
+
+# TFLM's signal-processing custom ops (signal/micro/kernels): the params struct each Init() allocates (32-bit
+# targets; measured on TFLM), plus what depends on the op's sizes (see _signal_allocations).
+SIGNAL_PARAMS_ILP32 = {
+    "SignalWindow": 8, "SignalEnergy": 8, "SignalPCAN": 4, "SignalFilterBankLog": 8, "SignalRfft": 32,
+    "SignalFilterBank": 36, "SignalFilterBankSpectralSubtraction": 44, "SignalFftAutoScale": 0,
+    "SignalFilterBankSquareRoot": 0,
+}
+MODELLED_PREPARE |= set(SIGNAL_PARAMS_ILP32)
+
+# CMSIS-NN kernels of their own whose allocations are not modelled (the reference facts do not apply to them).
+CMSIS_NN_UNMODELLED: set[str] = set()
+BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
+
+
+def op_data_known(op: str, kernels: str) -> bool:
+    if kernels == "cmsis_nn" and op in CMSIS_NN_UNMODELLED:
+        return False
+    return (kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
+
+
+@dataclass(frozen=True)
+class TensorView:
+    """What a kernel's Prepare sees of one tensor: type code, shape, element count, quantization channels."""
+
+    type: int
+    shape: tuple[int, ...]
+    scale_count: int = 0
+
+    @property
+    def elements(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+    def dim(self, index: int, default: int = 1) -> int:
+        if -len(self.shape) <= index < len(self.shape):
+            return self.shape[index]
+        return default
+
+
+@dataclass(frozen=True)
+class OpView:
+    op: str
+    inputs: tuple[TensorView | None, ...]  # None for an omitted optional input
+    outputs: tuple[TensorView, ...]
+    options: tuple[tuple[str, int], ...] = ()
+
+    def option(self, name: str, default: int = 0) -> int:
+        for key, value in self.options:
+            if key == name:
+                return value
+        return default
+
+    def input(self, index: int) -> TensorView | None:
+        return self.inputs[index] if index < len(self.inputs) else None
+
+
+@dataclass(frozen=True)
+class PrepareAllocations:
+    """What one kernel's Prepare() takes: persistent buffers (each via AllocatePersistentBuffer, 16-aligned) and
+    scratch buffer requests (bytes, planned with the tensors), in call order; exact=False with a note for a bound."""
+
+    persistent: tuple[int, ...] = ()
+    scratch: tuple[int, ...] = ()
+    exact: bool = True
+    note: str | None = None
+    init: tuple[int, ...] = ()  # persistent buffers the kernel's Init() takes besides an OpData (signal ops)
+
+
+def _same_padding(in_size: int, filter_size: int, stride: int, dilation: int) -> int:
+    """TFLM's ComputePaddingHeightWidth for SAME padding (the `padding.h/w` CMSIS-NN receives)."""
+    effective = (filter_size - 1) * dilation + 1
+    out = (in_size + stride - 1) // stride
+    total = max(0, (out - 1) * stride + effective - in_size)
+    return total // 2
+
+
+def _cmsis_conv_s8_buffer(view: OpView) -> int:
+    """arm_convolve_wrapper_s8_get_buffer_size for a DSP core (no MVE), compiled with GCC."""
+    inp, flt = view.input(0), view.input(1)
+    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
+    f_h, f_w, f_c = flt.dim(1), flt.dim(2), flt.dim(3)
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
+    if view.option("padding") == 0:  # SAME
+        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
+        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
+    else:
+        pad_h = pad_w = 0
+    if pad_w == 0 and pad_h == 0 and f_w == 1 and f_h == 1 and dil_w == 1 and dil_h == 1 and in_c == f_c:
+        return 0  # 1x1: the fast variant's buffer is 0 with GCC, the slow one takes none
+    rhs_cols = f_w * f_h * in_c
+    aligned = rhs_cols + (4 - rhs_cols % 4) % 4
+    return 2 * aligned * 2  # 1xN and the generic im2col take the same on DSP
+
+
+def _cmsis_depthwise_s8_buffer(view: OpView) -> int:
+    inp, flt, out = view.input(0), view.input(1), view.outputs[0]
+    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
+    f_h, f_w = flt.dim(1), flt.dim(2)
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
+    if view.option("padding") == 0:
+        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
+        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
+    else:
+        pad_h = pad_w = 0
+    if in_c == out.dim(3) and inp.dim(0) == 1 and dil_w == 1 and dil_h == 1:
+        if f_w == 3 and f_h == 3 and pad_h <= 1 and pad_w <= 1:
+            return 0
+        return in_c * f_w * f_h * 2
+    return 0
+
+
+def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
+    inp, flt, out = view.input(2), view.input(1), view.outputs[0]
+    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
+    in_c = inp.dim(3)
+    if stride_w <= 2 and stride_h <= 2 and in_c > 16:
+        rows = flt.dim(2) * flt.dim(1) * in_c
+        aligned = rows + (4 - rows % 4) % 4
+        return 2 * aligned * 2, in_c * flt.dim(2) * flt.dim(1) * flt.dim(0)
+    buf_x = ((inp.dim(2) - 1) * stride_w + max(flt.dim(2), stride_h)) * out.dim(3)
+    buf_y = max(flt.dim(1), stride_h)
+    return buf_x * buf_y * 4, 0
+
+
+def _kissfft_real_state_bytes(fft_length: int, element_type: int, pointer_bytes: int) -> int:
+    """kiss_fftr_alloc's memneeded for a real FFT of fft_length (kissfft as TFLM vendors it): the fftr state (3
+    pointers), the complex FFT state of fft_length/2 points (nfft, inverse, 64 factors, twiddles) and
+    3/2 * fft_length/2 complex values of scratch and super-twiddles."""
+    complex_bytes = 4 if element_type == _INT16 else 8  # int16 pairs; int32 or float pairs
+    half = fft_length // 2
+    fft_state = 4 + 4 + 4 * 64 + complex_bytes * half
+    return 3 * pointer_bytes + fft_state + complex_bytes * (half * 3 // 2)
+
+
+def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
+    op = view.op
+    params = SIGNAL_PARAMS_ILP32[op]
+    persistent = [params] if params else []
+    scratch: tuple[int, ...] = ()
+    if op == "SignalRfft":
+        inp, out = view.input(0), view.outputs[0]
+        fft_length = (out.elements // 2 - 1) * 2
+        persistent.append(_kissfft_real_state_bytes(fft_length, inp.type, 8 if abi == "lp64" else 4))
+        scratch = (fft_length * ELEMENT_BYTES.get(inp.type, 4),)
+    elif op == "SignalFilterBank":
+        persistent.append(8 * (view.outputs[0].elements + 1))  # uint64 work area, one more than the channels
+    elif op == "SignalFilterBankSpectralSubtraction":
+        persistent.append(4 * view.input(0).elements)  # uint32 noise estimate per channel
+    if abi == "lp64":  # the params structs hold pointers: bound them at twice their 32-bit size
+        persistent = [2 * persistent[0]] + persistent[1:] if params else persistent
+        return PrepareAllocations((), scratch, False,
+                                  f"{op} with 64-bit pointers: its params struct is bounded at twice its 32-bit size",
+                                  tuple(persistent))
+    return PrepareAllocations((), scratch, init=tuple(persistent))  # all taken in Init()
+
+
+def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
+    """The persistent buffers and scratch requests of the kernel serving view.op in Prepare()."""
+    op = view.op
+    cmsis = kernels == "cmsis_nn"
+    inp = view.input(0)
+    in_type = inp.type if inp else None
+    if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        flt = view.input(1)
+        channels = flt.dim(0) if op == "CONV_2D" else flt.dim(3)
+        if cmsis and in_type not in (_INT8, _INT16):
+            persistent: tuple[int, ...] = ()
+        else:
+            persistent = (4 * channels, 4 * channels)
+        scratch: tuple[int, ...] = ()
+        if cmsis and in_type == _INT8:
+            size = _cmsis_conv_s8_buffer(view) if op == "CONV_2D" else _cmsis_depthwise_s8_buffer(view)
+            scratch = (size,) if size > 0 else ()
+            if flt.type == _INT4:
+                return PrepareAllocations(persistent, scratch, False, f"{op} with int4 weights on CMSIS-NN: scratch "
+                                          "bounded")
+        elif cmsis and in_type == _INT16 and op == "CONV_2D":
+            bias = view.input(2)
+            if bias is None or bias.type == _INT64:  # arm_convolve_wrapper_s16 (non-MVE): 2 x im2col column int16
+                size = 4 * inp.dim(3) * flt.dim(2) * flt.dim(1)
+                scratch = (size,) if size > 0 else ()
+        elif cmsis and in_type == _INT16:
+            return PrepareAllocations(persistent, (inp.elements * 2,), False,
+                                      f"{op} int16 on CMSIS-NN: scratch bounded by the input size")
+        elif not cmsis and flt.type == _INT4:
+            scratch = (flt.elements,)
+        return PrepareAllocations(persistent, scratch)
+    if op == "TRANSPOSE_CONV":
+        flt, data_in = view.input(1), view.input(2)
+        channels = flt.dim(0)
+        persistent = (4 * channels, 4 * channels)
+        data_type = data_in.type if data_in else None
+        out = view.outputs[0]
+        bias = view.input(3)
+        if data_type == _INT8:
+            if cmsis:
+                first, second = _cmsis_transpose_conv_s8_buffers(view)
+                return PrepareAllocations(persistent, (first, second))
+            return PrepareAllocations(persistent, (out.elements * 4,))
+        if data_type == _INT16:
+            scratch = (bias.elements * 8,) if bias is not None and bias.type == _INT16 else ()
+            return PrepareAllocations(persistent, scratch + (out.elements * 8,))
+        return PrepareAllocations(persistent)
+    if op == "FULLY_CONNECTED":
+        flt = view.input(1)
+        persistent = ()
+        if flt is not None and flt.scale_count > 1:
+            persistent = (4 * flt.scale_count, 4 * flt.scale_count)
+        if cmsis and in_type == _INT8 and flt is not None and flt.type != _INT4:
+            out = view.outputs[0]
+            accum_depth = flt.dim(-1)
+            if len(out.shape) > 2 and accum_depth % 4 == 0:
+                if flt.scale_count <= 1:
+                    return PrepareAllocations(persistent, (out.dim(-1) * 8,))
+            return PrepareAllocations(persistent)
+        if cmsis and in_type == _INT16:
+            return PrepareAllocations(persistent)
+        return PrepareAllocations(persistent)
+    if op == "SOFTMAX":
+        if in_type == _INT16:
+            return PrepareAllocations((INT16_LUT_BYTES, INT16_LUT_BYTES))
+        return PrepareAllocations()
+    if op == "AVERAGE_POOL_2D" and cmsis and in_type in (_INT8, _INT16):
+        depth = view.outputs[0].dim(3)
+        return PrepareAllocations((), (4 * depth,) if depth > 0 else ())  # arm_avgpool_s8/s16 (DSP): int32/channel
+    if op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"):
+        axis = view.input(1)
+        rank_bytes, axis_bytes = 4 * len(inp.shape), 4 * (axis.elements if axis else 0)
+        if op in ("MEAN", "SUM") and in_type in (_INT8, _INT16):
+            return PrepareAllocations((), (4 * view.outputs[0].elements, rank_bytes, axis_bytes))
+        return PrepareAllocations((), (rank_bytes, axis_bytes))
+    if op == "SVDF":
+        weights_feature = view.input(1)
+        batch, filters = inp.dim(0), weights_feature.dim(0)
+        rank = view.option("rank", 1) or 1
+        if in_type == _INT8:
+            return PrepareAllocations((), (4 * batch * filters, 4 * batch * (filters // rank)))
+        return PrepareAllocations((), (4 * batch * filters,))
+    if op == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+        output_state, cell_state = view.input(18), view.input(19)
+        batch = inp.dim(1) if view.option("time_major") else inp.dim(0)
+        size = batch * output_state.dim(1) * ELEMENT_BYTES.get(cell_state.type, 4)
+        if cmsis and in_type in (_INT8, _INT16) and cell_state.type == _INT16:
+            # CMSIS_NN_PortOpData: 8 kernel-sum/bias arrays of int32 (int8 activations) or int64 (int16), 3 buffers
+            width = 4 if in_type == _INT8 else 8
+            return PrepareAllocations((width * output_state.dim(1),) * 8, (size,) * 3)
+        return PrepareAllocations((), (size,) * 4)
+    if op in ("GATHER", "GATHER_ND", "SPACE_TO_DEPTH", "DEPTH_TO_SPACE"):
+        # micro::CreateWritableTensorDimsWithCopy: a persistent TfLiteIntArray for the output's dims
+        return PrepareAllocations((4 + 4 * len(view.outputs[0].shape),))
+    if op in SIGNAL_PARAMS_ILP32:
+        return _signal_allocations(view, abi)
+    if op == "BATCH_MATMUL":
+        lhs, rhs, out = view.input(0), view.input(1), view.outputs[0]
+        transposes: list[int] = []
+        for operand, transposed in ((lhs, view.option("adj_x")), (rhs, not view.option("adj_y"))):
+            if transposed:  # AllocInitTransposeTensorFromTfLiteTensor: eval tensor, dims, data
+                transposes += [STRUCTS["TfLiteEvalTensor"][abi][0], 4 + 4 * len(operand.shape),
+                               operand.elements * ELEMENT_BYTES.get(operand.type, 4)]
+        dims = 4 + 4 * len(out.shape)  # ReshapeOutputTensor: output dims copy
+        if cmsis:  # transposes, output dims, then quantization data when neither operand is float
+            quantized = lhs.type != _FLOAT32 and rhs.type != _FLOAT32
+            return PrepareAllocations(tuple(transposes + [dims] + ([BATCH_MATMUL_QUANTIZATION_BYTES] if quantized
+                                                                   else [])))
+        quantization = [BATCH_MATMUL_QUANTIZATION_BYTES] if lhs.type in (_INT8, _INT16) else []
+        return PrepareAllocations(tuple(quantization + transposes + [dims]))
+    if op == "LOG_SOFTMAX":
+        return PrepareAllocations((PREPARE_OP_DATA[op].bytes[abi],) if in_type == _INT8 else ())
+    if op == "MIRROR_PAD":
+        return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
+    if op in MODELLED_PREPARE:
+        return PrepareAllocations()
+    tensors = [t for t in list(view.inputs) + list(view.outputs) if t is not None]
+    largest = max((t.elements * 4 for t in tensors), default=0)
+    persistent = UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(t.elements for t in tensors)
+    return PrepareAllocations((persistent,), (largest,), False,
+                              f"{op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
+                              f"({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a scratch "
+                              "buffer of 4 B per element of its largest tensor")
