@@ -314,21 +314,27 @@ def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
         raise ResolverGenError(f"{label}: cannot read ({reason})") from None
 
 
+def _model_table(reader: "_Reader", data, size: int) -> int:
+    """The root Model table's offset, once the file is known to be a TFLite FlatBuffer of the schema we read."""
+    if size < 8:
+        raise reader.fail(f"too short for a FlatBuffer ({size} bytes)")
+    identifier = bytes(data[4:8])
+    if identifier != FILE_IDENTIFIER:
+        raise reader.fail(f"not a TFLite model (file identifier {identifier!r}, expected {FILE_IDENTIFIER!r})")
+    model = reader.uoffset(0)
+    version = reader.scalar(model, MODEL_VERSION, _U32, 0)
+    if version != SCHEMA_VERSION:
+        raise reader.fail(f"TFLite schema version {version}, expected {SCHEMA_VERSION}")
+    return model
+
+
 def read_operator_table(path: str | os.PathLike) -> OperatorTable:
     """Read operator_codes and per-subgraph operator uses of one .tflite file; ResolverGenError on bad input."""
     path = Path(path)
     data, size = _open_mmap(path)
     try:
         reader = _Reader(data, str(path))
-        if size < 8:
-            raise reader.fail(f"too short for a FlatBuffer ({size} bytes)")
-        identifier = bytes(data[4:8])
-        if identifier != FILE_IDENTIFIER:
-            raise reader.fail(f"not a TFLite model (file identifier {identifier!r}, expected {FILE_IDENTIFIER!r})")
-        model = reader.uoffset(0)
-        version = reader.scalar(model, MODEL_VERSION, _U32, 0)
-        if version != SCHEMA_VERSION:
-            raise reader.fail(f"TFLite schema version {version}, expected {SCHEMA_VERSION}")
+        model = _model_table(reader, data, size)
         codes = _operator_codes(reader, model)
         subgraph_count, operators = _operators(reader, model, len(codes))
     finally:
@@ -499,15 +505,7 @@ def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
     data, size = _open_mmap(path)
     try:
         reader = _Reader(data, str(path))
-        if size < 8:
-            raise reader.fail(f"too short for a FlatBuffer ({size} bytes)")
-        identifier = bytes(data[4:8])
-        if identifier != FILE_IDENTIFIER:
-            raise reader.fail(f"not a TFLite model (file identifier {identifier!r}, expected {FILE_IDENTIFIER!r})")
-        model = reader.uoffset(0)
-        version = reader.scalar(model, MODEL_VERSION, _U32, 0)
-        if version != SCHEMA_VERSION:
-            raise reader.fail(f"TFLite schema version {version}, expected {SCHEMA_VERSION}")
+        model = _model_table(reader, data, size)
         codes = _operator_codes(reader, model)
         buffers_start, buffer_count = reader.vector(model, MODEL_BUFFERS, 4)
         start, subgraph_count = reader.vector(model, MODEL_SUBGRAPHS, 4)

@@ -419,46 +419,51 @@ def _number(text: str) -> int | None:
         return None
 
 
+def _instructions(engine, runs):
+    """(address, size, mnemonic, operands) of every instruction capstone decodes in the runs, skipped data left out."""
+    for run in runs:
+        offset = run.start - run.section_start
+        code = run.section_data[offset : offset + run.end - run.start]
+        for instruction in engine.disasm_lite(code, run.start):
+            if not instruction[2].startswith("."):
+                yield instruction
+
+
 def _riscv_frame(engine, runs, start: int, end: int) -> Frame:
     tracker = _Tracker(start, end, 0, "a0")
     values: dict[str, int] = {}  # register -> constant or address it holds (lui/auipc/li/addi)
     loads: dict[str, int] = {}
-    for run in runs:
-        offset = run.start - run.section_start
-        code = run.section_data[offset : offset + run.end - run.start]
-        for address, size, mnemonic, operands in engine.disasm_lite(code, run.start):
-            if mnemonic.startswith("."):
+    for address, size, mnemonic, operands in _instructions(engine, runs):
+        name = mnemonic[2:] if mnemonic.startswith("c.") else mnemonic
+        parts = [p.strip() for p in operands.split(",")] if operands else []
+        first = parts[0] if parts else ""
+        if first == "sp" and name in ("addi", "addi16sp", "add", "sub", "mv"):
+            _riscv_sp(tracker, address, name, parts, values)
+            continue
+        if name == "jal":  # capstone prints jump and branch targets relative to the instruction
+            target = _relative(address, parts[-1])
+            link = parts[0] if len(parts) == 2 else "ra"
+            if target is None:
                 continue
-            name = mnemonic[2:] if mnemonic.startswith("c.") else mnemonic
-            parts = [p.strip() for p in operands.split(",")] if operands else []
-            first = parts[0] if parts else ""
-            if first == "sp" and name in ("addi", "addi16sp", "add", "sub", "mv"):
-                _riscv_sp(tracker, address, name, parts, values)
-                continue
-            if name == "jal":  # capstone prints jump and branch targets relative to the instruction
-                target = _relative(address, parts[-1])
-                link = parts[0] if len(parts) == 2 else "ra"
-                if target is None:
-                    continue
-                if link == "zero":
-                    tracker.jump(address, target, False)
-                else:
-                    tracker.call(address, target)
-                continue
-            if name == "j":
-                target = _relative(address, parts[-1])
-                if target is not None:
-                    tracker.jump(address, target, False)
-                continue
-            if name in ("jalr", "jr", "ret"):
-                _riscv_indirect(tracker, address, mnemonic, name, parts, values, loads)
-                continue
-            if name in _RV_BRANCHES:
-                target = _relative(address, parts[-1])
-                if target is not None and not tracker.inside(target):
-                    tracker.jump(address, target, True)
-                continue
-            _riscv_registers(address, name, parts, values, loads)
+            if link == "zero":
+                tracker.jump(address, target, False)
+            else:
+                tracker.call(address, target)
+            continue
+        if name == "j":
+            target = _relative(address, parts[-1])
+            if target is not None:
+                tracker.jump(address, target, False)
+            continue
+        if name in ("jalr", "jr", "ret"):
+            _riscv_indirect(tracker, address, mnemonic, name, parts, values, loads)
+            continue
+        if name in _RV_BRANCHES:
+            target = _relative(address, parts[-1])
+            if target is not None and not tracker.inside(target):
+                tracker.jump(address, target, True)
+            continue
+        _riscv_registers(address, name, parts, values, loads)
     return tracker.frame(start)
 
 
@@ -575,61 +580,56 @@ _X86_MEMORY_OFFSET = re.compile(r"\[(\w+)(?: \+ (0x[0-9a-f]+|\d+))?\]")
 def _x86_frame(engine, runs, start: int, end: int) -> Frame:
     tracker = _Tracker(start, end, 8, "rdi")  # the return address the call pushed
     loads: dict[str, int] = {}
-    for run in runs:
-        offset = run.start - run.section_start
-        code = run.section_data[offset : offset + run.end - run.start]
-        for address, size, mnemonic, operands in engine.disasm_lite(code, run.start):
-            if mnemonic.startswith("."):
-                continue
-            parts = [p.strip() for p in operands.split(",")] if operands else []
-            first = parts[0] if parts else ""
-            if mnemonic == "push":
-                tracker.allocate(8)
-            elif mnemonic == "pop":
-                tracker.release(8)
-            elif first == "rsp" and mnemonic in ("sub", "add") and len(parts) == 2:
-                amount = _number(parts[1])
-                if amount is None:
-                    if mnemonic == "sub":
-                        tracker.dynamic(address)
-                    else:
-                        tracker.restore()
-                elif (mnemonic == "sub") == (amount >= 0):
-                    tracker.allocate(abs(amount))
+    for address, size, mnemonic, operands in _instructions(engine, runs):
+        parts = [p.strip() for p in operands.split(",")] if operands else []
+        first = parts[0] if parts else ""
+        if mnemonic == "push":
+            tracker.allocate(8)
+        elif mnemonic == "pop":
+            tracker.release(8)
+        elif first == "rsp" and mnemonic in ("sub", "add") and len(parts) == 2:
+            amount = _number(parts[1])
+            if amount is None:
+                if mnemonic == "sub":
+                    tracker.dynamic(address)
                 else:
-                    tracker.release(abs(amount))
-            elif first == "rsp" and mnemonic in ("mov", "lea"):
-                tracker.restore()
-            elif mnemonic == "leave":
-                tracker.restore()
-                tracker.release(8)
-            elif mnemonic in ("ret", "retq") or mnemonic.startswith("ret"):
-                tracker.leave()
-            elif mnemonic == "call":
-                target = _number(first)
-                if target is not None:
-                    tracker.call(address, target)
-                else:
-                    tracker.call(address, None, _x86_loaded(first, loads))
-            elif mnemonic == "jmp":
-                target = _number(first)
-                if target is not None:
-                    tracker.jump(address, target, False)
-                else:
-                    tracker.jump(address, None, False, _x86_loaded(first, loads))
-            elif mnemonic.startswith("notrack"):
-                pass  # a switch table's jump, inside the function
-            elif mnemonic.startswith("j"):
-                target = _number(first)
-                if target is not None and not tracker.inside(target):
-                    tracker.jump(address, target, True)
-            elif mnemonic == "mov" and len(parts) == 2 and "ptr [" in parts[1]:
-                match = _X86_MEMORY_OFFSET.search(parts[1])
-                previous = loads.pop(first, None)
-                if match and match.group(1) not in ("rsp", "rip"):
-                    _load_record(loads, first, previous, match.group(1), int(match.group(2), 0) if match.group(2) else 0)
-            elif parts:
-                loads.pop(first, None)
+                    tracker.restore()
+            elif (mnemonic == "sub") == (amount >= 0):
+                tracker.allocate(abs(amount))
+            else:
+                tracker.release(abs(amount))
+        elif first == "rsp" and mnemonic in ("mov", "lea"):
+            tracker.restore()
+        elif mnemonic == "leave":
+            tracker.restore()
+            tracker.release(8)
+        elif mnemonic in ("ret", "retq") or mnemonic.startswith("ret"):
+            tracker.leave()
+        elif mnemonic == "call":
+            target = _number(first)
+            if target is not None:
+                tracker.call(address, target)
+            else:
+                tracker.call(address, None, _x86_loaded(first, loads))
+        elif mnemonic == "jmp":
+            target = _number(first)
+            if target is not None:
+                tracker.jump(address, target, False)
+            else:
+                tracker.jump(address, None, False, _x86_loaded(first, loads))
+        elif mnemonic.startswith("notrack"):
+            pass  # a switch table's jump, inside the function
+        elif mnemonic.startswith("j"):
+            target = _number(first)
+            if target is not None and not tracker.inside(target):
+                tracker.jump(address, target, True)
+        elif mnemonic == "mov" and len(parts) == 2 and "ptr [" in parts[1]:
+            match = _X86_MEMORY_OFFSET.search(parts[1])
+            previous = loads.pop(first, None)
+            if match and match.group(1) not in ("rsp", "rip"):
+                _load_record(loads, first, previous, match.group(1), int(match.group(2), 0) if match.group(2) else 0)
+        elif parts:
+            loads.pop(first, None)
     return tracker.frame(start)
 
 
