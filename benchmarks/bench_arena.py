@@ -15,7 +15,6 @@ Last run (2-core machine shared with other work, load ~12): a 1.17 MB model with
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import resource
 import statistics
 import subprocess
@@ -27,14 +26,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.bench_gen_resolver import load_make_models as _make_models  # noqa: E402
 from resolver_gen.arena_estimate import estimate_arena  # noqa: E402
-
-
-def _make_models():
-    spec = importlib.util.spec_from_file_location("make_models", REPO / "fixtures" / "models" / "make_models.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def one_megabyte_model(layers: int) -> bytes:
