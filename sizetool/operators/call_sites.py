@@ -56,7 +56,7 @@ class CallSites:
 def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, str | None]) -> CallSites:
     """Call sites of each operator and the pool words pointing at roots. `owners`: root node -> op name, or None
     for a root several operators share (it marks no call site of its own)."""
-    from sizetool.operators.disassembly import code_decoder
+    from sizetool.inputs.disassembly import code_decoder
 
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
     if decoder is None:

@@ -33,7 +33,7 @@ from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.report.labelling import NO_SYMBOL, symbol_runs
 
 if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
-    from sizetool.operators.disassembly import CodeRun
+    from sizetool.inputs.disassembly import CodeRun
 
 # Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
 SHF_ALLOC = SH_FLAGS.SHF_ALLOC
@@ -109,7 +109,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     the functions of one code input section keep each other (the linker keeps or drops the section whole). `copies`
     ((run address, stored address, size), from an IAR map) give NOBITS RAM its initial values from the stored bytes,
     so the pointers in them count from the data that holds them, and the stored copy refers to nothing."""
-    from sizetool.operators.disassembly import code_decoder
+    from sizetool.inputs.disassembly import code_decoder, code_runs
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     # A zero-filled section lying over stored bytes holds nothing of its own: ESP-IDF's NOLOAD placeholders (the S3's
@@ -362,44 +362,9 @@ def _inside(address: int, ranges: list[tuple[int, int]]) -> bool:
     return any(start <= address < end for start, end in ranges)
 
 
-def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
-    """The instruction runs of a code section: per function (register tracking restarts at each function), split at
-    ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
-    from sizetool.operators.disassembly import CodeRun
-
-    start, end = section.address, section.address + section.size
-    boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
-                                   | {min(symbol.address + size, end) for symbol, _, size in runs})
-    if image.arch == "arm":
-        thumb_default = any(symbol.thumb for symbol, _, _ in runs)
-        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
-        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
-        modes = []
-        marker_position = 0
-        current = "$t" if thumb_default else "$a"
-        for begin in boundaries[:-1]:
-            while marker_position < len(markers) and markers[marker_position][0] <= begin:
-                current = markers[marker_position][1]
-                marker_position += 1
-            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
-    elif image.arch == "xtensa":
-        # Only functions are decoded: literal pools (.literal sections) sit between them without mapping symbols.
-        functions = [(symbol.address, symbol.address + size) for symbol, _, size in runs if symbol.kind == "func"]
-        modes = ["xtensa" if any(low <= begin < high for low, high in functions) else "data"
-                 for begin in boundaries[:-1]]
-    else:
-        mode = image.arch
-        modes = [mode] * (len(boundaries) - 1)
-    code_runs = []
-    for begin, finish, mode in zip(boundaries, boundaries[1:], modes):
-        if finish > begin and mode != "data":
-            code_runs.append(CodeRun(start, data, begin, finish, mode))
-    return code_runs
-
-
 def function_code_runs(image: ElfImage, node: GraphNode) -> list[CodeRun]:
     """The instruction runs of one function node (decoded again to find where in it each reference sits)."""
-    from sizetool.operators.disassembly import CodeRun
+    from sizetool.inputs.disassembly import CodeRun
 
     section = next((s for s in image.sections if s.name == node.section and s.contains(node.address)), None)
     if section is None or not section.is_code:

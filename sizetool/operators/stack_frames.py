@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import capstone
 
 from sizetool.inputs.elf_reader import ElfImage, Symbol
-from sizetool.operators.disassembly import CodeRun
-from sizetool.operators.reference_graph import ReferenceGraph, code_runs
+from sizetool.inputs.disassembly import CodeRun, code_runs
+from sizetool.operators.reference_graph import ReferenceGraph
 from sizetool.report.labelling import symbol_runs
 
 

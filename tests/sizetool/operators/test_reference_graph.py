@@ -106,7 +106,7 @@ def test_a_call_to_an_entry_point_inside_another_symbol_is_an_edge(graphs):
 
 
 def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkeypatch):
-    import sizetool.operators.disassembly as disassembly
+    import sizetool.inputs.disassembly as disassembly
     import sizetool.operators.reference_graph as reference_graph
 
     image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")

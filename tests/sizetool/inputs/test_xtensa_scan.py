@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from sizetool.inputs.elf_reader import read_elf
-from sizetool.operators.disassembly import CodeRun, code_decoder
-from sizetool.operators.xtensa_scan import decode, instructions
+from sizetool.inputs.disassembly import CodeRun, code_decoder
+from sizetool.inputs.xtensa_scan import decode, instructions
 from tests.conftest import FIXTURES
 
 BASE = 0x40080000

@@ -2,7 +2,7 @@
 
 import struct
 
-from sizetool.operators.disassembly import CodeRun, code_decoder
+from sizetool.inputs.disassembly import CodeRun, code_decoder
 
 
 def references(arch, code, start=0x1000, elf_class=32, mode=None, global_pointer=None):
@@ -61,7 +61,7 @@ def test_unknown_architecture_has_no_decoder():
 
 
 def test_thumb_scanner_reads_each_encoding_as_capstone_does():
-    from sizetool.operators.disassembly import capstone_thumb_decoder, thumb_references
+    from sizetool.inputs.disassembly import capstone_thumb_decoder, thumb_references
 
     halfwords = [
         0xF000, 0xB800,  # b.w (T4) to the next instruction
@@ -96,8 +96,8 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
     from collections import defaultdict
 
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.operators.disassembly import capstone_thumb_decoder, thumb_references
-    from sizetool.operators.reference_graph import code_runs
+    from sizetool.inputs.disassembly import capstone_thumb_decoder, thumb_references
+    from sizetool.inputs.disassembly import code_runs
     from sizetool.report.labelling import symbol_runs
     from tests.conftest import FIXTURES
 

@@ -1,8 +1,9 @@
 """Find the addresses that machine code refers to: call and branch targets, literal-pool loads, address pairs.
 
-The operator-cost graph (reference_graph.py) needs, for each function, the functions and data it can reach. Capstone
-decodes the instructions; this module turns them into (instruction address, referenced address) pairs, per
-architecture:
+The operator-cost graph (operators/reference_graph.py) needs, for each function, the functions and data it can reach;
+the report places bytes no symbol covers (string literals, tables) by the code that refers to them
+(report/referenced_bytes.py). Capstone decodes the instructions; this module turns them into (instruction address,
+referenced address) pairs, per architecture:
 
 - ARM Thumb and ARM: BL/BLX/B/B.W immediates; `LDR rX, [pc, #imm]` reads its literal word (a Thumb function address
   there has its low bit set); `ADR`; MOVW/MOVT pairs building a 32-bit address. Thumb code (all of Cortex-M) is
@@ -28,11 +29,15 @@ import sys
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import capstone
 from capstone import arm, riscv
 
-from sizetool.operators.xtensa_scan import xtensa_references
+from sizetool.inputs.xtensa_scan import xtensa_references
+
+if TYPE_CHECKING:
+    from sizetool.inputs.elf_reader import ElfImage, Section
 
 # (instruction address, referenced address); the referenced address may carry the Thumb bit.
 Reference = tuple[int, int]
@@ -337,3 +342,36 @@ _RIP_RELATIVE = re.compile(r"\[rip ([+-]) (0x[0-9a-f]+|\d+)\]")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 _LONE_NUMBER = re.compile(r"\[0x[0-9a-f]+\]")
 _HEX_NUMBER = re.compile(r"(?<![\w-])0x([0-9a-f]+)")
+
+
+def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
+    """The instruction runs of a code section: per function (register tracking restarts at each function), split at
+    ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    start, end = section.address, section.address + section.size
+    boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
+                                   | {min(symbol.address + size, end) for symbol, _, size in runs})
+    if image.arch == "arm":
+        thumb_default = any(symbol.thumb for symbol, _, _ in runs)
+        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
+        modes = []
+        marker_position = 0
+        current = "$t" if thumb_default else "$a"
+        for begin in boundaries[:-1]:
+            while marker_position < len(markers) and markers[marker_position][0] <= begin:
+                current = markers[marker_position][1]
+                marker_position += 1
+            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+    elif image.arch == "xtensa":
+        # Only functions are decoded: literal pools (.literal sections) sit between them without mapping symbols.
+        functions = [(symbol.address, symbol.address + size) for symbol, _, size in runs if symbol.kind == "func"]
+        modes = ["xtensa" if any(low <= begin < high for low, high in functions) else "data"
+                 for begin in boundaries[:-1]]
+    else:
+        mode = image.arch
+        modes = [mode] * (len(boundaries) - 1)
+    code_runs = []
+    for begin, finish, mode in zip(boundaries, boundaries[1:], modes):
+        if finish > begin and mode != "data":
+            code_runs.append(CodeRun(start, data, begin, finish, mode))
+    return code_runs
