@@ -375,3 +375,8 @@ def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Code
         if finish > begin and mode != "data":
             code_runs.append(CodeRun(start, data, begin, finish, mode))
     return code_runs
+
+
+def global_pointer(image: ElfImage) -> int | None:
+    """RISC-V's `__global_pointer$`, which gp-relative accesses are relative to (None elsewhere)."""
+    return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)

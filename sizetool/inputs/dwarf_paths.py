@@ -95,6 +95,23 @@ class SourceIndex:
                 return name
         return None
 
+    def units_over(self, start: int, end: int) -> list[tuple[int, int, str]]:
+        """The parts of [start, end) that unit ranges cover, as (low, high, unit), by address; where ranges overlap
+        the first unit by address keeps the bytes."""
+        if len(self._range_starts) != len(self.unit_ranges):
+            self._range_starts = [low for low, _, _ in self.unit_ranges]
+        position = max(0, bisect.bisect_right(self._range_starts, start) - 5)
+        found: list[tuple[int, int, str]] = []
+        cursor = start
+        for low, high, name in self.unit_ranges[position:]:
+            if low >= end:
+                break
+            low, high = max(low, cursor), min(high, end)
+            if high > low:
+                found.append((low, high, name))
+                cursor = high
+        return found
+
     def workspace(self) -> str:
         """The default workspace: the compilation directory most units were built in."""
         return self.comp_dirs.most_common(1)[0][0] if self.comp_dirs else ""

@@ -109,7 +109,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     the functions of one code input section keep each other (the linker keeps or drops the section whole). `copies`
     ((run address, stored address, size), from an IAR map) give NOBITS RAM its initial values from the stored bytes,
     so the pointers in them count from the data that holds them, and the stored copy refers to nothing."""
-    from sizetool.inputs.disassembly import code_decoder, code_runs
+    from sizetool.inputs.disassembly import code_decoder, code_runs, global_pointer
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     # A zero-filled section lying over stored bytes holds nothing of its own: ESP-IDF's NOLOAD placeholders (the S3's
@@ -533,10 +533,6 @@ def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
                                        section.name, label, "", "chunk"))
     nodes.sort(key=lambda node: node.address)
     return nodes
-
-
-def global_pointer(image: ElfImage) -> int | None:
-    return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)
 
 
 def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: list[tuple[int, int]],

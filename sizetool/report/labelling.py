@@ -28,7 +28,9 @@ NO_DEBUG_INFO = "(no debug info)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
 ObjectPathOf = Callable[[str], tuple[str, ...]]
-CodeGapPath = Callable[[int, int], "tuple[str, ...] | None"]
+# Without a map: the pieces of a run of symbol-less bytes [start, end) of a section whose source file is known, as
+# (start, end, path); what it leaves out stays a catch-all.
+GapPlacer = Callable[[Section, int, int], "list[tuple[int, int, tuple[str, ...]]]"]
 
 
 def label_bytes(
@@ -38,13 +40,13 @@ def label_bytes(
     mangled_names: bool = False,
     input_sections: list[InputSection] | None = None,
     object_path_of: ObjectPathOf | None = None,
-    code_gap_path: CodeGapPath | None = None,
+    gap_placer: GapPlacer | None = None,
 ) -> list[SizeEntry]:
     """One entry per symbol (or catch-all run) per memory the section's bytes occupy, plus the fill between sections.
 
     With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
     them (one entry per object and input section); only what the map does not explain stays a catch-all. Without
-    a map, code_gap_path(start, end) may name the source file of such bytes in a code section (None: a catch-all).
+    a map, gap_placer may name the source file of such bytes (what it leaves out is a catch-all).
     """
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
@@ -75,9 +77,9 @@ def label_bytes(
                         aliases=tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)),
                     )
                 )
-            gaps = _gaps(section, runs)
-            if code_gap_path is not None and section.is_code and not inside:
-                gaps = _code_gap_entries(memory, section, gaps, code_gap_path, entries)
+            gaps = section_gaps(section, runs)
+            if gap_placer is not None and not inside and not section.is_nobits:
+                gaps = _placed_gap_entries(memory, section, gaps, gap_placer, entries)
             entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of))
     entries.extend(fill_entries(placement))
     return entries
@@ -113,7 +115,7 @@ def fill_entries(placement: Placement) -> list[SizeEntry]:
     ]
 
 
-def _gaps(section: Section, runs) -> list[tuple[int, int]]:
+def section_gaps(section: Section, runs) -> list[tuple[int, int]]:
     """The [start, end) ranges of a section that no symbol run covers."""
     gaps = []
     cursor = section.address
@@ -127,18 +129,25 @@ def _gaps(section: Section, runs) -> list[tuple[int, int]]:
     return gaps
 
 
-def _code_gap_entries(memory, section, gaps, code_gap_path, entries) -> list[tuple[int, int]]:
-    """Adds one entry per source file for the gaps code_gap_path places (summed per file, like the map's); returns
-    the gaps it could not place."""
+def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tuple[int, int]]:
+    """Adds one entry per source file for the bytes gap_placer places (summed per file, like the map's); returns the
+    ranges it left out."""
     placed: dict[tuple[str, ...], list[int]] = {}
     left = []
     for start, end in gaps:
-        path = code_gap_path(start, end)
-        if path is None:
-            left.append((start, end))
-            continue
-        slot = placed.setdefault(path, [start, 0])
-        slot[1] += end - start
+        cursor = start
+        for low, high, path in gap_placer(section, start, end):
+            low, high = max(low, cursor), min(high, end)  # every byte once, whatever the placer says
+            if high <= low:
+                continue
+            if low > cursor:
+                left.append((cursor, low))
+            slot = placed.setdefault(path, [low, 0])
+            slot[0] = min(slot[0], low)
+            slot[1] += high - low
+            cursor = high
+        if cursor < end:
+            left.append((cursor, end))
     for path, (address, size) in sorted(placed.items()):
         entries.append(SizeEntry(memory=memory, path=path, symbol=f"{NO_SYMBOL} {section.name}", section=section.name,
                                  address=address, size=size))

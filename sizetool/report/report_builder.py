@@ -112,6 +112,11 @@ def build_report_and_image(
         object_path_of = _object_finder(source_files, {o: tree_path(u) for o, u in object_units.items()})
         path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
+        gap_placer = None
+        if not input_sections:
+            owners = _reference_owners(image, placement, index, tree_path, path_of) if image.has_dwarf else None
+            path_of = _with_reference_paths(path_of, owners)
+            gap_placer = _gap_placer(index, tree_path, owners)
         entries = label_bytes(
             image,
             placement,
@@ -119,7 +124,7 @@ def build_report_and_image(
             mangled_names=mangled,
             input_sections=input_sections,
             object_path_of=object_path_of,
-            code_gap_path=None if input_sections else _code_gap_finder(index, tree_path),
+            gap_placer=gap_placer,
         )
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
@@ -190,17 +195,58 @@ def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
     return units
 
 
-def _code_gap_finder(index: SourceIndex, tree_path):
-    """Without a map: bytes no symbol covers in a code section, lying between two functions of one compile unit
-    (alignment between them, a literal pool after a function), belong to that unit's source file. Elsewhere (data
-    sections: merged string literals of several objects may sit between two symbols of one unit) nothing says whose
-    they are, and they stay a catch-all."""
+def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex, tree_path, path_of):
+    """Without a map: what the code and data that refer to symbol-less bytes (and to symbols DWARF did not place)
+    say about their source file (referenced_bytes.py)."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+    from sizetool.report.referenced_bytes import find_reference_owners
 
-    def code_gap_path(start: int, end: int) -> tuple[str, ...] | None:
-        before, after = index.unit_covering(start - 1), index.unit_covering(end)
-        return tree_path(before) if before is not None and before == after else None
+    def unit_path_of(address: int) -> tuple[str, ...] | None:
+        unit = index.unit_of.get(address) or index.unit_covering(address)
+        return tree_path(unit) if unit else None
 
-    return code_gap_path
+    sections = [p.section for p in placement.sections if p.rom_area is not None or p.ram_area is not None]
+    return find_reference_owners(image, sections, path_of, unit_path_of, lambda path: path == (NO_DEBUG_INFO,))
+
+
+def _with_reference_paths(path_of, owners):
+    """Symbols DWARF did not place take the file of what refers to them, when references say."""
+    from sizetool.report.labelling import NO_DEBUG_INFO
+
+    if owners is None or not owners.symbol_paths:
+        return path_of
+
+    def path_with_references(symbol: Symbol) -> tuple[str, ...]:
+        found = path_of(symbol)
+        if found == (NO_DEBUG_INFO,):
+            return owners.symbol_paths.get(symbol.address, found)
+        return found
+
+    return path_with_references
+
+
+def _gap_placer(index: SourceIndex, tree_path, owners):
+    """Without a map, the source file of bytes no symbol covers:
+    - in a code section, a gap lying between two functions of one compile unit (alignment between them, a literal
+      pool after a function) belongs to that unit's source file, and so do the bytes a unit's address ranges cover
+      (an assembler routine without a symbol size, such as newlib's memchr);
+    - elsewhere, and in code sections when that fails, the pieces that code or data refers to belong to the file
+      that refers to them (referenced_bytes.py). Data sections hold merged string literals of several objects
+      between two symbols of one unit, so there only references say whose bytes are whose."""
+
+    def place(section, start: int, end: int) -> list[tuple[int, int, tuple[str, ...]]]:
+        if section.is_code:
+            before, after = index.unit_covering(start - 1), index.unit_covering(end)
+            if before is not None and before == after:
+                return [(start, end, tree_path(before))]
+            covered = index.units_over(start, end)  # code a unit's ranges cover: assembler without a sized symbol
+            if covered:
+                return [(low, high, tree_path(unit)) for low, high, unit in covered]
+        if owners is None:
+            return []
+        return [(piece.start, piece.end, piece.path) for piece in owners.pieces(start, end)]
+
+    return place
 
 
 def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tuple[str, ...]] | None = None):

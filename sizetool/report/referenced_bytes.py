@@ -1,0 +1,279 @@
+"""Place the bytes no symbol covers by the code and data that refer to them, when there is no linker map.
+
+Without a map, string literals (`.rodata.str1.1`, merged across objects), constant tables the compiler emitted
+without a symbol, and function-local statics that DWARF describes only inside a function body have no source file:
+CMSIS's `ARMCM4_gcc.ld` even merges all of `.rodata` into `.text`, so they sit in one run after the code. The code
+still says whose they are: a literal-pool load, an `ADR`, a MOVW/MOVT or `lui`/`addi` pair (inputs/disassembly.py)
+or a pointer in a table names the address of each string and table it uses.
+
+The rule, for each run of unplaced bytes:
+- every address referred to inside it starts a piece that reaches to the next such address (or the run's end);
+  the bytes before the first one stay unplaced;
+- a piece belongs to the compile unit (source file) of the code or data that refers to it. The unit, not the
+  declaring file: a string used by an inline function from a header was emitted by the unit that expanded it;
+- ld keeps a merged string once, in the first object that has it, and lays each object's strings out together. So
+  a piece several files refer to goes to the file among them whose pieces lie next to it (the object ld took it
+  from); failing that, to the file that refers to it most, then the first in sort order;
+- a data symbol DWARF does not place (`tflite::EnumNamesBuiltinOperator()::names`: a static inside an inline
+  function) joins the files that refer to it; once placed, its own pointers place what it refers to (the names);
+- a table's words count as pointers only when most of its non-zero words point into the image, so a table of
+  numbers that happen to look like addresses places nothing.
+
+What nothing refers to keeps its catch-all. The result is a list of owned ranges, used by labelling.py.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sizetool.inputs.disassembly import code_decoder, code_runs, global_pointer
+from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
+from sizetool.report.labelling import section_gaps, symbol_runs
+
+Path = tuple[str, ...]
+MAX_ROUNDS = 8  # tables pointing to tables: each round places one more level
+
+
+@dataclass(frozen=True)
+class OwnedRange:
+    start: int
+    end: int
+    path: Path
+
+
+@dataclass
+class ReferenceOwners:
+    """What references place: ranges of symbol-less bytes, and symbols DWARF left without a file."""
+
+    ranges: list[OwnedRange] = field(default_factory=list)  # sorted by start, disjoint
+    symbol_paths: dict[int, Path] = field(default_factory=dict)  # symbol start address -> file
+    _starts: list[int] = field(default_factory=list, repr=False)
+
+    def pieces(self, start: int, end: int) -> list[OwnedRange]:
+        """The owned ranges inside [start, end), clipped to it."""
+        if len(self._starts) != len(self.ranges):
+            self._starts = [owned.start for owned in self.ranges]
+        position = max(0, bisect.bisect_right(self._starts, start) - 1)
+        found = []
+        for owned in self.ranges[position:]:
+            if owned.start >= end:
+                break
+            low, high = max(owned.start, start), min(owned.end, end)
+            if high > low:
+                found.append(OwnedRange(low, high, owned.path))
+        return found
+
+
+@dataclass
+class _Unplaced:
+    """A run of bytes without a file: a gap between symbols, or a symbol DWARF did not place."""
+
+    start: int
+    end: int
+    section: Section
+    symbol: Symbol | None  # None: a gap
+    path: Path | None = None  # once placed (symbols only; gaps are split into pieces at the end)
+    targets: dict[int, Counter] = field(default_factory=dict)  # referred address -> referring files
+
+
+def find_reference_owners(
+    image: ElfImage,
+    sections: list[Section],
+    path_of: Callable[[Symbol], Path],
+    unit_path_of: Callable[[int], Path | None],
+    is_unplaced: Callable[[Path], bool],
+) -> ReferenceOwners:
+    """Place the gaps between symbols of `sections` (those with contents), and the symbols whose path_of is_unplaced,
+    by what refers to them. unit_path_of(address) is the source file of the compile unit holding the address."""
+    sections = [s for s in sections if not s.is_nobits and s.size]
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+
+    placed: list[tuple[int, int, Symbol]] = []  # referrers with a file
+    unplaced: list[_Unplaced] = []
+    for section in sections:
+        for symbol, _, size in runs[section.index]:
+            start = max(symbol.address, section.address)
+            if is_unplaced(path_of(symbol)):
+                unplaced.append(_Unplaced(start, start + size, section, symbol))
+            else:
+                placed.append((start, start + size, symbol))
+        unplaced.extend(_Unplaced(low, high, section, None) for low, high in section_gaps(section, runs[section.index]))
+    if not unplaced:
+        return ReferenceOwners()
+    placed.sort(key=lambda item: item[0])
+    unplaced.sort(key=lambda item: item.start)
+    placed_starts = [start for start, _, _ in placed]
+    unplaced_starts = [item.start for item in unplaced]
+    code_marks = _code_marks(image)
+
+    def unplaced_at(address: int) -> _Unplaced | None:
+        position = bisect.bisect_right(unplaced_starts, address) - 1
+        if position >= 0 and address < unplaced[position].end:
+            return unplaced[position]
+        return None
+
+    file_cache: dict[int, Path | None] = {}
+
+    def referrer_file(address: int) -> Path | None:
+        """The file of the placed symbol at `address`: its compile unit's, else its own path."""
+        position = bisect.bisect_right(placed_starts, address) - 1
+        if position < 0 or address >= placed[position][1]:
+            return None
+        start, _, symbol = placed[position]
+        if start not in file_cache:
+            file_cache[start] = unit_path_of(start) or path_of(symbol)
+        return file_cache[start]
+
+    references = list(_references(image, sections, runs, unplaced_at, code_marks))
+    waiting: list[tuple[int, _Unplaced]] = []  # references from unplaced symbols: count once those are placed
+    for source, target in references:
+        item = unplaced_at(target)
+        referrer = referrer_file(source)
+        if referrer is not None:
+            item.targets.setdefault(target, Counter())[referrer] += 1
+        elif (holder := unplaced_at(source)) is not None and holder.symbol is not None and holder is not item:
+            waiting.append((source, target))
+
+    for _ in range(MAX_ROUNDS):
+        newly = [item for item in unplaced if item.symbol is not None and item.path is None and item.targets]
+        for item in newly:
+            votes = Counter()
+            for counts in item.targets.values():
+                votes.update(counts)
+            item.path = _most_referred(votes)
+        if not newly:
+            break
+        still_waiting = []
+        for source, target in waiting:
+            holder = unplaced_at(source)
+            if holder.path is not None:
+                unplaced_at(target).targets.setdefault(target, Counter())[holder.path] += 1
+            else:
+                still_waiting.append((source, target))
+        waiting = still_waiting
+
+    owners = ReferenceOwners()
+    for item in unplaced:
+        if item.symbol is not None:
+            if item.path is not None:
+                owners.symbol_paths[item.symbol.address] = item.path
+        elif item.targets:
+            data = image.section_data(item.section)
+            for piece in split_by_references(item.end, item.targets):
+                end = string_end(data, piece.start - item.section.address, piece.end - item.section.address)
+                owners.ranges.append(OwnedRange(piece.start, item.section.address + end, piece.path))
+    return owners
+
+
+def string_end(data: bytes, start: int, end: int) -> int:
+    """Where the bytes of a piece end once the alignment padding after its last string is left out: a string's
+    last character, its NUL, then fewer than 8 zero bytes up to an aligned end. Anything else keeps its end."""
+    last = len(data[start:end].rstrip(b"\0")) + start
+    if last in (start, end) or not 0x20 <= data[last - 1] < 0x7F or end - (last + 1) >= 8 or end % 4:
+        return end  # (ending mid-string: the next piece is this string's tail, which ld merged into it)
+    return last + 1
+
+
+def split_by_references(end: int, referrers: dict[int, Counter]) -> list[OwnedRange]:
+    """Split a run of unplaced bytes ending at `end` at each referred address (referrers: address -> the files that
+    refer to it, with how often); each piece reaches to the next referred address and goes to the file that refers
+    to it. A piece several files refer to goes to the one among them that owns the nearest piece before it, else
+    the nearest after it, else the one referring most (then the first in sort order). Neighbouring pieces of one
+    file are one range."""
+    targets = sorted(referrers)
+    bounds = list(zip(targets, targets[1:] + [end]))
+    paths: list[Path | None] = [next(iter(referrers[t])) if len(referrers[t]) == 1 else None for t in targets]
+    for position, target in enumerate(targets):
+        if paths[position] is not None:
+            continue
+        candidates = referrers[target]
+        neighbours = [paths[i] for i in range(position - 1, -1, -1) if paths[i] is not None][:1]
+        neighbours += [paths[i] for i in range(position + 1, len(paths)) if paths[i] is not None][:1]
+        paths[position] = next((n for n in neighbours if n in candidates), None) or _most_referred(candidates)
+    pieces: list[OwnedRange] = []
+    for (low, high), path in zip(bounds, paths):
+        if pieces and pieces[-1].path == path and pieces[-1].end == low:
+            pieces[-1] = OwnedRange(pieces[-1].start, high, path)
+        else:
+            pieces.append(OwnedRange(low, high, path))
+    return pieces
+
+
+def looks_like_pointer_table(values: list[int], in_image: Callable[[int], bool]) -> bool:
+    """Whether a data object's aligned words are pointers: most of its non-zero words point into the image (a table
+    of numbers that happen to fall in the image's address range now and then is not)."""
+    nonzero = [value for value in values if value]
+    return bool(nonzero) and 2 * sum(1 for value in nonzero if in_image(value)) >= len(nonzero)
+
+
+def _most_referred(votes: Counter) -> Path:
+    return min(votes.items(), key=lambda item: (-item[1], item[0]))[0]
+
+
+def _code_marks(image: ElfImage) -> tuple[list[int], list[bool]]:
+    """ARM mapping symbols as (addresses, is-code flags): a referred address in a $t/$a run is a branch into code
+    without a sized symbol (an assembler routine), not data, and places nothing."""
+    addresses = [address for address, _ in image.mapping_symbols]
+    return addresses, [kind in ("$t", "$a", "$x") for _, kind in image.mapping_symbols]
+
+
+def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, code_marks):
+    """(referring address, referred address) pairs whose referred address is unplaced: from decoded code, and from
+    the aligned words of data symbols that look like pointer tables."""
+    mark_addresses, mark_is_code = code_marks
+    # Entries of functions without a size (assembler routines): a call lands there, and a call is no use of data.
+    entries = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.size == 0}
+
+    def is_data_target(address: int) -> bool:
+        if unplaced_at(address) is None or address in entries:
+            return False
+        position = bisect.bisect_right(mark_addresses, address) - 1
+        return position < 0 or not mark_is_code[position]
+
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
+    pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    in_image = _in_image(image)
+    for section in sections:
+        data = image.section_data(section)
+        section_runs = runs[section.index]
+        if section.is_code and decoder is not None:
+            functions = [run for run in section_runs if run[0].kind == "func"]
+            function_starts = [symbol.address for symbol, _, _ in functions]
+            for run in code_runs(image, section, data, functions):
+                position = bisect.bisect_right(function_starts, run.start) - 1
+                if position < 0 or run.start >= function_starts[position] + functions[position][2]:
+                    continue  # between functions: data a script placed in a code section, or padding
+                for source, target in decoder(run):
+                    if is_data_target(target):
+                        yield source, target
+        for symbol, _, size in section_runs:
+            if symbol.kind == "func":
+                continue
+            start = max(symbol.address, section.address)
+            first = (start + pointer.size - 1) // pointer.size * pointer.size
+            words = [(address, pointer.unpack_from(data, address - section.address)[0])
+                     for address in range(first, start + size - pointer.size + 1, pointer.size)]
+            if not looks_like_pointer_table([value for _, value in words], in_image):
+                continue
+            for address, value in words:
+                if value and is_data_target(value):
+                    yield address, value
+
+
+def _in_image(image: ElfImage) -> Callable[[int], bool]:
+    ranges = sorted((s.address, s.address + s.size) for s in image.sections if s.is_alloc and s.size)
+    starts = [low for low, _ in ranges]
+
+    def inside(value: int) -> bool:
+        position = bisect.bisect_right(starts, value) - 1
+        return position >= 0 and value < ranges[position][1]
+
+    return inside

@@ -1,0 +1,130 @@
+"""Without a map, bytes no symbol covers (string literals, a names table DWARF places only inside an inline
+function, constant data) go to the source file of the code or data that refers to them; what nothing refers to,
+and a routine that is only called, keep their catch-all. The map of the same link is the ground truth."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.report.referenced_bytes import OwnedRange, looks_like_pointer_table, split_by_references, string_end
+from sizetool.report.report_builder import build_report
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+STRINGS = FIXTURES / "strings" / "out"
+CATCH_ALLS = ("(no symbol)", "(no debug info)")
+
+
+def files(report) -> dict[str, int]:
+    """ROM bytes per source file (by file name), catch-alls left out."""
+    sizes: Counter = Counter()
+    for entry in report.entries_for("rom"):
+        if entry.path and entry.path[0] not in CATCH_ALLS and entry.path[0] != "(objects)":
+            sizes[entry.path[-1]] += entry.size
+    return dict(sizes)
+
+
+def string_address(elf: Path, text: bytes) -> int:
+    image = read_elf(str(elf))
+    for section in image.sections:
+        if section.is_alloc and not section.is_nobits and section.size:
+            offset = image.section_data(section).find(text + b"\0")
+            if offset >= 0:
+                return section.address + offset
+    raise AssertionError(f"{text!r} is not in {elf}")
+
+
+def no_symbol_ranges(report, file_name: str) -> list[tuple[int, int]]:
+    return [(e.address, e.address + e.size) for e in report.entries_for("rom")
+            if e.path[-1:] == (file_name,) and e.symbol.startswith("(no symbol)")]
+
+
+@pytest.mark.parametrize("build", ["armcm4", "rv32"])
+def test_without_a_map_each_file_gets_the_bytes_the_map_gives_it(build):
+    """armcm4 merges .rodata into .text as CMSIS's ARMCM4_gcc.ld does; rv32 keeps a .rodata of its own. Each file's
+    bytes without the map equal the map's, but for the alignment padding the map calls fill."""
+    elf, map_path = STRINGS / build / "firmware.elf", STRINGS / build / "firmware.map"
+    without = build_report(str(elf), use_cache=False)
+    with_map = build_report(str(elf), map_path=str(map_path), use_cache=False)
+    assert without.rom_total == with_map.rom_total == sum(e.size for e in without.entries_for("rom"))
+    a, b = files(without), files(with_map)
+    assert set(a) >= {"alpha.cc", "beta.cc", "numbers.cc", "main.cc"}
+    for name in set(a) | set(b):
+        assert 0 <= a.get(name, 0) - b.get(name, 0) <= 2, (name, a.get(name), b.get(name))
+    unplaced = sum(e.size for e in without.entries_for("rom") if e.path[0] in CATCH_ALLS)
+    assert unplaced <= 30  # the uncalled-for routine (no DWARF) and a few bytes of alignment
+
+
+def test_a_string_goes_to_the_file_that_prints_it():
+    elf = STRINGS / "armcm4" / "firmware.elf"
+    report = build_report(str(elf), use_cache=False)
+    for file_name, text in [("alpha.cc", b"alpha: the first message only alpha.cc prints"),
+                            ("beta.cc", b"beta: a message only beta.cc prints"),
+                            ("numbers.cc", b"numbers: calibrating"),
+                            ("main.cc", b"main: starting")]:
+        address = string_address(elf, text)
+        assert any(low <= address and address + len(text) < high for low, high in no_symbol_ranges(report, file_name))
+    # Before: all of them were one `(no symbol) .text` entry.
+    assert not [e for e in report.entries_for("rom") if e.path == ("(no symbol)",) and e.size > 20]
+
+
+def test_a_table_dwarf_places_only_inside_an_inline_function_goes_to_the_file_that_uses_it_and_so_do_its_strings():
+    """flatbuffers' EnumNamesBuiltinOperator()::names: a COMDAT static whose DWARF location sits in the inline
+    function's abstract body, which the scanner skips. The code that reads it says whose it is; its pointers then
+    place the names."""
+    elf = STRINGS / "armcm4" / "firmware.elf"
+    report = build_report(str(elf), use_cache=False)
+    table = next(e for e in report.entries_for("rom") if e.symbol.endswith("EnumNamesOperator()::names"))
+    assert table.path[-1] == "alpha.cc"
+    address = string_address(elf, b"THETA_OPERATOR")
+    assert any(low <= address < high for low, high in no_symbol_ranges(report, "alpha.cc"))
+
+
+def test_a_routine_that_is_only_called_is_not_the_callers():
+    """checksum_words (assembler without .size or DWARF) is called from numbers.cc: a call is no use of data, so its
+    bytes stay a catch-all, as the map leaves them under their object."""
+    for build in ("armcm4", "rv32"):
+        elf = STRINGS / build / "firmware.elf"
+        image = read_elf(str(elf))
+        routine = next(s.address for s in image.symbols if s.mangled == "checksum_words")
+        report = build_report(str(elf), use_cache=False)
+        owner = [e for e in report.entries_for("rom") if e.address <= routine < e.address + e.size]
+        assert owner and owner[0].path == ("(no symbol)",), (build, owner)
+
+
+def test_a_piece_several_files_refer_to_goes_to_the_neighbours_file_among_them():
+    a, b, c = ("a.cc",), ("b.cc",), ("c.cc",)
+    referrers = {100: Counter({a: 1}), 120: Counter({a: 1, b: 3}), 140: Counter({a: 1}), 160: Counter({b: 1}),
+                 180: Counter({b: 2, c: 2})}
+    assert split_by_references(200, referrers) == [OwnedRange(100, 160, a), OwnedRange(160, 200, b)]
+
+
+def test_without_a_neighbour_among_them_the_file_referring_most_then_the_first_by_name():
+    a, b, c = ("a.cc",), ("b.cc",), ("c.cc",)
+    assert split_by_references(50, {10: Counter({c: 1}), 20: Counter({a: 1, b: 4})}) == [
+        OwnedRange(10, 20, c), OwnedRange(20, 50, b)]
+    assert split_by_references(50, {20: Counter({b: 2, a: 2})}) == [OwnedRange(20, 50, a)]
+
+
+def test_a_table_of_numbers_is_not_a_table_of_pointers():
+    in_flash = lambda value: 0x100 <= value < 0x8000  # noqa: E731
+    assert looks_like_pointer_table([0x200, 0x340, 0, 0x1F00], in_flash)
+    assert not looks_like_pointer_table([0x200, 0x9000_0000, 0x1234_5678, 0x4000_0000], in_flash)
+    assert not looks_like_pointer_table([0, 0, 0], in_flash)
+
+
+def test_a_pieces_alignment_padding_after_its_last_string_is_left_out():
+    data = b"hello\0\0\0" + b"ABCD"
+    assert string_end(data, 0, 8) == 6  # the string and its NUL; two bytes of padding before an aligned end
+    assert string_end(b"\x01\x02\x03\x04\0\0\0\0", 0, 8) == 8  # not a string: a table keeps its zeros
+    assert string_end(b"hi\0" + b"\0" * 9, 0, 12) == 12  # more than alignment: not padding
+    assert string_end(b"tail-merged\0", 0, 4) == 4  # the next piece starts inside this string: nothing to trim
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "riscv32"])
+def test_without_a_map_almost_all_of_the_fixture_firmware_is_under_a_source_file(build):
+    report = build_report(str(FIXTURES / "firmware" / "out" / build / "firmware.elf"), use_cache=False)
+    under_files = sum(e.size for e in report.entries_for("rom") if e.path and e.path[0] not in CATCH_ALLS)
+    assert sum(e.size for e in report.entries_for("rom")) == report.rom_total
+    assert under_files >= 0.995 * report.rom_total  # 88.5% before: string literals were `(no symbol) .rodata`
