@@ -66,11 +66,12 @@ def test_keep_only_predicts_the_real_link_within_one_percent_or_256_bytes(graphs
 
 
 @pytest.mark.parametrize("name", sorted(INLINED_WHEN_ALONE))
-def test_keep_only_with_a_single_op_left_on_lx106_stays_within_three_percent(graphs, roms, name):
+def test_keep_only_with_a_single_op_left_on_lx106_states_how_far_off_it_may_be(graphs, roms, name):
     build = MANIFEST["builds"][name]
-    predicted = roms["lx106"] - keep_only(graphs["lx106"], build["ops"]).saving
+    cost = keep_only(graphs["lx106"], build["ops"])
+    predicted = roms["lx106"] - cost.saving
     real = build["flash_bytes"]
-    assert 0 < predicted - real <= 0.03 * real, (predicted, real)  # over: the inlined copies are not foreseen
+    assert 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
 
 
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if "/host-x86_64/" in n])
@@ -135,8 +136,11 @@ def test_one_graph_walk_per_question(graphs, monkeypatch):
     original = type(graph.graph).reachable
     monkeypatch.setattr(type(graph.graph), "reachable", lambda self, *a, **k: walks.append(1) or original(self, *a, **k))
     set_cost(graph, {"ADD", "MUL", "SOFTMAX", "LOGISTIC", "RESHAPE"})
-    keep_only(graph, {"CONV_2D"})
+    keep_only(graph, {"CONV_2D", "SOFTMAX", "FULLY_CONNECTED"})  # two calls or more left in each resolver
     assert len(walks) == 2
+    # One more when the set leaves a resolver's AddBuiltin() a single call: what it and only it keeps is the bound.
+    assert keep_only(graph, {"CONV_2D"}).inline_bytes > 0
+    assert len(walks) == 4
 
 
 def test_an_op_the_firmware_does_not_register_is_an_error(graphs):
@@ -166,15 +170,22 @@ def tflm_shaped():
 @pytest.mark.parametrize("with_map", [True, False], ids=["map", "no-map"])
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in TFLM_SHAPED])
 def test_keep_only_holds_whatever_the_build_defines_and_optimisation_levels(tflm_shaped, name, with_map):
-    # Within 0.3%, or 192 bytes for the firmware with a single AddXxx() call left, whose registration helper the
-    # compiler inlines into main() (a limit docs/operator-cost.md states). Before the data-word rules, a number in the
-    # runtime's table equal to Register_LOGISTIC()'s address kept LOGISTIC in every prediction (up to +8.9% at -Os;
-    # in an earlier layout a "...cc" string read as a pointer also kept libgcc's 64-bit division).
+    # Within 0.25% (the worst is +0.22%, deprecated_codes at -Os). The firmware with a single AddXxx() call left per
+    # resolver is high by more (+155..+185 B): GCC inlines each AddBuiltin() into its only caller and folds it to that
+    # op, which the all-ops build cannot show; the prediction states it, and the real link lies within that bound.
+    # Before the data-word rules, a number in the runtime's table equal to Register_LOGISTIC()'s address kept LOGISTIC
+    # in every prediction (up to +8.9% at -Os; in an earlier layout a "...cc" string read as a pointer also kept
+    # libgcc's 64-bit division).
     build = MANIFEST["builds"][name]
     with_the_map, without, rom = tflm_shaped[name.split("/")[1]]
-    predicted = rom - keep_only(with_the_map if with_map else without, build["ops"]).saving
+    cost = keep_only(with_the_map if with_map else without, build["ops"])
+    predicted = rom - cost.saving
     real = build["flash_bytes"]
-    assert -0.003 * real <= predicted - real <= max(192, 0.003 * real), (predicted, real)
+    if len(build["ops"]) == 1:
+        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+    else:
+        assert cost.inline_bytes == 0
+        assert -0.0025 * real <= predicted - real <= 0.0025 * real, (predicted, real)
 
 
 @pytest.mark.parametrize("name", TFLM_SHAPED)
