@@ -47,31 +47,22 @@ def test_every_architecture_and_build_shape_has_keep_only_builds():
     assert all(MANIFEST["builds"][name]["dropped"] for name in KEEP_ONLY)
 
 
-# Keeping FULLY_CONNECTED alone on lx106 leaves one AddXxx() call per resolver: GCC then inlines AddBuiltin() and
-# RegisterVisionOps() into their callers (683 bytes of separate functions go, the callers grow by 156), which no
-# reference graph of the all-ops build shows; docs/operator-cost.md gives the figures.
-INLINED_WHEN_ALONE = {"keep-only/lx106/unused_opcodes.elf"}
-
-
-@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in ("cortex-m4", "riscv32", "lx106")
-                                  and n not in INLINED_WHEN_ALONE])
-def test_keep_only_predicts_the_real_link_within_one_percent_or_256_bytes(graphs, roms, name):
+@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in ("cortex-m4", "riscv32", "lx106")])
+def test_keep_only_predicts_the_real_link_within_its_stated_bound(graphs, roms, name):
+    # Several ops kept: within 0.7% (the worst is RV32's deprecated_codes, +0.66%; the Arm and Xtensa builds are within
+    # 0.22%). One op kept (FULLY_CONNECTED) leaves one AddXxx() call per resolver: GCC then inlines AddBuiltin() and
+    # RegisterVisionOps() into their callers, which no reference graph of the all-ops build shows. The prediction is
+    # high by +185 (Cortex-M4), +222 (RV32) and +257 B (lx106) there, and says by how much it may be: the bound holds.
     build = MANIFEST["builds"][name]
     arch = name.split("/")[1]
-    predicted = roms[arch] - keep_only(graphs[arch], build["ops"]).saving
+    cost = keep_only(graphs[arch], build["ops"])
+    predicted = roms[arch] - cost.saving
     real = build["flash_bytes"]
-    assert abs(predicted - real) <= max(256, 0.01 * real), (predicted, real)
-    if "/lx106/" in name:  # the Xtensa target of issue 17: within 1%
-        assert abs(predicted - real) <= 0.01 * real, (predicted, real)
-
-
-@pytest.mark.parametrize("name", sorted(INLINED_WHEN_ALONE))
-def test_keep_only_with_a_single_op_left_on_lx106_states_how_far_off_it_may_be(graphs, roms, name):
-    build = MANIFEST["builds"][name]
-    cost = keep_only(graphs["lx106"], build["ops"])
-    predicted = roms["lx106"] - cost.saving
-    real = build["flash_bytes"]
-    assert 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+    if len(build["ops"]) == 1:
+        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+    else:
+        assert cost.inline_bytes == 0
+        assert abs(predicted - real) <= 0.007 * real, (predicted, real)
 
 
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if "/host-x86_64/" in n])
