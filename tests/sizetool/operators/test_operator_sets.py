@@ -201,3 +201,15 @@ def test_data_never_points_into_the_middle_of_instructions(tflm_shaped, name):
         for target in graph.edges[index]:
             hit = graph.nodes[target]
             assert hit.section not in code or hit.kind in ("func", "object") or hit.rom_bytes == 0, (node.name, hit.name)
+
+
+def test_machinery_called_outside_the_add_calls_is_not_bounded_as_inlined(graphs, monkeypatch):
+    # AddBuiltin<13>() left with RegisterVisionOps()'s one AddConv2D() call is what GCC inlines; were it also called
+    # from code outside the AddXxx() calls, it would stay out of line, and there is nothing to bound.
+    graph = graphs["cortex-m4"]
+    alone = keep_only(graph, {"CONV_2D"})
+    assert [name.split("::AddBuiltin(")[0] for name in alone.inlined] == ["tflite::MicroMutableOpResolver<13u>"]
+    add_builtin = next(i for i, n in enumerate(graph.graph.nodes) if n.name == alone.inlined[0])
+    caller = next(s.caller for s in graph.call_sites if s.op == "CONV_2D")
+    monkeypatch.setitem(graph.kept_targets, caller, (*graph.kept_targets.get(caller, ()), add_builtin))
+    assert keep_only(graph, {"CONV_2D"}).inline_bytes == 0
