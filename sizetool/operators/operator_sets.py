@@ -27,6 +27,7 @@ says it may be up to its bytes, plus what only it keeps (its messages), too high
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from sizetool.errors import SizeToolError
@@ -101,16 +102,20 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
 
 def called_once(operator_graph: OperatorGraph, chosen: frozenset[str], remaining: set[int]) -> set[int]:
     """The registration machinery (functions the AddXxx() call sites go through) that stays with a single call site
-    left and nothing else referring to it: what the compiler would inline into that one caller."""
+    left, having had more, and nothing else referring to it: what the compiler would inline into that one caller.
+    (One that had a single call already was left out of line by the compiler that built this firmware.)"""
     graph = operator_graph.graph
     calls: dict[int, list] = {}
+    before: dict[int, int] = defaultdict(int)
     for site in operator_graph.call_sites:
+        for target in site.targets:
+            before[target] += 1
         if site.op in chosen or site.caller not in remaining:
             continue
         for target in site.targets:
             if target in remaining and graph.nodes[target].kind == "func":
                 calls.setdefault(target, []).append(site.caller)
-    alone = {target for target, callers in calls.items() if len(callers) == 1}
+    alone = {target for target, callers in calls.items() if len(callers) == 1 and before[target] > 1}
     if not alone:
         return set()
     for caller, targets in operator_graph.kept_targets.items():
