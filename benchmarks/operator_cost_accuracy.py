@@ -129,7 +129,8 @@ def keep_only_builds(graph, rom: int, models: dict[str, int]) -> bool:
         all_ok &= ok
         name = "+".join(Path(p).stem for p in key.split("+"))
         print(f"{name[:44]:44} {len(kept):4} {real:8} {predicted:9} {error:+7} {100 * error / real:+7.2f}% "
-              f"{cost.call_sites:5} {cost.call_site_bytes:6} {rom - cost.code_bytes - real:+13} {cost.may_be_high_by:6} {beyond:+6}  "
+              f"{cost.call_sites:5} {cost.call_site_bytes:6} {rom - cost.code_bytes - real:+13} "
+              f"{cost.may_be_high_by:6} {beyond:+6}  "
               f"{'yes' if ok else 'NO'}")
     print(f"{'all' if all_ok else 'NOT all'} within 1% or 256 B of the prediction, less the bound it states")
     return all_ok

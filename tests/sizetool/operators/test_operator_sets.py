@@ -220,7 +220,9 @@ def test_machinery_that_had_a_single_call_already_stays_as_built(graphs):
     # A firmware whose AddBuiltin<13>() has one call (here: the graph without the other calls' sites) shows what the
     # compiler did with one call: nothing more folds when that call is kept.
     graph = graphs["cortex-m4"]
-    add_builtin = next(i for i, n in enumerate(graph.graph.nodes) if "MicroMutableOpResolver<13u>::AddBuiltin(" in n.name)
-    single = replace(graph, call_sites=[s for s in graph.call_sites if add_builtin not in s.targets or s.op == "CONV_2D"])
+    add_builtin = next(i for i, n in enumerate(graph.graph.nodes)
+                       if "MicroMutableOpResolver<13u>::AddBuiltin(" in n.name)
+    single = replace(graph, call_sites=[s for s in graph.call_sites
+                                        if add_builtin not in s.targets or s.op == "CONV_2D"])
     assert keep_only(graph, {"CONV_2D"}).inline_bytes > 0
     assert keep_only(single, {"CONV_2D"}).inline_bytes == 0
