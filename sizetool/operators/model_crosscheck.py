@@ -65,7 +65,9 @@ class ModelCost:
     only_ops: tuple[str, ...]  # registrations no other given model needs
     adds_to_others: int  # predicted ROM for all the models minus that for all the others
     missing: tuple[str, ...] = ()  # ops it needs that the firmware lacks: the prediction has no code for them
-    may_be_high_by: int = 0  # firmware_bytes may be up to this much too high (operator_sets.SetCost.unsure_bytes)
+    may_be_high_by: int = 0  # firmware_bytes may be up to this much too high (operator_sets.SetCost.may_be_high_by)
+    inline_bytes: int = 0  # the part of it that is registration machinery left with one call (SetCost.inline_bytes)
+    inlined: tuple[str, ...] = ()  # the names of those functions
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,9 @@ def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: 
             only_ops=tuple(sorted(serving[path] - others)),
             adds_to_others=all_models - without,
             missing=tuple(m.op.name for m in crosscheck.missing if path in m.models),
-            may_be_high_by=kept.unsure_bytes,
+            may_be_high_by=kept.may_be_high_by,
+            inline_bytes=kept.inline_bytes,
+            inlined=kept.inlined,
         ))
     return ModelSets(unused, rom, no_operators, tuple(costs))
 

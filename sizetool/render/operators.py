@@ -162,11 +162,33 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
     return data
 
 
-def bound_sentence(unsure: int) -> str:
-    """The error bound a prediction carries, in words (every format says it the same way)."""
-    return (f"may be up to {unsure} bytes too high: that much stays only because code no reference explains keeps "
-            "it (functions sharing a library input section with code in use; --map, or DWARF in the libraries, "
-            "shows which)")
+def bound_sentence(total: int, inline_bytes: int = 0, inlined: tuple[str, ...] = ()) -> str:
+    """The error bound a prediction carries, in words (every format says it the same way): `total` bytes, of which
+    `inline_bytes` are registration machinery left with one call (operator_sets.SetCost.inline_bytes: the functions
+    `inlined`)."""
+    unexplained = total - inline_bytes
+    because = []
+    if unexplained:
+        because.append(("that much" if not inline_bytes else f"{unexplained}")
+                       + " stays only because code no reference explains keeps it (functions sharing a library input "
+                       "section with code in use; --map, or DWARF in the libraries, shows which)")
+    if inline_bytes:
+        because.append(("that much" if not unexplained else f"{inline_bytes}")
+                       + f" is the resolver's registration code ({_short_names(inlined)}) left with a single AddXxx() "
+                       "call, and what only it keeps: the compiler inlines a function called once into its caller and "
+                       "folds it to that one op (GCC at -Os and -O2 does)")
+    return f"may be up to {total} bytes too high: " + "; ".join(because)
+
+
+def _short_names(functions: tuple[str, ...]) -> str:
+    """tflite::MicroMutableOpResolver<3u>::AddBuiltin(tflite::BuiltinOperator, ...) -> MicroMutableOpResolver<3u>::
+    AddBuiltin(), comma-separated."""
+    short = []
+    for name in functions:
+        plain = name.split("(", 1)[0]
+        parts = plain.split("::")
+        short.append("::".join(parts[-2:]) + "()")
+    return ", ".join(short) or "AddBuiltin()"
 
 
 def sets_to_dict(sets: ModelSets) -> dict:
@@ -175,12 +197,14 @@ def sets_to_dict(sets: ModelSets) -> dict:
         "unused_saving": {"ops": list(unused.ops), "bytes": unused.saving, "code_bytes": unused.code_bytes,
                           "call_sites": unused.call_sites, "call_site_bytes": unused.call_site_bytes},
         "predicted_rom": sets.predicted_rom,
-        "predicted_rom_may_be_high_by": unused.unsure_bytes,
+        "predicted_rom_may_be_high_by": unused.may_be_high_by,
+        "predicted_rom_may_be_high_by_inlining": unused.inline_bytes,
         "no_operators_rom": sets.no_operators_rom,
         "model_costs": [
             {"model": m.model, "registrations": list(m.registrations), "firmware_bytes": m.firmware_bytes,
              "on_top_of_runtime": m.on_top_of_runtime, "only_ops": list(m.only_ops),
-             "adds_to_others": m.adds_to_others, "missing": list(m.missing), "may_be_high_by": m.may_be_high_by}
+             "adds_to_others": m.adds_to_others, "missing": list(m.missing), "may_be_high_by": m.may_be_high_by,
+             "may_be_high_by_inlining": m.inline_bytes}
             for m in sets.models
         ],
     }
@@ -198,7 +222,8 @@ def what_if_to_dict(result: WhatIf, source: str, arch: str = "") -> dict:
         "call_site_bytes": result.cost.call_site_bytes,
         "rom": result.rom,
         "predicted_rom": result.predicted_rom,
-        "may_be_high_by": result.cost.unsure_bytes,
+        "may_be_high_by": result.cost.may_be_high_by,
+        "may_be_high_by_inlining": result.cost.inline_bytes,
         "files": [{"path": f.path, "bytes": f.bytes, "file_bytes": f.file_bytes} for f in result.files],
         "symbols": [{"name": s.name, "path": s.path, "section": s.section, "address": s.address, "bytes": s.bytes}
                     for s in result.symbols],
@@ -266,11 +291,13 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
                                  call_sites=sets.unused.call_site_bytes, size=sets.unused.saving,
                                  operators=";".join(sets.unused.ops)))
             writer.writerow(_row("predicted_rom", size=sets.predicted_rom, models=";".join(crosscheck.models)))
-            writer.writerow(_row("predicted_rom_may_be_high_by", size=sets.unused.unsure_bytes))
+            writer.writerow(_row("predicted_rom_may_be_high_by", size=sets.unused.may_be_high_by))
+            writer.writerow(_row("predicted_rom_may_be_high_by_inlining", size=sets.unused.inline_bytes))
             writer.writerow(_row("no_operators_rom", size=sets.no_operators_rom))
             for m in sets.models:
                 writer.writerow(_row("model", m.model, size=m.firmware_bytes, operators=";".join(m.registrations)))
                 writer.writerow(_row("model_may_be_high_by", m.model, size=m.may_be_high_by))
+                writer.writerow(_row("model_may_be_high_by_inlining", m.model, size=m.inline_bytes))
                 writer.writerow(_row("model_on_top_of_runtime", m.model, size=m.on_top_of_runtime))
                 writer.writerow(_row("model_adds_to_others", m.model, size=m.adds_to_others,
                                      operators=";".join(m.only_ops)))
@@ -281,7 +308,7 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
 
 def render_what_if_csv(result: WhatIf) -> str:
     """Columns kind,name,path,section,address,bytes,file_bytes; kinds dropped, kept, saving, code_bytes,
-    call_site_bytes, rom, predicted_rom, may_be_high_by, file, symbol, note."""
+    call_site_bytes, rom, predicted_rom, may_be_high_by, may_be_high_by_inlining, file, symbol, note."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("kind", "name", "path", "section", "address", "bytes", "file_bytes"))
@@ -294,7 +321,8 @@ def render_what_if_csv(result: WhatIf) -> str:
     writer.writerow(("call_site_bytes", str(result.cost.call_sites), "", "", "", result.cost.call_site_bytes, ""))
     writer.writerow(("rom", "", "", "", "", result.rom, ""))
     writer.writerow(("predicted_rom", "", "", "", "", result.predicted_rom, ""))
-    writer.writerow(("may_be_high_by", "", "", "", "", result.cost.unsure_bytes, ""))
+    writer.writerow(("may_be_high_by", "", "", "", "", result.cost.may_be_high_by, ""))
+    writer.writerow(("may_be_high_by_inlining", "", "", "", "", result.cost.inline_bytes, ""))
     for f in result.files:
         writer.writerow(("file", "", f.path, "", "", f.bytes, f.file_bytes))
     for s in result.symbols:
@@ -428,11 +456,12 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
         + (f" ({unused.code_bytes} of code and data only they need{_calls(unused)})" if count else ""),
         f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
     ]
-    if unused.unsure_bytes:
-        sentences[1] += f"; it {bound_sentence(unused.unsure_bytes)}"
-    worst = max((m.may_be_high_by for m in sets.models), default=0) if len(crosscheck.models) > 1 else 0
-    if worst:
-        sentences.append(f"Each model's firmware below {bound_sentence(worst)}")
+    if unused.may_be_high_by:
+        sentences[1] += f"; it {bound_sentence(unused.may_be_high_by, unused.inline_bytes, unused.inlined)}"
+    worst = max(sets.models, key=lambda m: m.may_be_high_by, default=None) if len(crosscheck.models) > 1 else None
+    if worst is not None and worst.may_be_high_by:
+        bound = bound_sentence(worst.may_be_high_by, worst.inline_bytes, worst.inlined)
+        sentences.append(f"Each model's firmware below {bound}")
     if crosscheck.missing:
         sentences.append(f"That leaves out the {len(crosscheck.missing)} missing op(s): their code is not in this "
                          "firmware, so the real firmware would be larger")
@@ -444,8 +473,9 @@ def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
     lines = [f"# What if: {name}" + (f" ({arch})" if arch else ""), "", f"**{_what_if_headline(result)}**", "",
              f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
              f"{result.cost.code_bytes} of code and data{_calls(result.cost)})", ""]
-    if result.cost.unsure_bytes:
-        lines += [f"The predicted ROM {_md(bound_sentence(result.cost.unsure_bytes))}.", ""]
+    if result.cost.may_be_high_by:
+        bound = bound_sentence(result.cost.may_be_high_by, result.cost.inline_bytes, result.cost.inlined)
+        lines += [f"The predicted ROM {_md(bound)}.", ""]
     if result.files:
         lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
         lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
@@ -625,8 +655,9 @@ def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = 
     console.print(f"saves {result.cost.saving} bytes: {result.cost.code_bytes} of code and data only they need"
                   + _calls(result.cost) + (" (estimated)" if result.cost.call_sites else ""))
     console.print(f"predicted ROM {result.predicted_rom} bytes (now {result.rom})", style="bold")
-    if result.cost.unsure_bytes:
-        console.print(f"the predicted ROM {bound_sentence(result.cost.unsure_bytes)}", style="yellow")
+    if result.cost.may_be_high_by:
+        bound = bound_sentence(result.cost.may_be_high_by, result.cost.inline_bytes, result.cost.inlined)
+        console.print(f"the predicted ROM {bound}", style="yellow")
     if result.files:
         console.print()
         console.print(_files_heading(result))

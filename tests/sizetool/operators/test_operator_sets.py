@@ -6,6 +6,7 @@ is what "firmware with exactly these models' ops" must predict.
 """
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -47,30 +48,22 @@ def test_every_architecture_and_build_shape_has_keep_only_builds():
     assert all(MANIFEST["builds"][name]["dropped"] for name in KEEP_ONLY)
 
 
-# Keeping FULLY_CONNECTED alone on lx106 leaves one AddXxx() call per resolver: GCC then inlines AddBuiltin() and
-# RegisterVisionOps() into their callers (683 bytes of separate functions go, the callers grow by 156), which no
-# reference graph of the all-ops build shows; docs/operator-cost.md gives the figures.
-INLINED_WHEN_ALONE = {"keep-only/lx106/unused_opcodes.elf"}
-
-
-@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in ("cortex-m4", "riscv32", "lx106")
-                                  and n not in INLINED_WHEN_ALONE])
-def test_keep_only_predicts_the_real_link_within_one_percent_or_256_bytes(graphs, roms, name):
+@pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in ("cortex-m4", "riscv32", "lx106")])
+def test_keep_only_predicts_the_real_link_within_its_stated_bound(graphs, roms, name):
+    # Several ops kept: within 0.7% (the worst is RV32's deprecated_codes, +0.66%; the Arm and Xtensa builds are within
+    # 0.22%). One op kept (FULLY_CONNECTED) leaves one AddXxx() call per resolver: GCC then inlines AddBuiltin() and
+    # RegisterVisionOps() into their callers, which no reference graph of the all-ops build shows. The prediction is
+    # high by +185 (Cortex-M4), +222 (RV32) and +257 B (lx106) there, and says by how much it may be: the bound holds.
     build = MANIFEST["builds"][name]
     arch = name.split("/")[1]
-    predicted = roms[arch] - keep_only(graphs[arch], build["ops"]).saving
+    cost = keep_only(graphs[arch], build["ops"])
+    predicted = roms[arch] - cost.saving
     real = build["flash_bytes"]
-    assert abs(predicted - real) <= max(256, 0.01 * real), (predicted, real)
-    if "/lx106/" in name:  # the Xtensa target of issue 17: within 1%
-        assert abs(predicted - real) <= 0.01 * real, (predicted, real)
-
-
-@pytest.mark.parametrize("name", sorted(INLINED_WHEN_ALONE))
-def test_keep_only_with_a_single_op_left_on_lx106_stays_within_three_percent(graphs, roms, name):
-    build = MANIFEST["builds"][name]
-    predicted = roms["lx106"] - keep_only(graphs["lx106"], build["ops"]).saving
-    real = build["flash_bytes"]
-    assert 0 < predicted - real <= 0.03 * real, (predicted, real)  # over: the inlined copies are not foreseen
+    if len(build["ops"]) == 1:
+        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+    else:
+        assert cost.inline_bytes == 0
+        assert abs(predicted - real) <= 0.007 * real, (predicted, real)
 
 
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if "/host-x86_64/" in n])
@@ -135,8 +128,11 @@ def test_one_graph_walk_per_question(graphs, monkeypatch):
     original = type(graph.graph).reachable
     monkeypatch.setattr(type(graph.graph), "reachable", lambda self, *a, **k: walks.append(1) or original(self, *a, **k))
     set_cost(graph, {"ADD", "MUL", "SOFTMAX", "LOGISTIC", "RESHAPE"})
-    keep_only(graph, {"CONV_2D"})
+    keep_only(graph, {"CONV_2D", "SOFTMAX", "FULLY_CONNECTED"})  # two calls or more left in each resolver
     assert len(walks) == 2
+    # One more when the set leaves a resolver's AddBuiltin() a single call: what it and only it keeps is the bound.
+    assert keep_only(graph, {"CONV_2D"}).inline_bytes > 0
+    assert len(walks) == 4
 
 
 def test_an_op_the_firmware_does_not_register_is_an_error(graphs):
@@ -166,15 +162,22 @@ def tflm_shaped():
 @pytest.mark.parametrize("with_map", [True, False], ids=["map", "no-map"])
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in TFLM_SHAPED])
 def test_keep_only_holds_whatever_the_build_defines_and_optimisation_levels(tflm_shaped, name, with_map):
-    # Within 0.3%, or 192 bytes for the firmware with a single AddXxx() call left, whose registration helper the
-    # compiler inlines into main() (a limit docs/operator-cost.md states). Before the data-word rules, a number in the
-    # runtime's table equal to Register_LOGISTIC()'s address kept LOGISTIC in every prediction (up to +8.9% at -Os;
-    # in an earlier layout a "...cc" string read as a pointer also kept libgcc's 64-bit division).
+    # Within 0.25% (the worst is +0.22%, deprecated_codes at -Os). The firmware with a single AddXxx() call left per
+    # resolver is high by more (+155..+185 B): GCC inlines each AddBuiltin() into its only caller and folds it to that
+    # op, which the all-ops build cannot show; the prediction states it, and the real link lies within that bound.
+    # Before the data-word rules, a number in the runtime's table equal to Register_LOGISTIC()'s address kept LOGISTIC
+    # in every prediction (up to +8.9% at -Os; in an earlier layout a "...cc" string read as a pointer also kept
+    # libgcc's 64-bit division).
     build = MANIFEST["builds"][name]
     with_the_map, without, rom = tflm_shaped[name.split("/")[1]]
-    predicted = rom - keep_only(with_the_map if with_map else without, build["ops"]).saving
+    cost = keep_only(with_the_map if with_map else without, build["ops"])
+    predicted = rom - cost.saving
     real = build["flash_bytes"]
-    assert -0.003 * real <= predicted - real <= max(192, 0.003 * real), (predicted, real)
+    if len(build["ops"]) == 1:
+        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+    else:
+        assert cost.inline_bytes == 0
+        assert -0.0025 * real <= predicted - real <= 0.0025 * real, (predicted, real)
 
 
 @pytest.mark.parametrize("name", TFLM_SHAPED)
@@ -199,3 +202,27 @@ def test_data_never_points_into_the_middle_of_instructions(tflm_shaped, name):
         for target in graph.edges[index]:
             hit = graph.nodes[target]
             assert hit.section not in code or hit.kind in ("func", "object") or hit.rom_bytes == 0, (node.name, hit.name)
+
+
+def test_machinery_called_outside_the_add_calls_is_not_bounded_as_inlined(graphs, monkeypatch):
+    # AddBuiltin<13>() left with RegisterVisionOps()'s one AddConv2D() call is what GCC inlines; were it also called
+    # from code outside the AddXxx() calls, it would stay out of line, and there is nothing to bound.
+    graph = graphs["cortex-m4"]
+    alone = keep_only(graph, {"CONV_2D"})
+    assert [name.split("::AddBuiltin(")[0] for name in alone.inlined] == ["tflite::MicroMutableOpResolver<13u>"]
+    add_builtin = next(i for i, n in enumerate(graph.graph.nodes) if n.name == alone.inlined[0])
+    caller = next(s.caller for s in graph.call_sites if s.op == "CONV_2D")
+    monkeypatch.setitem(graph.kept_targets, caller, (*graph.kept_targets.get(caller, ()), add_builtin))
+    assert keep_only(graph, {"CONV_2D"}).inline_bytes == 0
+
+
+def test_machinery_that_had_a_single_call_already_stays_as_built(graphs):
+    # A firmware whose AddBuiltin<13>() has one call (here: the graph without the other calls' sites) shows what the
+    # compiler did with one call: nothing more folds when that call is kept.
+    graph = graphs["cortex-m4"]
+    add_builtin = next(i for i, n in enumerate(graph.graph.nodes)
+                       if "MicroMutableOpResolver<13u>::AddBuiltin(" in n.name)
+    single = replace(graph, call_sites=[s for s in graph.call_sites
+                                        if add_builtin not in s.targets or s.op == "CONV_2D"])
+    assert keep_only(graph, {"CONV_2D"}).inline_bytes > 0
+    assert keep_only(single, {"CONV_2D"}).inline_bytes == 0
