@@ -124,7 +124,7 @@ def keep_only_builds(graph, rom: int, models: dict[str, int]) -> bool:
         cost = keep_only(graph, kept)
         predicted = rom - cost.saving
         error = predicted - real
-        beyond = min(error, 0) + max(error - cost.may_be_high_by, 0)  # error the stated bound does not cover
+        beyond = min(error + cost.may_be_low_by, 0) + max(error - cost.may_be_high_by, 0)  # what the stated range misses
         ok = abs(beyond) <= max(256, 0.01 * real)
         all_ok &= ok
         name = "+".join(Path(p).stem for p in key.split("+"))

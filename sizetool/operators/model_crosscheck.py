@@ -66,7 +66,8 @@ class ModelCost:
     adds_to_others: int  # predicted ROM for all the models minus that for all the others
     missing: tuple[str, ...] = ()  # ops it needs that the firmware lacks: the prediction has no code for them
     may_be_high_by: int = 0  # firmware_bytes may be up to this much too high (operator_sets.SetCost.may_be_high_by)
-    inline_bytes: int = 0  # the part of it that is registration machinery left with one call (SetCost.inline_bytes)
+    may_be_low_by: int = 0  # and this much too low (SetCost.may_be_low_by: inlining folds less than counted)
+    inline_bytes: int = 0  # registration machinery left with one call, which inlining can remove (SetCost.inline_bytes)
     inlined: tuple[str, ...] = ()  # the names of those functions
 
 
@@ -221,6 +222,7 @@ def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: 
             adds_to_others=all_models - without,
             missing=tuple(m.op.name for m in crosscheck.missing if path in m.models),
             may_be_high_by=kept.may_be_high_by,
+            may_be_low_by=kept.may_be_low_by,
             inline_bytes=kept.inline_bytes,
             inlined=kept.inlined,
         ))

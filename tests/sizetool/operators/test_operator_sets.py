@@ -52,15 +52,17 @@ def test_every_architecture_and_build_shape_has_keep_only_builds():
 def test_keep_only_predicts_the_real_link_within_its_stated_bound(graphs, roms, name):
     # Several ops kept: within 0.7% (the worst is RV32's deprecated_codes, +0.66%; the Arm and Xtensa builds are within
     # 0.22%). One op kept (FULLY_CONNECTED) leaves one AddXxx() call per resolver: GCC then inlines AddBuiltin() and
-    # RegisterVisionOps() into their callers, which no reference graph of the all-ops build shows. The prediction is
-    # high by +185 (Cortex-M4), +222 (RV32) and +257 B (lx106) there, and says by how much it may be: the bound holds.
+    # RegisterVisionOps() into their callers, which no reference graph of the all-ops build shows: the prediction counts
+    # half of what that can remove and says it may be off by the other half either way (without counting it, it was
+    # high by +185 (Cortex-M4), +222 (RV32) and +257 B (lx106)): the real link lies inside that range.
     build = MANIFEST["builds"][name]
     arch = name.split("/")[1]
     cost = keep_only(graphs[arch], build["ops"])
     predicted = roms[arch] - cost.saving
     real = build["flash_bytes"]
     if len(build["ops"]) == 1:
-        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+        assert cost.inline_bytes and -cost.may_be_low_by <= predicted - real <= cost.may_be_high_by, (
+            predicted, real, cost.inline_bytes)
     else:
         assert cost.inline_bytes == 0
         assert abs(predicted - real) <= 0.007 * real, (predicted, real)
@@ -163,8 +165,9 @@ def tflm_shaped():
 @pytest.mark.parametrize("name", [n for n in KEEP_ONLY if n.split("/")[1] in TFLM_SHAPED])
 def test_keep_only_holds_whatever_the_build_defines_and_optimisation_levels(tflm_shaped, name, with_map):
     # Within 0.25% (the worst is +0.22%, deprecated_codes at -Os). The firmware with a single AddXxx() call left per
-    # resolver is high by more (+155..+185 B): GCC inlines each AddBuiltin() into its only caller and folds it to that
-    # op, which the all-ops build cannot show; the prediction states it, and the real link lies within that bound.
+    # resolver would be high by more (+155..+185 B): GCC inlines each AddBuiltin() into its only caller and folds it to
+    # that op, which the all-ops build cannot show; the prediction counts half of what that can remove, states the
+    # range either way, and the real link lies within it.
     # Before the data-word rules, a number in the runtime's table equal to Register_LOGISTIC()'s address kept LOGISTIC
     # in every prediction (up to +8.9% at -Os; in an earlier layout a "...cc" string read as a pointer also kept
     # libgcc's 64-bit division).
@@ -174,7 +177,8 @@ def test_keep_only_holds_whatever_the_build_defines_and_optimisation_levels(tflm
     predicted = rom - cost.saving
     real = build["flash_bytes"]
     if len(build["ops"]) == 1:
-        assert cost.inline_bytes and 0 < predicted - real <= cost.inline_bytes, (predicted, real, cost.inline_bytes)
+        assert cost.inline_bytes and -cost.may_be_low_by <= predicted - real <= cost.may_be_high_by, (
+            predicted, real, cost.inline_bytes)
     else:
         assert cost.inline_bytes == 0
         assert -0.0025 * real <= predicted - real <= 0.0025 * real, (predicted, real)
