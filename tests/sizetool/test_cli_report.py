@@ -351,3 +351,21 @@ def test_a_map_from_another_build_a_truncated_map_and_an_object_file_are_one_lin
         status, out, err = run(capsys, *argv, "--format", "json", "-o", str(target))
         assert status == 2 and out == "" and not target.exists(), argv
         assert err.count("\n") == 1 and named in err and problem in err and "Traceback" not in err, err
+
+
+def test_the_report_leaves_the_cyclic_collector_as_it_found_it(capsys):
+    # The command runs with the cyclic collector off (its data has no cycles); callers in the same process get it
+    # back, also after an error.
+    import gc
+
+    assert gc.isenabled()
+    assert run(capsys, ELF, "--ops")[0] == 0
+    assert gc.isenabled()
+    assert run(capsys, ELF, "--format", "nonsense")[0] == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run(capsys, ELF, "--format", "json")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
