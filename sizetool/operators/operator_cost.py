@@ -227,6 +227,8 @@ _COMPANIONS = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ",
 def class_template_of(name: str) -> tuple[str, str] | None:
     """("ns::Class", "args") when name is a member (or vtable) of a class-template instantiation ns::Class<args>."""
     name = CLONE_SUFFIX.sub("", name)
+    if "<" not in name:  # no template arguments (most names): nothing below could match
+        return None
     is_companion = name.startswith(_COMPANIONS)
     for prefix in _COMPANIONS:
         if name.startswith(prefix):

@@ -83,6 +83,18 @@ def test_string_literals_become_their_own_nodes(graphs):
     assert len(chunks) > 5  # cut at each referenced address, not one anonymous blob
 
 
+@pytest.mark.parametrize("build", ["cortex-m4", "host-x86_64"])
+def test_references_resolve_to_the_nodes_node_at_finds(graphs, build):
+    from sizetool.operators.reference_graph import _resolve
+
+    _, graph = graphs[build]
+    addresses = [0, graph.nodes[-1].end + 0x1000] + [address for node in graph.nodes for address in (
+        node.address - 1, node.address, (node.address + node.end) // 2, node.end - 1, node.end)]
+    references = list(zip(addresses, reversed(addresses)))
+    assert _resolve(graph, references) == [(graph.node_at(source), target, graph.node_at(target))
+                                           for source, target in references]
+
+
 def test_reachable_stops_at_removed_nodes(graphs):
     _, graph = graphs["cortex-m4"]
     main = node_named(graph, "main")
