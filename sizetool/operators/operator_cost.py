@@ -119,15 +119,15 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
         used = 0
         for mask in groups_of[operator.op]:
             used |= group_runtime[mask]
+        others_of = {mask: tuple(other for other in group_names[mask] if other != operator.op) for mask in by_group}
         with_others: dict[str, int] = defaultdict(int)
         for mask, size in by_group.items():
-            for other in group_names[mask]:
-                if other != operator.op:
-                    with_others[other] += size
+            for other in others_of[mask]:
+                with_others[other] += size
         shared_files: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
         for (path, mask), size in by_file.items():
             if size:
-                shared_files[(path, tuple(other for other in group_names[mask] if other != operator.op))] += size
+                shared_files[(path, others_of[mask])] += size
         costs.append(OperatorCost(
             op=operator.op,
             registration=operator.registration,

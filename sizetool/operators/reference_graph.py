@@ -82,22 +82,27 @@ class ReferenceGraph:
                   cut: dict[int, set[int]] | None = None) -> set[int]:
         """Nodes reachable from roots without passing through (or starting at) a removed node; `cut` names edges
         (node -> targets) to leave out, such as the calls a dropped AddXxx() call site made."""
-        seen: set[int] = set()
-        stack = [root for root in roots if root not in removed]
+        # Marks in a bytearray (1: reached, 2: removed), set when a node is pushed: each node is pushed once.
+        marks = bytearray(len(self.nodes))
+        for node in removed:
+            marks[node] = 2
+        reached = []
+        for root in roots:
+            if not marks[root]:
+                marks[root] = 1
+                reached.append(root)
+        stack = list(reached)
         edges = self.edges
         cut = cut or {}
         while stack:
             node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
             skipped = cut.get(node)
-            if skipped:
-                stack.extend(target for target in edges[node]
-                             if target not in seen and target not in removed and target not in skipped)
-            else:
-                stack.extend(target for target in edges[node] if target not in seen and target not in removed)
-        return seen
+            for target in edges[node]:
+                if not marks[target] and not (skipped and target in skipped):
+                    marks[target] = 1
+                    reached.append(target)
+                    stack.append(target)
+        return set(reached)
 
     def rom_bytes(self, nodes: Iterable[int]) -> int:
         return sum(self.nodes[index].rom_bytes for index in nodes)

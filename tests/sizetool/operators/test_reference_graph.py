@@ -95,6 +95,37 @@ def test_references_resolve_to_the_nodes_node_at_finds(graphs, build):
                                            for source, target in references]
 
 
+def walk(edges, roots, removed, cut):
+    """The plain definition reachable must match: follow edges from the roots, never into a removed node nor along
+    a cut edge."""
+    seen = set()
+    pending = [root for root in roots if root not in removed]
+    while pending:
+        node = pending.pop()
+        if node not in seen:
+            seen.add(node)
+            pending += [t for t in edges[node] if t not in removed and t not in cut.get(node, ())]
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reachable_is_the_plain_walk_on_random_graphs(seed):
+    import random
+
+    from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+
+    rng = random.Random(seed)
+    size = rng.randrange(1, 50)
+    edges = [sorted(set(rng.choices(range(size), k=rng.randrange(0, 5)))) for _ in range(size)]
+    graph = ReferenceGraph([GraphNode(16 * i, 16 * i + 8, 8, ".text", f"f{i}", f"f{i}", "func") for i in range(size)],
+                           edges)
+    roots = rng.choices(range(size), k=rng.randrange(1, 5))
+    removed = set(rng.choices(range(size), k=rng.randrange(0, size // 2 + 1)))
+    cut = {node: set(rng.choices(edges[node], k=1)) for node in rng.choices(range(size), k=3) if edges[node]}
+    assert graph.reachable(roots, removed, cut) == walk(edges, roots, removed, cut)
+    assert graph.reachable(roots) == walk(edges, roots, set(), {})
+
+
 def test_reachable_stops_at_removed_nodes(graphs):
     _, graph = graphs["cortex-m4"]
     main = node_named(graph, "main")
