@@ -415,7 +415,11 @@ class _DwarfScanner:
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
             die_offset = pos
-            code, pos = _uleb(data, pos)
+            code = data[pos]  # a one-byte ULEB128 (nearly every DIE's) inline
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = _uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:
@@ -453,7 +457,11 @@ class _DwarfScanner:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
         data, abbrevs, end, depth = self.info, unit.abbrevs, unit.end, 1
         while pos < end:
-            code, pos = _uleb(data, pos)
+            code = data[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = _uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:
