@@ -411,7 +411,7 @@ class _DwarfScanner:
         unit_file = self._read_unit_attributes(unit, values)
         if not abbrev.has_children:
             return
-        index, decls, abbrevs, end = self.index, self.decls, unit.abbrevs, unit.end
+        index, decls, abbrevs, end, endian = self.index, self.decls, unit.abbrevs, unit.end, self.endian
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
             die_offset = pos
@@ -437,7 +437,10 @@ class _DwarfScanner:
             elif abbrev.sibling_at >= 0:  # a skipped declaration with children: straight to its sibling
                 form = abbrev.sibling_form
                 size = 1 if form == F_REF1 else 2 if form == F_REF2 else 4 if form == F_REF4 else 8
-                values = {AT_SIBLING: (form, self._int(data, pos + abbrev.sibling_at, size))}
+                at = pos + abbrev.sibling_at
+                if at + size > len(data):  # self._int, inline: most DIEs the scan meets take this path
+                    raise _CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
+                values = {AT_SIBLING: (form, int.from_bytes(data[at : at + size], endian))}
                 pos += abbrev.total_size
                 if pos > end:
                     raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
