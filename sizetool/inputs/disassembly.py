@@ -18,7 +18,8 @@ referenced address) pairs, per architecture:
   literals and the words they load, jumps and branches, decoded along the control flow.
 
 Anything else (architectures capstone is not asked about here) returns None from `code_decoder`, and the caller
-falls back to symbol-level attribution.
+falls back to symbol-level attribution. Capstone itself loads only when code needs it (not for Thumb: importing it
+is ~6% of a cold `--ops` run on Cortex-M).
 """
 
 from __future__ import annotations
@@ -31,12 +32,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import capstone
-from capstone import arm, riscv
-
 from sizetool.inputs.xtensa_scan import xtensa_references
 
 if TYPE_CHECKING:
+    import capstone
+
     from sizetool.inputs.elf_reader import ElfImage, Section
 
 # (instruction address, referenced address); the referenced address may carry the Thumb bit.
@@ -70,14 +70,27 @@ Decoder = Callable[[CodeRun], Iterator[Reference]]
 def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer: int | None = None) -> Decoder | None:
     """A function decoding CodeRuns of this architecture, or None when the architecture is not supported."""
     if arch == "arm" and little_endian:
-        arm_mode = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM)
-        return lambda run: thumb_references(run) if run.mode == "thumb" else _arm_references(arm_mode, run, True)
+        arm_engines: list[capstone.Cs] = []  # made for the first ARM (A32) run; Cortex-M code is all Thumb
+
+        def arm_or_thumb(run: CodeRun) -> Iterator[Reference]:
+            if run.mode == "thumb":
+                return thumb_references(run)
+            if not arm_engines:
+                import capstone
+
+                arm_engines.append(_capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM))
+            return _arm_references(arm_engines[0], run, True)
+
+        return arm_or_thumb
+    if arch == "xtensa" and little_endian:
+        return xtensa_references
+    import capstone
+
     if arch == "riscv":
         mode = capstone.CS_MODE_RISCV64 if elf_class == 64 else capstone.CS_MODE_RISCV32
         engine = _capstone(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
-        return lambda run: _riscv_references(engine, run, elf_class, global_pointer)
-    if arch == "xtensa" and little_endian:
-        return xtensa_references
+        ids = _riscv_ids()
+        return lambda run: _riscv_references(engine, run, elf_class, global_pointer, ids)
     if arch == "x86_64":
         engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         engine.skipdata = True
@@ -86,6 +99,8 @@ def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer:
 
 
 def _capstone(architecture: int, mode: int) -> capstone.Cs:
+    import capstone
+
     engine = capstone.Cs(architecture, mode)
     engine.detail = True
     engine.skipdata = True  # keep going past bytes that are not instructions (inline data, padding)
@@ -93,6 +108,9 @@ def _capstone(architecture: int, mode: int) -> capstone.Cs:
 
 
 def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> Iterator[Reference]:
+    from capstone import arm
+
+    branches = {arm.ARM_INS_BL, arm.ARM_INS_BLX, arm.ARM_INS_B, arm.ARM_INS_CBZ, arm.ARM_INS_CBNZ}
     word = struct.Struct("<I" if little_endian else ">I")
     low_half: dict[int, int] = {}  # register -> value from MOVW, waiting for its MOVT
     for insn in run.instructions(engine):
@@ -100,7 +118,7 @@ def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> I
             continue
         ident = insn.id
         operands = insn.operands
-        if ident in _ARM_BRANCHES:
+        if ident in branches:
             for operand in operands:
                 if operand.type == arm.ARM_OP_IMM:
                     yield insn.address, operand.imm & 0xFFFFFFFF
@@ -127,11 +145,11 @@ def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> I
                 yield insn.address, ((operands[1].imm & 0xFFFF) << 16) | low
 
 
-_ARM_BRANCHES = frozenset({arm.ARM_INS_BL, arm.ARM_INS_BLX, arm.ARM_INS_B, arm.ARM_INS_CBZ, arm.ARM_INS_CBNZ})
-
 
 def capstone_thumb_decoder() -> Decoder:
     """The capstone reading of Thumb code, which thumb_references must match (the tests compare them)."""
+    import capstone
+
     engine = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB | capstone.CS_MODE_MCLASS)
     return lambda run: _arm_references(engine, run, True)
 
@@ -232,7 +250,10 @@ def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value & (1 << (bits - 1)) else value
 
 
-def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None) -> Iterator[Reference]:
+def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None,
+                      ids: _RiscvIds) -> Iterator[Reference]:
+    from capstone import riscv
+
     mask = (1 << elf_class) - 1
     known: dict[int, int] = {}  # register -> address built by auipc/lui (+addi)
     if global_pointer is not None:
@@ -242,19 +263,19 @@ def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_
             continue
         ident = insn.id
         operands = insn.operands
-        if ident in _RISCV_UPPER:
+        if ident in ids.upper:
             destination, immediate = operands[0].reg, operands[1].imm & 0xFFFFF
             upper = immediate << 12
             if upper & (1 << 31):  # sign-extend the 32-bit result on RV64
                 upper -= 1 << 32
             known[destination] = ((insn.address if ident == riscv.RISCV_INS_AUIPC else 0) + upper) & mask
             continue
-        if ident in _RISCV_JUMPS:
+        if ident in ids.jumps:
             for operand in operands:
                 if operand.type == riscv.RISCV_OP_IMM:
                     yield insn.address, (insn.address + operand.imm) & mask
             continue
-        if ident in _RISCV_ADD_IMMEDIATE:
+        if ident in ids.add_immediate:
             # addi rd, rs, imm; its alias mv rd, rs (imm 0); c.mv rd, rs; jalr rd, imm(rs)
             registers = [o.reg for o in operands if o.type == riscv.RISCV_OP_REG]
             immediates = [o.imm for o in operands if o.type == riscv.RISCV_OP_IMM]
@@ -262,7 +283,7 @@ def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_
             base = known.get(source) if source is not None else None
             if base is not None and len(immediates) <= 1:
                 target = (base + (immediates[0] if immediates else 0)) & mask
-                if ident != _RISCV_C_MV:  # a register copy passes the address on; the use of the copy counts
+                if ident != ids.c_mv:  # a register copy passes the address on; the use of the copy counts
                     yield insn.address, target
                 if ident != riscv.RISCV_INS_JALR and registers[0] != riscv.RISCV_REG_GP:
                     known[registers[0]] = target
@@ -274,35 +295,49 @@ def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_
                   and operands[0].type == riscv.RISCV_OP_REG and operands[0].reg in known):
                 yield insn.address, (known[operands[0].reg] + operand.imm) & mask
         # A register written by anything else no longer holds the address we tracked.
-        if operands and operands[0].type == riscv.RISCV_OP_REG and ident not in _RISCV_STORES:
+        if operands and operands[0].type == riscv.RISCV_OP_REG and ident not in ids.stores:
             known.pop(operands[0].reg, None)
             if global_pointer is not None:
                 known[riscv.RISCV_REG_GP] = global_pointer
 
 
-_RISCV_ADD_IMMEDIATE = frozenset(
-    # c.addi is left out: compilers build addresses with a full addi, and lui+c.addi is how constants such as
-    # INT_MIN + 1 are made, which would otherwise point into RAM at 0x80000000 on many RISC-V parts.
-    getattr(riscv, name) for name in ("RISCV_INS_ADDI", "RISCV_INS_C_MV", "RISCV_INS_JALR")
-    if hasattr(riscv, name)
-)
-_RISCV_C_MV = getattr(riscv, "RISCV_INS_C_MV", -1)
-_RISCV_UPPER = frozenset({riscv.RISCV_INS_AUIPC, riscv.RISCV_INS_LUI, riscv.RISCV_INS_C_LUI})
-_RISCV_JUMPS = frozenset(
-    getattr(riscv, name)
-    for name in (
-        "RISCV_INS_JAL", "RISCV_INS_C_JAL", "RISCV_INS_C_J", "RISCV_INS_BEQ", "RISCV_INS_BNE", "RISCV_INS_BLT",
-        "RISCV_INS_BGE", "RISCV_INS_BLTU", "RISCV_INS_BGEU", "RISCV_INS_C_BEQZ", "RISCV_INS_C_BNEZ",
+@dataclass(frozen=True)
+class _RiscvIds:
+    """Capstone's ids of the RISC-V instructions _riscv_references tells apart (read once per decoder)."""
+
+    add_immediate: frozenset[int]
+    c_mv: int
+    upper: frozenset[int]
+    jumps: frozenset[int]
+    stores: frozenset[int]
+
+
+def _riscv_ids() -> _RiscvIds:
+    from capstone import riscv
+
+    return _RiscvIds(
+        # c.addi is left out: compilers build addresses with a full addi, and lui+c.addi is how constants such as
+        # INT_MIN + 1 are made, which would otherwise point into RAM at 0x80000000 on many RISC-V parts.
+        add_immediate=frozenset(getattr(riscv, name) for name in ("RISCV_INS_ADDI", "RISCV_INS_C_MV", "RISCV_INS_JALR")
+                                if hasattr(riscv, name)),
+        c_mv=getattr(riscv, "RISCV_INS_C_MV", -1),
+        upper=frozenset({riscv.RISCV_INS_AUIPC, riscv.RISCV_INS_LUI, riscv.RISCV_INS_C_LUI}),
+        jumps=frozenset(
+            getattr(riscv, name)
+            for name in (
+                "RISCV_INS_JAL", "RISCV_INS_C_JAL", "RISCV_INS_C_J", "RISCV_INS_BEQ", "RISCV_INS_BNE", "RISCV_INS_BLT",
+                "RISCV_INS_BGE", "RISCV_INS_BLTU", "RISCV_INS_BGEU", "RISCV_INS_C_BEQZ", "RISCV_INS_C_BNEZ",
+            )
+            if hasattr(riscv, name)
+        ),
+        stores=frozenset(
+            getattr(riscv, name)
+            for name in ("RISCV_INS_SB", "RISCV_INS_SH", "RISCV_INS_SW", "RISCV_INS_SD", "RISCV_INS_C_SW",
+                         "RISCV_INS_C_SD", "RISCV_INS_C_SWSP", "RISCV_INS_C_SDSP", "RISCV_INS_FSW", "RISCV_INS_FSD",
+                         "RISCV_INS_C_FSW", "RISCV_INS_C_FSD", "RISCV_INS_C_FSWSP", "RISCV_INS_C_FSDSP")
+            if hasattr(riscv, name)
+        ),
     )
-    if hasattr(riscv, name)
-)
-_RISCV_STORES = frozenset(
-    getattr(riscv, name)
-    for name in ("RISCV_INS_SB", "RISCV_INS_SH", "RISCV_INS_SW", "RISCV_INS_SD", "RISCV_INS_C_SW", "RISCV_INS_C_SD",
-                 "RISCV_INS_C_SWSP", "RISCV_INS_C_SDSP", "RISCV_INS_FSW", "RISCV_INS_FSD", "RISCV_INS_C_FSW",
-                 "RISCV_INS_C_FSD", "RISCV_INS_C_FSWSP", "RISCV_INS_C_FSDSP")
-    if hasattr(riscv, name)
-)
 
 
 def _x86_references(engine: capstone.Cs, run: CodeRun) -> Iterator[Reference]:

@@ -297,34 +297,57 @@ class _DwarfScanner:
         if offset >= len(data):
             raise _CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
         table, pos = {}, offset
+        sizes: dict[int, int] = {}  # form -> fixed size in this table's units
+        # Codes, tags, attributes and forms are ULEB128s that nearly always fit one byte: read those inline (tens of
+        # thousands of abbreviations in a TFLM build with -g).
         while True:
-            code, pos = _uleb(data, pos)
+            code = data[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = _uleb(data, pos)
             if code == 0:
                 break
-            tag, pos = _uleb(data, pos)
+            tag = data[pos]
+            if tag < 0x80:
+                pos += 1
+            else:
+                tag, pos = _uleb(data, pos)
             has_children = data[pos] == 1
             pos += 1
             wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
                 TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT) else SIBLING_ONLY if has_children else ()
-            specs, total = [], 0
+            specs, total, wants_any, has_address = [], 0, False, False
             while True:
-                attribute, pos = _uleb(data, pos)
-                form, pos = _uleb(data, pos)
+                attribute = data[pos]
+                if attribute < 0x80:
+                    pos += 1
+                else:
+                    attribute, pos = _uleb(data, pos)
+                form = data[pos]
+                if form < 0x80:
+                    pos += 1
+                else:
+                    form, pos = _uleb(data, pos)
                 if attribute == 0 and form == 0:
                     break
                 implicit = 0
                 if form == F_IMPLICIT_CONST:
                     implicit, pos = _sleb(data, pos)
-                size = self._fixed_size(form, address_size, offset_size, version)
-                specs.append((attribute, form, implicit, attribute in wanted, size))
+                size = sizes.get(form)
+                if size is None:
+                    size = sizes[form] = self._fixed_size(form, address_size, offset_size, version)
+                is_wanted = attribute in wanted
+                specs.append((attribute, form, implicit, is_wanted, size))
+                wants_any = wants_any or is_wanted
+                has_address = has_address or attribute in ADDRESS_ATTRS
                 total = total + size if total >= 0 and size >= 0 else -1
-            wants_any = any(spec[3] for spec in specs)
             abbrev = _Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
-            if tag in RECORD_TAGS and not any(spec[0] in ADDRESS_ATTRS for spec in specs):
+            if tag in RECORD_TAGS and not has_address:
                 skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
                 skip_wants = any(spec[3] for spec in skip)
                 abbrev = _Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
-            wanted_specs = [spec for spec in abbrev.specs if spec[3]]
+            wanted_specs = [spec for spec in abbrev.specs if spec[3]] if total >= 0 else ()
             if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
                     and wanted_specs[0][1] in CU_REF_FORMS:
                 offset = 0
@@ -405,11 +428,15 @@ class _DwarfScanner:
         unit_file = self._read_unit_attributes(unit, values)
         if not abbrev.has_children:
             return
-        index, decls, abbrevs, end = self.index, self.decls, unit.abbrevs, unit.end
+        index, decls, abbrevs, end, endian = self.index, self.decls, unit.abbrevs, unit.end, self.endian
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
             die_offset = pos
-            code, pos = _uleb(data, pos)
+            code = data[pos]  # a one-byte ULEB128 (nearly every DIE's) inline
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = _uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:
@@ -427,7 +454,10 @@ class _DwarfScanner:
             elif abbrev.sibling_at >= 0:  # a skipped declaration with children: straight to its sibling
                 form = abbrev.sibling_form
                 size = 1 if form == F_REF1 else 2 if form == F_REF2 else 4 if form == F_REF4 else 8
-                values = {AT_SIBLING: (form, self._int(data, pos + abbrev.sibling_at, size))}
+                at = pos + abbrev.sibling_at
+                if at + size > len(data):  # self._int, inline: most DIEs the scan meets take this path
+                    raise _CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
+                values = {AT_SIBLING: (form, int.from_bytes(data[at : at + size], endian))}
                 pos += abbrev.total_size
                 if pos > end:
                     raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
@@ -447,7 +477,11 @@ class _DwarfScanner:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
         data, abbrevs, end, depth = self.info, unit.abbrevs, unit.end, 1
         while pos < end:
-            code, pos = _uleb(data, pos)
+            code = data[pos]
+            if code < 0x80:
+                pos += 1
+            else:
+                code, pos = _uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:

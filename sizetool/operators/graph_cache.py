@@ -13,7 +13,7 @@ import json
 import marshal
 import os
 
-from sizetool.inputs.elf_reader import read_elf
+from sizetool.inputs.elf_reader import ElfImage, read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
 from sizetool.operators.operator_cost import operator_table_for_graph
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
@@ -27,15 +27,18 @@ MAX_ENTRIES = 32  # graphs and tables together
 _FORMAT = 3
 
 
-def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True) -> OperatorGraph:
-    """The ELF's operator graph, from the cache when the ELF and map are unchanged, else analysed (and stored)."""
+def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
+                        image: ElfImage | None = None) -> OperatorGraph:
+    """The ELF's operator graph, from the cache when the ELF and map are unchanged, else analysed (and stored).
+    `image`: the ELF already read (read_elf(elf_path)), when the caller has it."""
     use_cache = use_cache and cache_enabled()
     key = cache_key([elf_path, map_path], {"cache": "operator-graph", "format": _FORMAT}) if use_cache else ""
     if use_cache:
         cached = _load(key)
         if cached is not None:
             return cached
-    image = read_elf(elf_path)
+    if image is None:
+        image = read_elf(elf_path)
     input_sections = None
     copies = ()
     if map_path:

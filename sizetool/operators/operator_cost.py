@@ -25,7 +25,7 @@ from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.operator_graph import CLONE_SUFFIX, OperatorGraph, OperatorRoots, analyse_operators
 from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
-from sizetool.operators.retained import RuntimeClosures, dominated_sets
+from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_model import (
     FileBytes, OperatorBytes, OperatorCost, OperatorTable, SizeReport, TemplateCost,
@@ -75,46 +75,66 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     table.runtime_bytes = total - every_op.saving
     alone = singles(operator_graph)
     closures = RuntimeClosures(graph, runtime)
-    reached_from: dict[str, set[int]] = {}  # op -> the non-runtime nodes its roots reach
-    runtime_bytes: dict[str, int] = {}
-    for operator in operators:
-        own = graph.reachable(operator.nodes, removed=runtime)
-        reached_from[operator.op] = own
-        runtime_bytes[operator.op] = closures.bytes_from(
-            {target for node in own for target in graph.edges[node] if target in runtime})
-    users: dict[int, list[str]] = defaultdict(list)
-    for op, nodes in reached_from.items():
-        for node in nodes:
-            users[node].append(op)
+    # What each op's roots reach outside the runtime, as one bit mask per node (bit: the op's position in `roots_of`).
     # Nodes reached by the same operators form one group: sharing is counted per group, not per node and operator.
-    group_of = {node: tuple(sorted(ops)) for node, ops in users.items()}
+    roots_of = {operator.op: operator.nodes for operator in operators}
+    names = list(roots_of)
+    bit_of = {op: 1 << position for position, op in enumerate(names)}
+    reached_by = reach_masks(graph, list(roots_of.values()), runtime)
+    group_bytes: dict[int, int] = defaultdict(int)
+    group_files: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    group_runtime: dict[int, int] = defaultdict(int)  # closure masks of the runtime nodes the group refers to
+    runtime_closure = closures.masks
+    for node, mask in enumerate(reached_by):
+        if not mask:
+            continue
+        size = graph.nodes[node].rom_bytes
+        if size:
+            group_bytes[mask] += size
+            group_files[mask][paths[node]] += size
+        used = 0
+        for target in graph.edges[node]:
+            if target in runtime:
+                used |= runtime_closure.get(target, 0)
+        group_runtime[mask] |= used
+    groups_of: dict[str, list[int]] = defaultdict(list)  # op -> the groups it belongs to
+    group_names: dict[int, tuple[str, ...]] = {}
+    for mask in group_runtime:
+        group_names[mask] = tuple(sorted(names[bit] for bit in range(mask.bit_length()) if mask >> bit & 1))
+        for op in group_names[mask]:
+            groups_of[op].append(mask)
     costs = []
     for operator in operators:
         exclusive = alone[operator.op].gone
-        shared = reached_from[operator.op] - exclusive
-        by_group: dict[tuple[str, ...], int] = defaultdict(int)
-        by_file: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
-        for node in shared:
+        bit = bit_of[operator.op]
+        # Shared = reached - exclusive: whole groups, less the exclusive nodes in them.
+        by_group = {mask: group_bytes[mask] for mask in groups_of[operator.op] if mask in group_bytes}
+        by_file = {(path, mask): size for mask in by_group for path, size in group_files[mask].items()}
+        for node in exclusive:
+            mask = reached_by[node]
             size = graph.nodes[node].rom_bytes
-            if size:
-                group = group_of[node]
-                by_group[group] += size
-                by_file[(paths[node], group)] += size
+            if mask & bit and size:
+                by_group[mask] -= size
+                by_file[(paths[node], mask)] -= size
+        used = 0
+        for mask in groups_of[operator.op]:
+            used |= group_runtime[mask]
+        others_of = {mask: tuple(other for other in group_names[mask] if other != operator.op) for mask in by_group}
         with_others: dict[str, int] = defaultdict(int)
-        for group, size in by_group.items():
-            for other in group:
-                if other != operator.op:
-                    with_others[other] += size
+        for mask, size in by_group.items():
+            for other in others_of[mask]:
+                with_others[other] += size
         shared_files: dict[tuple[str, tuple[str, ...]], int] = defaultdict(int)
-        for (path, group), size in by_file.items():
-            shared_files[(path, tuple(other for other in group if other != operator.op))] += size
+        for (path, mask), size in by_file.items():
+            if size:
+                shared_files[(path, others_of[mask])] += size
         costs.append(OperatorCost(
             op=operator.op,
             registration=operator.registration,
             exclusive_bytes=alone[operator.op].code_bytes,
             shared_bytes=sum(by_group.values()),
             files=files_of(graph, exclusive, paths),
-            runtime_bytes=runtime_bytes[operator.op],
+            runtime_bytes=closures.bytes_of(used),
             shared_files=tuple(FileBytes(path, size, others) for (path, others), size in
                                sorted(shared_files.items(), key=lambda item: (-item[1], item[0]))),
             shared_with=tuple(OperatorBytes(op, size) for op, size in
@@ -207,6 +227,8 @@ _COMPANIONS = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ",
 def class_template_of(name: str) -> tuple[str, str] | None:
     """("ns::Class", "args") when name is a member (or vtable) of a class-template instantiation ns::Class<args>."""
     name = CLONE_SUFFIX.sub("", name)
+    if "<" not in name:  # no template arguments (most names): nothing below could match
+        return None
     is_companion = name.startswith(_COMPANIONS)
     for prefix in _COMPANIONS:
         if name.startswith(prefix):

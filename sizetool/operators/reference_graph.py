@@ -82,22 +82,27 @@ class ReferenceGraph:
                   cut: dict[int, set[int]] | None = None) -> set[int]:
         """Nodes reachable from roots without passing through (or starting at) a removed node; `cut` names edges
         (node -> targets) to leave out, such as the calls a dropped AddXxx() call site made."""
-        seen: set[int] = set()
-        stack = [root for root in roots if root not in removed]
+        # Marks in a bytearray (1: reached, 2: removed), set when a node is pushed: each node is pushed once.
+        marks = bytearray(len(self.nodes))
+        for node in removed:
+            marks[node] = 2
+        reached = []
+        for root in roots:
+            if not marks[root]:
+                marks[root] = 1
+                reached.append(root)
+        stack = list(reached)
         edges = self.edges
         cut = cut or {}
         while stack:
             node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
             skipped = cut.get(node)
-            if skipped:
-                stack.extend(target for target in edges[node]
-                             if target not in seen and target not in removed and target not in skipped)
-            else:
-                stack.extend(target for target in edges[node] if target not in seen and target not in removed)
-        return seen
+            for target in edges[node]:
+                if not marks[target] and not (skipped and target in skipped):
+                    marks[target] = 1
+                    reached.append(target)
+                    stack.append(target)
+        return set(reached)
 
     def rom_bytes(self, nodes: Iterable[int]) -> int:
         return sum(self.nodes[index].rom_bytes for index in nodes)
@@ -177,7 +182,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     nodes = _nodes(sections, runs, references, owned)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
-    resolved = [(graph.node_at(source), target, graph.node_at(target)) for source, target in references]
+    resolved = _resolve(graph, references)
     section_walks = _section_walks(resolved, sections)
     # A reference (decoded, or a data word) may point anywhere into data, including data a linker script puts inside
     # the executable .text, but into a function only at an entry point: a node start or any function symbol
@@ -206,6 +211,21 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
+
+
+def _resolve(graph: ReferenceGraph, references: list[tuple[int, int]]) -> list[tuple[int | None, int, int | None]]:
+    """(node of the source, target, node of the target) of each reference: graph.node_at twice, inlined (tens of
+    thousands of references on a 500 KB firmware)."""
+    starts = graph._starts
+    ends = [node.end for node in graph.nodes]
+    find = bisect.bisect_right
+    resolved = []
+    for source, target in references:
+        position = find(starts, source) - 1
+        source_node = position if position >= 0 and source < ends[position] else None
+        position = find(starts, target) - 1
+        resolved.append((source_node, target, position if position >= 0 and target < ends[position] else None))
+    return resolved
 
 
 def _plausible_pointers(data_words: list[tuple[int, int]], sections: list[Section], runs, function_starts: set[int],

@@ -9,6 +9,9 @@ has the same algorithm, but takes longer to import than this takes to run.)
 
 The runtime code an operator uses is the closure of the runtime nodes its code refers to; closures of the runtime's
 nodes are computed once, as bit masks, in post-order.
+
+What each operator reaches outside the runtime (its shared bytes, and with whom it shares them) is likewise one pass:
+`reach_masks` gives every node the bit mask of the operators that reach it, instead of one walk per operator.
 """
 
 from __future__ import annotations
@@ -142,6 +145,10 @@ class RuntimeClosures:
         mask = 0
         for node in nodes:
             mask |= self.masks.get(node, 0)
+        return self.bytes_of(mask)
+
+    def bytes_of(self, mask: int) -> int:
+        """Flash of the runtime nodes in a mask (an OR of `masks` values)."""
         total = 0
         sizes = self.sizes
         while mask:
@@ -149,3 +156,55 @@ class RuntimeClosures:
             total += sizes[low.bit_length() - 1]
             mask ^= low
         return total
+
+
+def reach_masks(graph: ReferenceGraph, root_sets: list[frozenset[int]],
+                removed: set[int] | frozenset[int]) -> list[int]:
+    """For each node, the bit mask of the root sets (bit i: root_sets[i]) that reach it without passing through (or
+    starting at) a removed node: node n has bit i exactly when n is in graph.reachable(root_sets[i], removed)."""
+    edges = graph.edges
+    masks = [0] * len(graph.nodes)
+    blocked = bytearray(len(graph.nodes))
+    for node in removed:
+        blocked[node] = 1
+    starts = []
+    for position, roots in enumerate(root_sets):
+        for node in roots:
+            if not blocked[node]:
+                if not masks[node]:
+                    starts.append(node)
+                masks[node] |= 1 << position
+    # Reverse post-order of the part reached (iterative depth-first search): one pass settles everything but the
+    # back edges of cycles; passes repeat while a back edge still adds bits.
+    post_order: list[int] = []
+    visited = bytearray(len(graph.nodes))
+    for start in sorted(starts):
+        if visited[start]:
+            continue
+        visited[start] = 1
+        stack = [(start, iter(edges[start]))]
+        while stack:
+            node, targets = stack[-1]
+            for target in targets:
+                if not visited[target] and not blocked[target]:
+                    visited[target] = 1
+                    stack.append((target, iter(edges[target])))
+                    break
+            else:
+                stack.pop()
+                post_order.append(node)
+    order = post_order[::-1]
+    rank = {node: position for position, node in enumerate(order)}
+    successors = [(node, rank[node], [t for t in edges[node] if not blocked[t]]) for node in order]
+    changed = True
+    while changed:
+        changed = False
+        for node, position, targets in successors:
+            mask = masks[node]
+            for target in targets:
+                merged = masks[target] | mask
+                if merged != masks[target]:
+                    masks[target] = merged
+                    if rank[target] <= position:
+                        changed = True
+    return masks

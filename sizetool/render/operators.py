@@ -22,13 +22,15 @@ from __future__ import annotations
 import csv
 import io
 import os
+from typing import TYPE_CHECKING
 
 from sizetool import __version__
-from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets, variant_note
-from sizetool.operators.model_fit import ArenaFit
-from sizetool.render.arena_fit import fit_csv_rows, fit_markdown_lines, fit_to_dict, fit_tree
-from sizetool.operators.what_if import WhatIf
 from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
+
+if TYPE_CHECKING:  # the table alone loads no model reader or arena estimate (render/arena_fit.py does, for --model)
+    from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets
+    from sizetool.operators.model_fit import ArenaFit
+    from sizetool.operators.what_if import WhatIf
 
 FORMATS = ("tree", "json", "csv", "markdown")
 EMPTY_TABLE = "no TFLM operator registrations found"
@@ -50,6 +52,8 @@ def render_operators(table: OperatorTable, output_format: str, source: str, arch
     if output_format == "json":
         data = operators_to_dict(table, source, arch, crosscheck)
         if fit is not None:
+            from sizetool.render.arena_fit import fit_to_dict
+
             data["arena"] = fit_to_dict(fit)
         return dump_json(data)
     if output_format == "csv":
@@ -307,6 +311,8 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
                 writer.writerow(_row("model_adds_to_others", m.model, size=m.adds_to_others,
                                      operators=";".join(m.only_ops)))
     if fit is not None:
+        from sizetool.render.arena_fit import fit_csv_rows
+
         writer.writerows(fit_csv_rows(fit, _row))
     return out.getvalue()
 
@@ -353,6 +359,8 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     if crosscheck is not None:
         lines += _crosscheck_markdown(crosscheck)
     if fit is not None:
+        from sizetool.render.arena_fit import fit_markdown_lines
+
         lines += fit_markdown_lines(fit)
     if table.operators:
         lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
@@ -393,6 +401,8 @@ def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
                   "cannot run** (the model would fail on the device):", ""]
         lines += [f"- {_md(t.message)}" for t in crosscheck.type_problems] + [""]
     if crosscheck.variants:
+        from sizetool.operators.model_crosscheck import variant_note
+
         lines += ["Type-reduced registrations every model allows:", "", "| op | register with | why | effect |",
                   "|---|---|---|---|"]
         lines += [f"| {_md(v.op)} | `{_md(v.call)}` | {_md(v.reason)} | {_md(variant_note(v))} |"
@@ -593,6 +603,8 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     if crosscheck is not None:
         _crosscheck_tree(console, crosscheck)
     if fit is not None:
+        from sizetool.render.arena_fit import fit_tree
+
         fit_tree(console, fit)
     return _finish(out)
 
@@ -643,6 +655,8 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
         for t in crosscheck.type_problems:
             console.print(f"  {t.message}", style="red", highlight=False)
     if crosscheck.variants:
+        from sizetool.operators.model_crosscheck import variant_note
+
         console.print()
         console.print("Type-reduced registrations every model allows:")
         variants = _table(("op", {"style": "cyan", "no_wrap": True}), ("register with", {"overflow": "fold"}),

@@ -179,7 +179,7 @@ def fake_operator_cost(monkeypatch):
     calls = []
     graph = types.SimpleNamespace(graph=types.SimpleNamespace(decoded=False))  # no set answers from a fake
 
-    def load_operator_graph(elf_path, map_path=None, use_cache=True):
+    def load_operator_graph(elf_path, map_path=None, use_cache=True, image=None):
         calls.append((elf_path, map_path))
         return graph
 
@@ -351,3 +351,39 @@ def test_a_map_from_another_build_a_truncated_map_and_an_object_file_are_one_lin
         status, out, err = run(capsys, *argv, "--format", "json", "-o", str(target))
         assert status == 2 and out == "" and not target.exists(), argv
         assert err.count("\n") == 1 and named in err and problem in err and "Traceback" not in err, err
+
+
+def test_the_report_leaves_the_cyclic_collector_as_it_found_it(capsys):
+    # The command runs with the cyclic collector off (its data has no cycles); callers in the same process get it
+    # back, also after an error.
+    import gc
+
+    assert gc.isenabled()
+    assert run(capsys, ELF, "--ops")[0] == 0
+    assert gc.isenabled()
+    assert run(capsys, ELF, "--format", "nonsense")[0] == 2
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run(capsys, ELF, "--format", "json")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_cold_operator_table_reads_the_elf_once(capsys, monkeypatch):
+    # The report and the operator graph share one reading of the ELF (symbols read and demangled once).
+    from sizetool.inputs import elf_reader
+    from sizetool.operators import graph_cache
+
+    reads = []
+    read_elf = elf_reader.read_elf
+
+    def counting_read_elf(path):
+        reads.append(str(path))
+        return read_elf(path)
+
+    monkeypatch.setattr(elf_reader, "read_elf", counting_read_elf)
+    monkeypatch.setattr(graph_cache, "read_elf", counting_read_elf)
+    assert run(capsys, ELF, "--ops", "--no-cache")[0] == 0
+    assert reads == [ELF]

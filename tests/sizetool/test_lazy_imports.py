@@ -64,3 +64,15 @@ def test_diff_and_check_of_saved_reports_load_no_parsing_code(tmp_path):
         assert run["status"] == 0 and run["output"] > 0
         loaded = set(run["modules"]) - start
         assert not loaded & set(HEAVY), (argv[0], sorted(loaded & set(HEAVY)))
+
+
+def test_the_operator_table_loads_no_model_reader(tmp_path):
+    """`--ops` alone prints the table: the .tflite reader, the arena estimate and the what-if code load only for
+    --model, --drop and --keep; and Cortex-M code (Thumb, read by disassembly.thumb_references) needs no capstone."""
+    probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})', "sorted(sys.modules)")
+    run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--ops", "--no-cache"], tmp_path, probe)
+    assert run["status"] == 0 and run["output"] > 0
+    assert "sizetool.operators.operator_cost" in run["modules"]  # the probe sees the table's own modules
+    model_code = {"resolver_gen", "flatbuffers", "sizetool.operators.model_crosscheck", "sizetool.operators.model_fit",
+                  "sizetool.operators.what_if", "sizetool.render.arena_fit", "capstone"}
+    assert not model_code & set(run["modules"]), sorted(model_code & set(run["modules"]))

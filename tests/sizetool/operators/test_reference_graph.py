@@ -83,6 +83,49 @@ def test_string_literals_become_their_own_nodes(graphs):
     assert len(chunks) > 5  # cut at each referenced address, not one anonymous blob
 
 
+@pytest.mark.parametrize("build", ["cortex-m4", "host-x86_64"])
+def test_references_resolve_to_the_nodes_node_at_finds(graphs, build):
+    from sizetool.operators.reference_graph import _resolve
+
+    _, graph = graphs[build]
+    addresses = [0, graph.nodes[-1].end + 0x1000] + [address for node in graph.nodes for address in (
+        node.address - 1, node.address, (node.address + node.end) // 2, node.end - 1, node.end)]
+    references = list(zip(addresses, reversed(addresses)))
+    assert _resolve(graph, references) == [(graph.node_at(source), target, graph.node_at(target))
+                                           for source, target in references]
+
+
+def walk(edges, roots, removed, cut):
+    """The plain definition reachable must match: follow edges from the roots, never into a removed node nor along
+    a cut edge."""
+    seen = set()
+    pending = [root for root in roots if root not in removed]
+    while pending:
+        node = pending.pop()
+        if node not in seen:
+            seen.add(node)
+            pending += [t for t in edges[node] if t not in removed and t not in cut.get(node, ())]
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reachable_is_the_plain_walk_on_random_graphs(seed):
+    import random
+
+    from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+
+    rng = random.Random(seed)
+    size = rng.randrange(1, 50)
+    edges = [sorted(set(rng.choices(range(size), k=rng.randrange(0, 5)))) for _ in range(size)]
+    graph = ReferenceGraph([GraphNode(16 * i, 16 * i + 8, 8, ".text", f"f{i}", f"f{i}", "func") for i in range(size)],
+                           edges)
+    roots = rng.choices(range(size), k=rng.randrange(1, 5))
+    removed = set(rng.choices(range(size), k=rng.randrange(0, size // 2 + 1)))
+    cut = {node: set(rng.choices(edges[node], k=1)) for node in rng.choices(range(size), k=3) if edges[node]}
+    assert graph.reachable(roots, removed, cut) == walk(edges, roots, removed, cut)
+    assert graph.reachable(roots) == walk(edges, roots, set(), {})
+
+
 def test_reachable_stops_at_removed_nodes(graphs):
     _, graph = graphs["cortex-m4"]
     main = node_named(graph, "main")

@@ -1,12 +1,15 @@
-"""retained.py: one dominator tree gives every operator's exclusive set exactly as one walk per operator does, and
-runtime closures (bit masks) give the runtime bytes a direct walk gives."""
+"""retained.py: one dominator tree gives every operator's exclusive set exactly as one walk per operator does,
+runtime closures (bit masks) give the runtime bytes a direct walk gives, and reach masks give what one walk per
+operator reaches."""
+
+import random
 
 import pytest
 
 from sizetool.operators.graph_cache import load_operator_graph
 from sizetool.operators.operator_cost import singles
 from sizetool.operators.operator_sets import set_cost
-from sizetool.operators.retained import RuntimeClosures, dominated_sets
+from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
 from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
 from tests.conftest import FIXTURES
 
@@ -64,3 +67,36 @@ def test_runtime_bytes_of_each_operator_equal_a_direct_walk(elf):
     for operator in graph.operators:
         cost = next(c for c in table.operators if c.op == operator.op)
         assert cost.runtime_bytes == graph.graph.rom_bytes(graph.graph.reachable(operator.nodes) & runtime)
+
+
+def assert_reach_masks_match_walks(graph, root_sets, removed):
+    masks = reach_masks(graph, root_sets, removed)
+    for position, roots in enumerate(root_sets):
+        walked = graph.reachable(roots, removed=removed)
+        assert {node for node, mask in enumerate(masks) if mask >> position & 1} == walked, position
+
+
+@pytest.mark.parametrize("elf", ["cortex-m4/firmware.elf", "riscv32/firmware.elf", "host-x86_64/firmware.elf"])
+def test_reach_masks_give_what_one_walk_per_operator_gives(elf):
+    graph = load_operator_graph(str(OUT / elf), use_cache=False)
+    runtime = graph.everything - set_cost(graph, {o.op for o in graph.operators}).gone
+    assert_reach_masks_match_walks(graph.graph, [o.nodes for o in graph.operators], runtime)
+
+
+def test_reach_masks_settle_cycles_entered_from_several_places():
+    # 1 -> 2 -> 3 -> 1 (a cycle) entered at 3 by root set A = {0} and at 1 by B = {4}; 5 is removed, 6 unreached.
+    edges = [[3], [2], [3, 5], [1], [1], [6], []]
+    graph = ReferenceGraph(nodes=[node(i) for i in range(7)], edges=edges)
+    assert reach_masks(graph, [frozenset({0}), frozenset({4}), frozenset({5})], {5}) == [1, 3, 3, 3, 2, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reach_masks_on_random_graphs_with_cycles(seed):
+    rng = random.Random(seed)
+    size = rng.randrange(1, 60)
+    edges = [sorted(set(rng.sample(range(size), rng.randrange(0, min(size, 4) + 1)))) for _ in range(size)]
+    graph = ReferenceGraph(nodes=[node(i) for i in range(size)], edges=edges)
+    root_sets = [frozenset(rng.sample(range(size), rng.randrange(1, min(size, 3) + 1)))
+                 for _ in range(rng.randrange(1, 8))]
+    removed = set(rng.sample(range(size), rng.randrange(0, size // 3 + 1)))
+    assert_reach_masks_match_walks(graph, root_sets, removed)
