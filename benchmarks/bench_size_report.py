@@ -12,7 +12,7 @@ With --peers, it compares with the peers on --elf (and --map) and prints the iss
 as wall time and CPU time (user + sys of the child: on a shared machine the wall time says as much about the
 neighbours as about the tool):
 - a cached report within 2x bloaty (`--bloaty PATH` to time bloaty too; else the reference figure
-  --bloaty-seconds, measured earlier on an 88 KB firmware on a quiet machine);
+  --bloaty-seconds, bloaty 81a414c's CPU time on the 87 KB real TFLM firmware with DWARF of docs/size-report.md);
 - a cold report at most 0.05x Zephyr's size_report (`--zephyr-size-report PATH`, run with `--zephyr-python PY`,
   which needs pyelftools, anytree < 2.9 and colorama);
 - the operator table (`--ops`) under 1 s cold on a ~500 KB firmware (`--ops-elf`, e.g. from make_allops_elf.py).
@@ -73,7 +73,7 @@ def peers(args, scratch: str) -> None:
         reference = bloaty_cpu
     else:
         reference = args.bloaty_seconds
-        print(f"bloaty: not run here; reference figure   {reference:6.3f} s (wall, quiet machine, measured earlier)")
+        print(f"bloaty: not run here; reference figure   {reference:6.3f} s (CPU, bloaty 81a414c, measured earlier)")
     print(f"  target cached <= 2x bloaty: {cached_cpu / reference:.2f}x (CPU) "
           f"{'met' if cached_cpu <= 2 * reference else 'NOT met'}")
     if args.zephyr_size_report:
@@ -131,8 +131,9 @@ def main() -> None:
     parser.add_argument("--keep", help="build in this directory and keep it")
     parser.add_argument("--peers", action="store_true", help="compare with bloaty and Zephyr's size_report on --elf")
     parser.add_argument("--bloaty", help="bloaty executable (else --bloaty-seconds is the reference)")
-    parser.add_argument("--bloaty-seconds", type=float, default=0.071,
-                        help="bloaty's time on an 88 KB firmware, measured earlier (default 0.071)")
+    parser.add_argument("--bloaty-seconds", type=float, default=0.074,
+                        help="bloaty's CPU time (-d compileunits) on the 87 KB real TFLM firmware with DWARF of "
+                             "docs/size-report.md, bloaty 81a414c (default 0.074)")
     parser.add_argument("--zephyr-size-report", help="Zephyr's scripts/footprint/size_report")
     parser.add_argument("--zephyr-python", help="the Python that runs it (with its dependencies)")
     parser.add_argument("--ops-elf", help="a ~500 KB all-ops firmware for the --ops target")
