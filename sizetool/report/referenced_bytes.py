@@ -133,7 +133,7 @@ def find_reference_owners(
         return file_cache[start]
 
     references = list(_references(image, sections, runs, unplaced_at, code_marks))
-    waiting: list[tuple[int, _Unplaced]] = []  # references from unplaced symbols: count once those are placed
+    waiting: list[tuple[int, int]] = []  # references from unplaced symbols: count once those are placed
     for source, target in references:
         item = unplaced_at(target)
         referrer = referrer_file(source)
