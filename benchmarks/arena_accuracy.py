@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from resolver_gen.arena_estimate import estimate_arena  # noqa: E402
+from tflm_model.arena_estimate import estimate_arena  # noqa: E402
 from resolver_gen.errors import ResolverGenError  # noqa: E402
 
 TRUTH = REPO / "tests" / "data" / "arena_truth.csv"

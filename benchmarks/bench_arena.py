@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_gen_resolver import load_make_models as _make_models  # noqa: E402
-from resolver_gen.arena_estimate import estimate_arena  # noqa: E402
+from tflm_model.arena_estimate import estimate_arena  # noqa: E402
 
 
 def one_megabyte_model(layers: int) -> bytes:

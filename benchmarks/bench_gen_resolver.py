@@ -107,9 +107,9 @@ def in_process(function, runs: int) -> float:
 def start_up(env: dict, runs: int) -> None:
     python = [sys.executable, "-c"]
     bare = median_of(python + ["pass"], env, runs)
-    ours = median_of(python + ["import resolver_gen.cli, resolver_gen.operator_uses, resolver_gen.plan, "
+    ours = median_of(python + ["import resolver_gen.cli, tflm_model.operator_uses, tflm_model.plan, "
                                "resolver_gen.render"], env, runs)
-    jinja = median_of(python + ["import resolver_gen.cli, resolver_gen.operator_uses, resolver_gen.plan, "
+    jinja = median_of(python + ["import resolver_gen.cli, tflm_model.operator_uses, tflm_model.plan, "
                                 "resolver_gen.render, jinja2"], env, runs)
     print(f"start-up: bare interpreter (python -c pass) {bare:.3f} s; resolver_gen's modules +{ours - bare:.3f} s; "
           f"jinja2 +{jinja - ours:.3f} s (median of {runs})")
@@ -144,8 +144,8 @@ def main() -> None:
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     start_up(env, args.runs)
-    from resolver_gen.digest import sha256_of_file
-    from resolver_gen.tflite_reader import read_operator_table
+    from tflm_model.digest import sha256_of_file
+    from tflm_model.tflite_reader import read_operator_table
 
     for operators in args.operators:
         for size_mib in args.size_mib:

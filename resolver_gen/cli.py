@@ -18,6 +18,7 @@ from pathlib import Path
 
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
+from tflm_model.errors import ModelError
 
 PROG = "gen-resolver"
 FORMATS = ("header", "lite", "json")
@@ -161,15 +162,15 @@ def _gate(plan, args) -> bool:
 
 
 def _estimate(args: argparse.Namespace):
-    from resolver_gen.arena_estimate import estimate_arena
+    from tflm_model.arena_estimate import estimate_arena
 
     return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
                           short_enums=args.short_enums)
 
 
 def run(args: argparse.Namespace) -> int:
-    from resolver_gen.operator_uses import read_model_uses
-    from resolver_gen.plan import build_plan
+    from tflm_model.operator_uses import read_model_uses
+    from tflm_model.plan import build_plan
     from resolver_gen import render
 
     if args.list and (args.output or args.check):
@@ -221,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         return run(build_parser().parse_args(argv))
-    except ResolverGenError as error:
+    except (ResolverGenError, ModelError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

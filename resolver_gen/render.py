@@ -14,10 +14,10 @@ from pathlib import PurePath
 
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
-from resolver_gen.plan import PlannedOp, ResolverPlan
+from tflm_model.plan import PlannedOp, ResolverPlan
 from tflm_facts.registry import TFLITE_CUSTOM_REGISTRATIONS, registration_function_name
 from tflm_facts.type_rules import VARIANTS_BY_OP, type_name
-from resolver_gen.type_support import rejection_reason, signature
+from tflm_model.type_support import rejection_reason, signature
 
 TOOL = "gen-resolver"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

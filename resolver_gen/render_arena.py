@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from resolver_gen.arena_estimate import ArenaEstimate
+from tflm_model.arena_estimate import ArenaEstimate
 
 KERNEL_LABELS = {"reference": "reference kernels", "cmsis_nn": "CMSIS-NN kernels"}
 ABI_LABELS = {"ilp32": "32-bit pointers", "eabi": "32-bit pointers, short enums", "lp64": "64-bit pointers"}

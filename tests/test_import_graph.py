@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-PACKAGES = ("tflm_facts", "resolver_gen", "sizetool")
+PACKAGES = ("tflm_facts", "tflm_model", "resolver_gen", "sizetool")
 
 
 def module_files() -> dict[str, Path]:
@@ -98,3 +98,53 @@ def test_tflm_facts_import_neither_tool(tool):
     leaks = {m: sorted(t for t in targets if t.startswith(tool))
              for m, targets in graph.items() if m.startswith("tflm_facts")}
     assert not any(leaks.values()), leaks
+
+
+@pytest.mark.parametrize("tool", ["resolver_gen", "sizetool"])
+def test_the_model_library_imports_neither_command(tool):
+    graph = import_graph()
+    leaks = {m: sorted(t for t in targets if t.startswith(tool))
+             for m, targets in graph.items() if m.startswith("tflm_model")}
+    assert not any(leaks.values()), leaks
+
+
+# size-report's stages, in the order data flows through them: a module imports only from its own stage or earlier
+# ones (docs/architecture.md). The analyses after the report share a rank where one may use another's results.
+SIZETOOL_STAGES = {
+    "errors": 0, "sizes": 0,
+    "inputs": 1,
+    "code_graph": 2,
+    "report": 3,
+    "operators": 4,
+    "stack": 5, "fit": 5,
+    "ci": 6,
+    "history": 7,
+    "render": 8,
+    "commands": 9, "cli": 10,
+}
+
+
+def stage_of(module: str) -> int | None:
+    parts = module.split(".")
+    return SIZETOOL_STAGES.get(parts[1]) if parts[0] == "sizetool" and len(parts) > 1 else None
+
+
+def test_every_sizetool_module_belongs_to_a_stage():
+    assert [m for m in import_graph() if m.startswith("sizetool.") and stage_of(m) is None] == []
+
+
+def test_size_report_data_flows_one_way_through_its_stages():
+    graph = import_graph()
+    upstream = sorted(f"{module} -> {target}" for module, targets in graph.items() if stage_of(module) is not None
+                      for target in targets if stage_of(target) is not None and stage_of(target) > stage_of(module))
+    assert upstream == []
+
+
+def test_the_analyses_do_not_import_each_other_backwards():
+    """stack and fit may use the operator graph; operators never use stack or fit, and stack and fit not each other."""
+    graph = import_graph()
+    backwards = sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
+                       if (module.startswith("sizetool.operators") and target.startswith(("sizetool.stack", "sizetool.fit")))
+                       or (module.startswith("sizetool.stack") and target.startswith("sizetool.fit"))
+                       or (module.startswith("sizetool.fit") and target.startswith("sizetool.stack")))
+    assert backwards == []

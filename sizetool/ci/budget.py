@@ -28,8 +28,8 @@ Model paths are relative to the budget file; model rules need each model's predi
 the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
 does not register fails: its firmware cannot be predicted from that build. A model's table form may give `flash`,
 `arena` or both; an arena rule needs the model's estimated tensor arena (ModelArena, for the build's kernel set and
-pointer size: sizetool.operators.model_fit). Stack rules need each root's worst-case
-depth (StackDepth), computed from the ELF (sizetool.operators.stack_depth); a depth that is only a lower bound (an
+pointer size: sizetool.fit.model_fit). Stack rules need each root's worst-case
+depth (StackDepth), computed from the ELF (sizetool.stack.stack_depth); a depth that is only a lower bound (an
 unresolved indirect call, recursion, a dynamic frame) passes or fails on its figure, with a note saying so.
 """
 

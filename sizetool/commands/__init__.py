@@ -1,1 +1,2 @@
-"""Thin typer commands: parse options, call the core functions, render, pick the exit status."""
+"""The thin command line: one module per sub-command, each parsing its options with argparse (arguments.py), calling
+the stages and rendering, and returning the exit status; sizetool/cli.py picks the sub-command."""

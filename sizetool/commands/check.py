@@ -5,8 +5,8 @@ with `size-report ELF --ops --save`; a saved report without one is an input erro
 needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
 model, sizetool/operators/model_crosscheck.py). Its arena rules ({ flash = ..., arena = ... }) need the ELF too: each
 model's tensor arena is estimated for the build's kernel set (detected, or --kernels) and pointer size
-(sizetool/operators/model_fit.py). A budget with [stack] needs the ELF: each root's worst-case stack depth
-(sizetool/operators/stack_depth.py); an unknown root function is an input error naming the budget file.
+(sizetool/fit/model_fit.py). A budget with [stack] needs the ELF: each root's worst-case stack depth
+(sizetool/stack/stack_depth.py); an unknown root function is an input error naming the budget file.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
     if budget.stack_roots and is_elf_file(build):
         from sizetool.ci.budget import StackDepth
         from sizetool.inputs.elf_reader import read_elf
-        from sizetool.operators.stack_depth import analyse_stack
+        from sizetool.stack.stack_depth import analyse_stack
 
         try:
             stack_report = analyse_stack(read_elf(build), budget.stack_roots)
@@ -109,7 +109,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
     if is_elf_file(build) and budget.arena_models:
         from sizetool.ci.budget import ModelArena
         from sizetool.inputs.elf_reader import arm_short_enums, read_elf
-        from sizetool.operators.model_fit import detect_kernels, estimate, pointer_bytes
+        from sizetool.fit.model_fit import detect_kernels, estimate, pointer_bytes
 
         image = read_elf(build)
         choice = detect_kernels(image, kernels)

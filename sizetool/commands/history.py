@@ -216,7 +216,8 @@ def plot(
     last: int = typer.Option(0, "--last", min=0, help="Only the newest N builds of each series (0: all)."),
     title: Optional[str] = typer.Option(None, "--title", help="Page or figure title."),
 ) -> int:
-    from sizetool.history.plot import collect_plot_data, parse_step, render_plot_html, render_plot_image
+    from sizetool.history.plot import collect_plot_data, parse_step
+    from sizetool.render.history_plot import render_plot_html, render_plot_image
     from sizetool.history.storage import history_database
 
     if stack not in ("path", "operator"):

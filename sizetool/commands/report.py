@@ -7,7 +7,7 @@ Options that add to the report (e.g. --ops, --model) add their work between buil
 size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
 report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
 adds the cross-check against the models (sizetool/operators/model_crosscheck.py): exit 1 when a model needs an op the firmware
-does not register; and the RAM answer (sizetool/operators/model_fit.py): the tensor arena the models need (for the kernel
+does not register; and the RAM answer (sizetool/fit/model_fit.py): the tensor arena the models need (for the kernel
 set detected or given with --kernels) against the arena the firmware links (found, or named with --arena-symbol) and
 the free RAM: exit 1 when the linked arena is too small. --drop OP[,OP...] / --keep OP[,OP...] (op names or .tflite models) imply --ops and print the
 what-if answer instead of the table (sizetool/operators/what_if.py): the set saving, the predicted ROM, the files and
@@ -174,7 +174,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                                            operator_graph=operator_graph)
             if output_format != "html":
                 from sizetool.inputs.elf_reader import read_elf
-                from sizetool.operators.model_fit import model_fit
+                from sizetool.fit.model_fit import model_fit
 
                 fit = model_fit(image if image is not None else read_elf(elf), operator_graph.graph, size_report,
                                 model_paths, kernels, arena_symbol)
@@ -199,11 +199,11 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
 
 def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
            output: str | None) -> int:
-    """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/operators/stack_depth.py)."""
+    """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/stack/stack_depth.py)."""
     import shutil
 
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.operators.stack_depth import analyse_stack
+    from sizetool.stack.stack_depth import analyse_stack
     from sizetool.render.stack import FORMATS as STACK_FORMATS
     from sizetool.render.stack import render_stack
     from sizetool.report.report_model import write_text_atomically
@@ -246,7 +246,7 @@ def render_what_if_output(size_report, answer, output_format: str, color: bool =
     """The --drop/--keep answer in one of FORMATS other than html."""
     import shutil
 
-    from sizetool.render.operators import render_what_if
+    from sizetool.render.what_if import render_what_if
 
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_what_if(answer, output_format, size_report.source, size_report.arch, color=color, width=width)

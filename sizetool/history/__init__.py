@@ -7,6 +7,6 @@ plots and baselines.
     record.py      a SizeReport -> one stored build (trimmed report, summary parts, changes against its predecessor)
     queries.py     builds in order per series, predecessors, deltas and movers, lookups by reference, pruning
     show_output.py `history show` as a rich table, JSON, CSV or markdown
-    plot.py        `history plot`: the self-contained HTML page, or SVG/PNG through matplotlib (optional extra)
+    plot.py        `history plot`: the series, stacks and steps it draws (render/history_plot.py draws them)
     baseline.py    `check --baseline db:DB@BRANCH`: the baseline report from the history
 """

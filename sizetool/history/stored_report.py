@@ -109,7 +109,7 @@ def operator_parts(report: SizeReport) -> dict[str, int]:
     """The ROM split by operator as the treemap page's operator view splits it (exclusive bytes, runtime, shared)."""
     if report.operators is None:
         return {}
-    from sizetool.render.html import operator_view
+    from sizetool.operators.operator_view import operator_view
 
     return {child["name"]: child["size"] for child in operator_view(report.operators)["tree"]["children"]}
 

@@ -27,46 +27,18 @@ from elftools.common.exceptions import ELFError, ELFParseError
 from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
+from sizetool.inputs.dwarf_format import (
+    CorruptDwarf, debug_sections,
+    ADDRESS_ATTRS, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE,
+    AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
+    AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, Abbrev, CONSTANT_SIZES, CU_REF_FORMS, DW_OP_ADDR,
+    DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX, F_ADDR, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
+    F_GNU_STR_INDEX, F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4, F_REF_ADDR, F_RNGLISTX,
+    F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, OFFSET_SIZED, RECORD_ATTRS, RECORD_TAGS, SCOPE_TAGS,
+    SIBLING_ONLY, STRX_FORMS, TAG_COMPILE_UNIT, TAG_MEMBER, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT, TAG_SUBPROGRAM,
+    TAG_VARIABLE, UNIT_ATTRS, Unit, read_cstring, read_sleb, read_uleb,
+)
 
-# Tags
-TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT = 0x11, 0x3C, 0x4A
-TAG_SUBPROGRAM, TAG_VARIABLE, TAG_MEMBER = 0x2E, 0x34, 0x0D
-# Scopes that hold functions and objects with addresses; everything else with children (function bodies) is skipped.
-SCOPE_TAGS = frozenset({0x39, 0x02, 0x13, 0x17, 0x1E, 0x0B})  # namespace, class, struct, union, module, lexical block
-RECORD_TAGS = frozenset({TAG_SUBPROGRAM, TAG_VARIABLE, TAG_MEMBER})
-
-# Attributes
-AT_SIBLING, AT_LOCATION, AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC = 0x01, 0x02, 0x03, 0x10, 0x11, 0x12
-AT_COMP_DIR, AT_ABSTRACT_ORIGIN, AT_DECL_FILE, AT_SPECIFICATION, AT_RANGES = 0x1B, 0x31, 0x3A, 0x47, 0x55
-AT_STR_OFFSETS_BASE, AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE = 0x72, 0x73, 0x74, 0x2133
-RECORD_ATTRS = frozenset({AT_SIBLING, AT_LOCATION, AT_LOW_PC, AT_HIGH_PC, AT_ABSTRACT_ORIGIN, AT_DECL_FILE,
-                          AT_SPECIFICATION, AT_RANGES})
-UNIT_ATTRS = frozenset({AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC, AT_COMP_DIR, AT_RANGES, AT_STR_OFFSETS_BASE,
-                        AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE})
-SIBLING_ONLY = frozenset({AT_SIBLING})
-ADDRESS_ATTRS = frozenset({AT_LOW_PC, AT_RANGES, AT_LOCATION})  # a DIE with none of them places no bytes
-
-# Forms
-F_ADDR, F_BLOCK2, F_BLOCK4, F_DATA2, F_DATA4, F_DATA8, F_STRING, F_BLOCK = 0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09
-F_BLOCK1, F_DATA1, F_FLAG, F_SDATA, F_STRP, F_UDATA, F_REF_ADDR = 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x0F, 0x10
-F_REF1, F_REF2, F_REF4, F_REF8, F_REF_UDATA, F_INDIRECT, F_SEC_OFFSET = 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17
-F_EXPRLOC, F_FLAG_PRESENT, F_STRX, F_ADDRX, F_REF_SUP4, F_STRP_SUP, F_DATA16 = 0x18, 0x19, 0x1A, 0x1B, 0x1C, 0x1D, 0x1E
-F_LINE_STRP, F_REF_SIG8, F_IMPLICIT_CONST, F_LOCLISTX, F_RNGLISTX, F_REF_SUP8 = 0x1F, 0x20, 0x21, 0x22, 0x23, 0x24
-F_STRX1, F_STRX2, F_STRX3, F_STRX4, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4 = range(0x25, 0x2D)
-F_GNU_ADDR_INDEX, F_GNU_STR_INDEX, F_GNU_REF_ALT, F_GNU_STRP_ALT = 0x1F01, 0x1F02, 0x1F20, 0x1F21
-ADDRESS_FORMS = frozenset({F_ADDR, F_ADDRX, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4, F_GNU_ADDR_INDEX})
-ADDRX_FORMS = frozenset({F_ADDRX, F_ADDRX1, F_ADDRX2, F_ADDRX3, F_ADDRX4, F_GNU_ADDR_INDEX})
-STRX_FORMS = frozenset({F_STRX, F_STRX1, F_STRX2, F_STRX3, F_STRX4, F_GNU_STR_INDEX})
-CU_REF_FORMS = frozenset({F_REF1, F_REF2, F_REF4, F_REF8, F_REF_UDATA})
-LEB_FORMS = frozenset({F_SDATA, F_UDATA, F_REF_UDATA, F_STRX, F_ADDRX, F_LOCLISTX, F_RNGLISTX, F_GNU_ADDR_INDEX,
-                       F_GNU_STR_INDEX})
-CONSTANT_SIZES = {F_DATA1: 1, F_REF1: 1, F_FLAG: 1, F_STRX1: 1, F_ADDRX1: 1, F_DATA2: 2, F_REF2: 2, F_STRX2: 2,
-                  F_ADDRX2: 2, F_STRX3: 3, F_ADDRX3: 3, F_DATA4: 4, F_REF4: 4, F_REF_SUP4: 4, F_STRX4: 4,
-                  F_ADDRX4: 4, F_DATA8: 8, F_REF8: 8, F_REF_SIG8: 8, F_REF_SUP8: 8, F_DATA16: 16,
-                  F_FLAG_PRESENT: 0, F_IMPLICIT_CONST: 0}
-OFFSET_SIZED = frozenset({F_STRP, F_SEC_OFFSET, F_LINE_STRP, F_STRP_SUP, F_GNU_REF_ALT, F_GNU_STRP_ALT})
-
-DW_OP_ADDR, DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX = 0x03, 0xA1, 0xFB
 MAX_LINK_HOPS = 8
 
 
@@ -123,12 +95,12 @@ def read_source_index(path: str) -> SourceIndex:
     try:
         with open(path, "rb") as stream:
             elf = ELFFile(stream)
-            sections = _debug_sections(elf)
+            sections = debug_sections(elf)
         if sections.get(".debug_info"):
             _DwarfScanner(sections, elf.little_endian, index).scan()
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
-    except (ELFError, ELFParseError, IndexError, ValueError, KeyError, struct.error, _CorruptDwarf) as error:
+    except (ELFError, ELFParseError, IndexError, ValueError, KeyError, struct.error, CorruptDwarf) as error:
         index.warnings.append(f"{path}: DWARF is corrupt or partial ({_describe(error)}); paths may be incomplete")
     except Exception as error:  # noqa: BLE001 - hostile DWARF must never crash the report
         index.warnings.append(f"{path}: DWARF could not be read ({type(error).__name__}); reporting by symbol only")
@@ -137,89 +109,7 @@ def read_source_index(path: str) -> SourceIndex:
 
 
 def _describe(error: Exception) -> str:
-    return str(error) if isinstance(error, _CorruptDwarf) else type(error).__name__
-
-
-class _CorruptDwarf(Exception):
-    pass
-
-
-def _debug_sections(elf: ELFFile) -> dict[str, bytes]:
-    wanted = (".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_str_offsets",
-              ".debug_addr", ".debug_ranges", ".debug_rnglists")
-    out = {}
-    for name in wanted:
-        section = elf.get_section_by_name(name)
-        if section is not None and section["sh_type"] != "SHT_NOBITS":
-            out[name] = section.data()  # pyelftools decompresses SHF_COMPRESSED sections
-    return out
-
-
-def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    byte = data[pos]
-    pos += 1
-    if byte < 0x80:
-        return byte, pos
-    result, shift = byte & 0x7F, 7
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-
-
-def _sleb(data: bytes, pos: int) -> tuple[int, int]:
-    result, shift = 0, 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            if byte & 0x40:
-                result -= 1 << shift
-            return result, pos
-
-
-def _cstring(data: bytes, pos: int) -> tuple[bytes, int]:
-    end = data.index(b"\0", pos)
-    return data[pos:end], end + 1
-
-
-@dataclass
-class _Abbrev:
-    tag: int
-    has_children: bool
-    specs: tuple  # (attribute, form, implicit const, wanted, fixed size or -1)
-    fixed_size: int  # total size when no attribute is wanted and all forms are fixed-size, else -1
-    wants_any: bool
-    # A function or variable without an address (a declaration in a class or namespace) is skipped by the scan and
-    # decoded through this abbreviation only when a definition's DW_AT_specification leads to it (most never are:
-    # every unit repeats the declarations of the headers it includes).
-    on_demand: "_Abbrev | None" = None
-    # When DW_AT_sibling is the only attribute wanted and every form has a fixed size: its offset in the DIE and the
-    # DIE's size, so the scan reads the sibling without decoding the others (-1: decode them)
-    sibling_at: int = -1
-    sibling_form: int = 0
-    total_size: int = -1
-
-
-@dataclass
-class _Unit:
-    offset: int  # of the unit header in .debug_info
-    end: int
-    version: int
-    address_size: int
-    offset_size: int
-    abbrevs: dict
-    first_die: int
-    file_names: list = field(default_factory=list)
-    str_offsets_base: int = 8
-    addr_base: int = 8
-    rnglists_base: int = 0
-    base_address: int = 0
+    return str(error) if isinstance(error, CorruptDwarf) else type(error).__name__
 
 
 class _DwarfScanner:
@@ -229,7 +119,7 @@ class _DwarfScanner:
         self.endian = "little" if little_endian else "big"
         self.index = index
         self.abbrev_cache: dict[tuple, dict] = {}
-        self.units: list[_Unit] = []
+        self.units: list[Unit] = []
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
         self.decls: dict[int, tuple[str | None, int | None]] = {}
         self.pending: list[tuple[int, int, str]] = []  # (address, DIE offset, unit file) waiting for link resolution
@@ -248,25 +138,25 @@ class _DwarfScanner:
 
     def _int(self, data: bytes, pos: int, size: int) -> int:
         if pos + size > len(data):
-            raise _CorruptDwarf(f"a value at offset {pos:#x} runs past the end of its section")
+            raise CorruptDwarf(f"a value at offset {pos:#x} runs past the end of its section")
         return int.from_bytes(data[pos : pos + size], self.endian)
 
-    def _unit_header(self, pos: int) -> _Unit | None:
+    def _unit_header(self, pos: int) -> Unit | None:
         info = self.info
         length = self._int(info, pos, 4)
         offset_size, header = 4, pos + 4
         if length == 0xFFFFFFFF:
             length, offset_size, header = self._int(info, pos + 4, 8), 8, pos + 12
         elif length >= 0xFFFFFFF0:
-            raise _CorruptDwarf(f"bad unit length at .debug_info offset {pos:#x}")
+            raise CorruptDwarf(f"bad unit length at .debug_info offset {pos:#x}")
         end = header + length
         if length == 0:
             return None
         if end > len(info):
-            raise _CorruptDwarf(f"unit at .debug_info offset {pos:#x} runs past the end of the section")
+            raise CorruptDwarf(f"unit at .debug_info offset {pos:#x} runs past the end of the section")
         version = self._int(info, header, 2)
         if not 2 <= version <= 5:
-            raise _CorruptDwarf(f"unsupported DWARF version {version} at .debug_info offset {pos:#x}")
+            raise CorruptDwarf(f"unsupported DWARF version {version} at .debug_info offset {pos:#x}")
         unit_type = 1
         if version >= 5:
             unit_type, address_size = info[header + 2], info[header + 3]
@@ -281,9 +171,9 @@ class _DwarfScanner:
             address_size = info[header + 2 + offset_size]
             first = header + 3 + offset_size
         if address_size not in (2, 4, 8):
-            raise _CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
+            raise CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
         abbrevs = self._abbrev_table(abbrev_offset, address_size, offset_size, version)
-        unit = _Unit(pos, end, version, address_size, offset_size, abbrevs, first)
+        unit = Unit(pos, end, version, address_size, offset_size, abbrevs, first)
         if unit_type in (2, 6):
             unit.first_die = end  # type units carry no addresses
         return unit
@@ -295,7 +185,7 @@ class _DwarfScanner:
             return table
         data = self.sections.get(".debug_abbrev", b"")
         if offset >= len(data):
-            raise _CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
+            raise CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
         table, pos = {}, offset
         sizes: dict[int, int] = {}  # form -> fixed size in this table's units
         # Codes, tags, attributes and forms are ULEB128s that nearly always fit one byte: read those inline (tens of
@@ -305,14 +195,14 @@ class _DwarfScanner:
             if code < 0x80:
                 pos += 1
             else:
-                code, pos = _uleb(data, pos)
+                code, pos = read_uleb(data, pos)
             if code == 0:
                 break
             tag = data[pos]
             if tag < 0x80:
                 pos += 1
             else:
-                tag, pos = _uleb(data, pos)
+                tag, pos = read_uleb(data, pos)
             has_children = data[pos] == 1
             pos += 1
             wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
@@ -323,17 +213,17 @@ class _DwarfScanner:
                 if attribute < 0x80:
                     pos += 1
                 else:
-                    attribute, pos = _uleb(data, pos)
+                    attribute, pos = read_uleb(data, pos)
                 form = data[pos]
                 if form < 0x80:
                     pos += 1
                 else:
-                    form, pos = _uleb(data, pos)
+                    form, pos = read_uleb(data, pos)
                 if attribute == 0 and form == 0:
                     break
                 implicit = 0
                 if form == F_IMPLICIT_CONST:
-                    implicit, pos = _sleb(data, pos)
+                    implicit, pos = read_sleb(data, pos)
                 size = sizes.get(form)
                 if size is None:
                     size = sizes[form] = self._fixed_size(form, address_size, offset_size, version)
@@ -342,11 +232,11 @@ class _DwarfScanner:
                 wants_any = wants_any or is_wanted
                 has_address = has_address or attribute in ADDRESS_ATTRS
                 total = total + size if total >= 0 and size >= 0 else -1
-            abbrev = _Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
+            abbrev = Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
             if tag in RECORD_TAGS and not has_address:
                 skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
                 skip_wants = any(spec[3] for spec in skip)
-                abbrev = _Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
+                abbrev = Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
             wanted_specs = [spec for spec in abbrev.specs if spec[3]] if total >= 0 else ()
             if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
                     and wanted_specs[0][1] in CU_REF_FORMS:
@@ -373,7 +263,7 @@ class _DwarfScanner:
         return -1
 
     # -- DIEs --------------------------------------------------------------------------------------------------
-    def _attributes(self, unit: _Unit, abbrev: _Abbrev, pos: int) -> tuple[dict, int]:
+    def _attributes(self, unit: Unit, abbrev: Abbrev, pos: int) -> tuple[dict, int]:
         """Decode a DIE's attributes: the wanted ones into (form, value), the others skipped."""
         values = {}
         for attribute, form, implicit, wanted, size in abbrev.specs:
@@ -384,13 +274,13 @@ class _DwarfScanner:
             if wanted:
                 values[attribute] = (form, value)
         if pos > unit.end:
-            raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
+            raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
         return values, pos
 
-    def _form_value(self, unit: _Unit, form: int, implicit: int, pos: int):
+    def _form_value(self, unit: Unit, form: int, implicit: int, pos: int):
         data = self.info
         while form == F_INDIRECT:
-            form, pos = _uleb(data, pos)
+            form, pos = read_uleb(data, pos)
         size = self._fixed_size(form, unit.address_size, unit.offset_size, unit.version)
         if size >= 0:
             if form == F_IMPLICIT_CONST:
@@ -399,11 +289,11 @@ class _DwarfScanner:
                 return 1, pos
             return self._int(data, pos, size), pos + size
         if form in LEB_FORMS:
-            return (_sleb if form == F_SDATA else _uleb)(data, pos)
+            return (read_sleb if form == F_SDATA else read_uleb)(data, pos)
         if form == F_STRING:
-            return _cstring(data, pos)
+            return read_cstring(data, pos)
         if form in (F_EXPRLOC, F_BLOCK):
-            length, pos = _uleb(data, pos)
+            length, pos = read_uleb(data, pos)
         elif form == F_BLOCK1:
             length, pos = data[pos], pos + 1
         elif form == F_BLOCK2:
@@ -411,17 +301,17 @@ class _DwarfScanner:
         elif form == F_BLOCK4:
             length, pos = self._int(data, pos, 4), pos + 4
         else:
-            raise _CorruptDwarf(f"unknown attribute form {form:#x} in unit at .debug_info offset {unit.offset:#x}")
+            raise CorruptDwarf(f"unknown attribute form {form:#x} in unit at .debug_info offset {unit.offset:#x}")
         return data[pos : pos + length], pos + length
 
-    def _scan_unit(self, unit: _Unit) -> None:
+    def _scan_unit(self, unit: Unit) -> None:
         data, pos = self.info, unit.first_die
         if pos >= unit.end:
             return
-        code, pos = _uleb(data, pos)
+        code, pos = read_uleb(data, pos)
         abbrev = unit.abbrevs.get(code)
         if abbrev is None:
-            raise _CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {pos:#x}")
+            raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {pos:#x}")
         values, pos = self._attributes(unit, abbrev, pos)
         if abbrev.tag not in (TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT):
             return
@@ -436,7 +326,7 @@ class _DwarfScanner:
             if code < 0x80:
                 pos += 1
             else:
-                code, pos = _uleb(data, pos)
+                code, pos = read_uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:
@@ -444,7 +334,7 @@ class _DwarfScanner:
                 continue
             abbrev = abbrevs.get(code)
             if abbrev is None:
-                raise _CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
+                raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
             if not abbrev.wants_any:
                 if abbrev.fixed_size >= 0:
                     pos += abbrev.fixed_size
@@ -456,11 +346,11 @@ class _DwarfScanner:
                 size = 1 if form == F_REF1 else 2 if form == F_REF2 else 4 if form == F_REF4 else 8
                 at = pos + abbrev.sibling_at
                 if at + size > len(data):  # self._int, inline: most DIEs the scan meets take this path
-                    raise _CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
+                    raise CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
                 values = {AT_SIBLING: (form, int.from_bytes(data[at : at + size], endian))}
                 pos += abbrev.total_size
                 if pos > end:
-                    raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
+                    raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
             else:
                 values, pos = self._attributes(unit, abbrev, pos)
             if values is not None and abbrev.tag in RECORD_TAGS and abbrev.on_demand is None:
@@ -473,7 +363,7 @@ class _DwarfScanner:
                     target = unit.offset + sibling[1] if sibling and sibling[0] in CU_REF_FORMS else -1
                     pos = target if pos < target <= end else self._skip_subtree(unit, pos)
 
-    def _skip_subtree(self, unit: _Unit, pos: int) -> int:
+    def _skip_subtree(self, unit: Unit, pos: int) -> int:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
         data, abbrevs, end, depth = self.info, unit.abbrevs, unit.end, 1
         while pos < end:
@@ -481,7 +371,7 @@ class _DwarfScanner:
             if code < 0x80:
                 pos += 1
             else:
-                code, pos = _uleb(data, pos)
+                code, pos = read_uleb(data, pos)
             if code == 0:
                 depth -= 1
                 if depth == 0:
@@ -489,7 +379,7 @@ class _DwarfScanner:
                 continue
             abbrev = abbrevs.get(code)
             if abbrev is None:
-                raise _CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
+                raise CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
             if abbrev.fixed_size >= 0:
                 pos += abbrev.fixed_size
             else:
@@ -499,7 +389,7 @@ class _DwarfScanner:
                     sibling = (form, self._int(data, pos + abbrev.sibling_at, size))
                     pos += abbrev.total_size
                     if pos > end:
-                        raise _CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
+                        raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
                 else:
                     values, pos = self._attributes(unit, abbrev, pos)
                     sibling = values.get(AT_SIBLING)
@@ -510,7 +400,7 @@ class _DwarfScanner:
                 depth += 1
         return pos
 
-    def _read_unit_attributes(self, unit: _Unit, values: dict) -> str:
+    def _read_unit_attributes(self, unit: Unit, values: dict) -> str:
         for attribute, name in ((AT_STR_OFFSETS_BASE, "str_offsets_base"), (AT_ADDR_BASE, "addr_base"),
                                 (AT_GNU_ADDR_BASE, "addr_base"), (AT_RNGLISTS_BASE, "rnglists_base")):
             if attribute in values:
@@ -531,7 +421,7 @@ class _DwarfScanner:
             index.unit_ranges.append((low, high, unit_file))
         return unit_file
 
-    def _record(self, unit: _Unit, unit_file: str, die_offset: int, tag: int, values: dict, decls, index) -> None:
+    def _record(self, unit: Unit, unit_file: str, die_offset: int, tag: int, values: dict, decls, index) -> None:
         decl = None
         if AT_DECL_FILE in values:
             number = values[AT_DECL_FILE][1]
@@ -583,7 +473,7 @@ class _DwarfScanner:
         if position < 0 or not self.units[position].first_die <= offset < self.units[position].end:
             return None, None
         unit = self.units[position]
-        code, pos = _uleb(self.info, offset)
+        code, pos = read_uleb(self.info, offset)
         abbrev = unit.abbrevs.get(code)
         abbrev = abbrev.on_demand or abbrev if abbrev is not None else None
         if abbrev is None or not abbrev.wants_any or abbrev.tag not in RECORD_TAGS:
@@ -594,7 +484,7 @@ class _DwarfScanner:
         return scratch[offset]
 
     # -- values ------------------------------------------------------------------------------------------------
-    def _string(self, unit: _Unit, attribute) -> str:
+    def _string(self, unit: Unit, attribute) -> str:
         if attribute is None:
             return ""
         form, value = attribute
@@ -602,28 +492,28 @@ class _DwarfScanner:
             raw = value
         elif form in (F_STRP, F_LINE_STRP):
             section = self.sections.get(".debug_line_str" if form == F_LINE_STRP else ".debug_str", b"")
-            raw = _cstring(section, value)[0] if value < len(section) else b""
+            raw = read_cstring(section, value)[0] if value < len(section) else b""
         elif form in STRX_FORMS:
             offsets = self.sections.get(".debug_str_offsets", b"")
             at = unit.str_offsets_base + value * unit.offset_size
             section = self.sections.get(".debug_str", b"")
             offset = self._int(offsets, at, unit.offset_size)
-            raw = _cstring(section, offset)[0] if offset < len(section) else b""
+            raw = read_cstring(section, offset)[0] if offset < len(section) else b""
         else:
             return ""
         return raw.decode("utf-8", "replace")
 
-    def _address(self, unit: _Unit, attribute) -> int:
+    def _address(self, unit: Unit, attribute) -> int:
         form, value = attribute
         if form in ADDRX_FORMS:
             return self._indexed_address(unit, value)
         return value
 
-    def _indexed_address(self, unit: _Unit, index: int) -> int:
+    def _indexed_address(self, unit: Unit, index: int) -> int:
         table = self.sections.get(".debug_addr", b"")
         return self._int(table, unit.addr_base + index * unit.address_size, unit.address_size)
 
-    def _ranges(self, unit: _Unit, values: dict) -> list[tuple[int, int]]:
+    def _ranges(self, unit: Unit, values: dict) -> list[tuple[int, int]]:
         if AT_LOW_PC in values and (AT_HIGH_PC in values or AT_RANGES not in values):
             low = self._address(unit, values[AT_LOW_PC])
             if AT_HIGH_PC not in values:
@@ -642,7 +532,7 @@ class _DwarfScanner:
             return self._rnglist(unit, value)
         return self._debug_ranges(unit, value)
 
-    def _debug_ranges(self, unit: _Unit, offset: int) -> list[tuple[int, int]]:
+    def _debug_ranges(self, unit: Unit, offset: int) -> list[tuple[int, int]]:
         data, size = self.sections.get(".debug_ranges", b""), unit.address_size
         largest, base, out = (1 << (8 * size)) - 1, unit.base_address, []
         while offset + 2 * size <= len(data):
@@ -656,7 +546,7 @@ class _DwarfScanner:
                 out.append((begin + base, end + base))
         return out
 
-    def _rnglist(self, unit: _Unit, offset: int) -> list[tuple[int, int]]:
+    def _rnglist(self, unit: Unit, offset: int) -> list[tuple[int, int]]:
         data, size, base, out = self.sections.get(".debug_rnglists", b""), unit.address_size, unit.base_address, []
         while offset < len(data):
             kind = data[offset]
@@ -664,39 +554,39 @@ class _DwarfScanner:
             if kind == 0:  # end_of_list
                 break
             if kind == 1:  # base_addressx
-                index, offset = _uleb(data, offset)
+                index, offset = read_uleb(data, offset)
                 base = self._indexed_address(unit, index)
                 continue
             if kind == 5:  # base_address
                 base, offset = self._int(data, offset, size), offset + size
                 continue
             if kind == 2:  # startx_endx
-                first, offset = _uleb(data, offset)
-                second, offset = _uleb(data, offset)
+                first, offset = read_uleb(data, offset)
+                second, offset = read_uleb(data, offset)
                 begin, end = self._indexed_address(unit, first), self._indexed_address(unit, second)
             elif kind == 3:  # startx_length
-                first, offset = _uleb(data, offset)
-                length, offset = _uleb(data, offset)
+                first, offset = read_uleb(data, offset)
+                length, offset = read_uleb(data, offset)
                 begin = self._indexed_address(unit, first)
                 end = begin + length
             elif kind == 4:  # offset_pair
-                first, offset = _uleb(data, offset)
-                second, offset = _uleb(data, offset)
+                first, offset = read_uleb(data, offset)
+                second, offset = read_uleb(data, offset)
                 begin, end = base + first, base + second
             elif kind == 6:  # start_end
                 begin, end = self._int(data, offset, size), self._int(data, offset + size, size)
                 offset += 2 * size
             elif kind == 7:  # start_length
                 begin, offset = self._int(data, offset, size), offset + size
-                length, offset = _uleb(data, offset)
+                length, offset = read_uleb(data, offset)
                 end = begin + length
             else:
-                raise _CorruptDwarf(f"unknown range list entry kind {kind} in .debug_rnglists")
+                raise CorruptDwarf(f"unknown range list entry kind {kind} in .debug_rnglists")
             if end > begin:
                 out.append((begin, end))
         return out
 
-    def _location_address(self, unit: _Unit, attribute) -> int | None:
+    def _location_address(self, unit: Unit, attribute) -> int | None:
         form, expression = attribute
         if not isinstance(expression, (bytes, bytearray)) or len(expression) < 2:
             return None
@@ -704,11 +594,11 @@ class _DwarfScanner:
         if operation == DW_OP_ADDR and len(expression) >= 1 + unit.address_size:
             return int.from_bytes(expression[1 : 1 + unit.address_size], self.endian)
         if operation in (DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX):
-            return self._indexed_address(unit, _uleb(expression, 1)[0])
+            return self._indexed_address(unit, read_uleb(expression, 1)[0])
         return None
 
     # -- line table header -------------------------------------------------------------------------------------
-    def _line_table_files(self, unit: _Unit, offset: int, comp_dir: str) -> list[str]:
+    def _line_table_files(self, unit: Unit, offset: int, comp_dir: str) -> list[str]:
         """File names indexed the way DW_AT_decl_file counts them for this unit's line table."""
         data = self.sections.get(".debug_line", b"")
         if offset + 4 > len(data):
@@ -728,14 +618,14 @@ class _DwarfScanner:
         if version < 5:
             directories = [comp_dir]
             while data[pos] != 0:
-                name, pos = _cstring(data, pos)
+                name, pos = read_cstring(data, pos)
                 directories.append(name.decode("utf-8", "replace"))
             pos += 1
             names = [""]  # 1-based before DWARF 5
             while data[pos] != 0:
-                name, pos = _cstring(data, pos)
-                directory, pos = _uleb(data, pos)
-                pos = _uleb(data, _uleb(data, pos)[1])[1]  # modification time, length
+                name, pos = read_cstring(data, pos)
+                directory, pos = read_uleb(data, pos)
+                pos = read_uleb(data, read_uleb(data, pos)[1])[1]  # modification time, length
                 folder = directories[directory] if directory < len(directories) else ""
                 names.append(_join(_join(comp_dir, folder), name.decode("utf-8", "replace")))
             return names
@@ -749,22 +639,22 @@ class _DwarfScanner:
             names.append(_join(_join(comp_dir, folder), entry.get(1, "")))
         return names
 
-    def _v5_entries(self, unit: _Unit, data: bytes, pos: int, offset_size: int) -> tuple[list[dict], int]:
+    def _v5_entries(self, unit: Unit, data: bytes, pos: int, offset_size: int) -> tuple[list[dict], int]:
         format_count = data[pos]
         pos += 1
         formats = []
         for _ in range(format_count):
-            content, pos = _uleb(data, pos)
-            form, pos = _uleb(data, pos)
+            content, pos = read_uleb(data, pos)
+            form, pos = read_uleb(data, pos)
             formats.append((content, form))
-        count, pos = _uleb(data, pos)
+        count, pos = read_uleb(data, pos)
         entries = []
         for _ in range(count):
             entry = {}
             for content, form in formats:
                 if form in (F_STRING, F_LINE_STRP, F_STRP) or form in STRX_FORMS:
                     if form == F_STRING:
-                        value, pos = _cstring(data, pos)
+                        value, pos = read_cstring(data, pos)
                         value = value.decode("utf-8", "replace")
                     else:
                         size = offset_size if form in (F_LINE_STRP, F_STRP) else None
@@ -779,16 +669,16 @@ class _DwarfScanner:
             entries.append(entry)
         return entries, pos
 
-    def _line_form(self, unit: _Unit, form: int, data: bytes, pos: int):
+    def _line_form(self, unit: Unit, form: int, data: bytes, pos: int):
         if form in (F_UDATA, F_STRX, F_GNU_STR_INDEX):
-            return _uleb(data, pos)
+            return read_uleb(data, pos)
         size = CONSTANT_SIZES.get(form)
         if size is not None:
             return self._int(data, pos, size) if size <= 8 else data[pos : pos + size], pos + size
         if form == F_BLOCK:
-            length, pos = _uleb(data, pos)
+            length, pos = read_uleb(data, pos)
             return data[pos : pos + length], pos + length
-        raise _CorruptDwarf(f"unsupported form {form:#x} in a line table header")
+        raise CorruptDwarf(f"unsupported form {form:#x} in a line table header")
 
 
 def _join(directory: str, name: str) -> str:

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from sizetool.inputs.elf_reader import ElfImage
-from sizetool.operators.reference_graph import ReferenceGraph, function_code_runs, pool_word_addresses
+from sizetool.code_graph.reference_graph import ReferenceGraph, function_code_runs, pool_word_addresses
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class CallSites:
 def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, str | None]) -> CallSites:
     """Call sites of each operator and the pool words pointing at roots. `owners`: root node -> op name, or None
     for a root several operators share (it marks no call site of its own)."""
-    from sizetool.inputs.disassembly import code_decoder, global_pointer
+    from sizetool.code_graph.disassembly import code_decoder, global_pointer
 
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
     if decoder is None:

@@ -17,7 +17,7 @@ from sizetool.inputs.elf_reader import ElfImage, read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
 from sizetool.operators.operator_cost import operator_table_for_graph
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
-from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key, write_entry
 from sizetool.report.report_model import OperatorTable, SizeReport, operator_table_from_dict, operator_table_to_dict
 

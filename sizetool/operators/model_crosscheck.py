@@ -1,7 +1,7 @@
 """Check a firmware's operator registrations against the .tflite models it is meant to run.
 
 Questions answered from the operator table (sizetool.operators.operator_cost), the operator graph (set questions,
-operator_sets.py) and the models' operator codes (resolver_gen, the reader gen-resolver uses, so both tools name and
+operator_sets.py) and the models' operator codes (tflm_model, the reader gen-resolver uses, so both tools name and
 map ops alike):
 - which registered operators no given model uses; what removing each alone saves (its exclusive bytes) and what
   removing all of them together saves (the set retained size, plus their AddXxx() calls);
@@ -10,7 +10,7 @@ map ops alike):
 - which ops a model needs that the firmware does not register: TFLM's interpreter would stop at start-up with
   "Didn't find op for builtin opcode ..." (or "... custom opcode ..."). A predicted size then leaves them out;
 - which operators' tensor types TFLM's kernels refuse (hybrid float32×int8, legacy uint8, ...: gen-resolver's rule,
-  resolver_gen.type_support), and which uses a registered type-reduced kernel (CONV_2D_INT8 without CONV_2D) cannot
+  tflm_model.type_support), and which uses a registered type-reduced kernel (CONV_2D_INT8 without CONV_2D) cannot
   run: the model would fail on the device, so the check fails as for a missing op;
 - which generic registrations (CONV_2D) could be a type-reduced one (CONV_2D_INT8) because every model allows it.
 
@@ -142,12 +142,12 @@ class ModelCrosscheck:
 
 def read_model_ops(path: str) -> list[ModelOp]:
     """The ops one .tflite model uses (every subgraph), in gen-resolver's order; SizeToolError on a bad file."""
-    from resolver_gen.errors import ResolverGenError
-    from resolver_gen.operator_uses import read_model_uses
+    from tflm_model.errors import ModelError
+    from tflm_model.operator_uses import read_model_uses
 
     try:
         uses = read_model_uses(path, hash_in_background=False)
-    except ResolverGenError as error:
+    except ModelError as error:
         raise SizeToolError(str(error)) from None
     return [model_op(use.key.kind, use.key.name) for use in uses.ops]
 
@@ -251,26 +251,26 @@ def model_firmware(operator_graph: OperatorGraph, rom: int, model_path: str) -> 
     return rom - keep_only(operator_graph, serving).saving, tuple(serving), tuple(missing)
 
 
-def _resolver_gen_call(function, *arguments):
-    """A resolver_gen API call with its error turned into this package's one-line error."""
-    from resolver_gen.errors import ResolverGenError
+def _model_call(function, *arguments):
+    """A tflm_model API call with its error turned into this package's one-line error."""
+    from tflm_model.errors import ModelError
 
     try:
         return function(*arguments)
-    except ResolverGenError as error:
+    except ModelError as error:
         raise SizeToolError(str(error)) from None
 
 
 def type_problems(registered: list[str], model_paths: list[str]) -> list[TypeProblem]:
     """Uses whose tensor types TFLM refuses (gen-resolver's rule), then uses that a registered type-reduced kernel
     cannot run when the firmware does not also register the generic one for the op (TFLM finds only the variant)."""
-    from resolver_gen.type_support import type_rejections, variant_misfits
+    from tflm_model.type_support import type_rejections, variant_misfits
 
-    rejections = list(_resolver_gen_call(type_rejections, model_paths))
+    rejections = list(_model_call(type_rejections, model_paths))
     names = set(registered)
     for variant in KERNEL_VARIANTS:
         if variant.name in names and _firmware_name(variant.kind, variant.op) not in names:
-            rejections += _resolver_gen_call(variant_misfits, model_paths, variant.name)
+            rejections += _model_call(variant_misfits, model_paths, variant.name)
     return [TypeProblem(r.model, r.op, r.subgraph, r.operators, r.types, r.reason, r.message()) for r in rejections]
 
 
@@ -278,11 +278,11 @@ def variant_suggestions(table: OperatorTable, used: list[UsedOperator], model_pa
                         operator_graph: OperatorGraph | None) -> list[VariantSuggestion]:
     """For each registered generic op the models use: the type-reduced registration every model allows, if one does.
     When the firmware links that variant too, the saving is what dropping the generic registration saves."""
-    from resolver_gen.type_support import variant_choices
+    from tflm_model.type_support import variant_choices
 
     used_ops = {u.op for u in used}
     registered = {o.op for o in table.operators}
-    choices = _resolver_gen_call(variant_choices, model_paths)
+    choices = _model_call(variant_choices, model_paths)
     suggestions = []
     for model_name, choice in sorted(choices.items()):
         op = choice.variant and _firmware_name(choice.variant.kind, model_name)

@@ -26,7 +26,7 @@ from sizetool.operators.operator_graph import CLONE_SUFFIX, OperatorGraph, Opera
 from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
 from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
-from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_model import (
     FileBytes, OperatorBytes, OperatorCost, OperatorTable, SizeReport, TemplateCost,
 )

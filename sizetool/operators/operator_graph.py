@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
-from sizetool.operators.code_sections import dwarf_code_sections
-from sizetool.operators.reference_graph import ReferenceGraph, build_reference_graph
+from sizetool.code_graph.code_sections import dwarf_code_sections
+from sizetool.code_graph.reference_graph import ReferenceGraph, build_reference_graph
 from tflm_facts.registrations import method_for_registration, parser_name, registration_methods
 
 _REGISTRATION = re.compile(r"^(?:[A-Za-z_]\w*::)*Register_([A-Z][A-Z0-9_]*)(?:\(\))?$")  # TFLM spells ops in capitals

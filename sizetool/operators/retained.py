@@ -16,7 +16,7 @@ What each operator reaches outside the runtime (its shared bytes, and with whom 
 
 from __future__ import annotations
 
-from sizetool.operators.reference_graph import ReferenceGraph
+from sizetool.code_graph.reference_graph import ReferenceGraph
 
 
 def dominated_sets(graph: ReferenceGraph, runtime_roots, operator_roots: list[frozenset[int]]) -> list[set[int]]:

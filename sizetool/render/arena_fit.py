@@ -1,10 +1,10 @@
 """The RAM half of `size-report ELF --model m.tflite`: the tensor arena the models need against the linked arena and
-the free RAM (sizetool/operators/model_fit.py), for each output format of the operator answer (render/operators.py).
+the free RAM (sizetool/fit/model_fit.py), for each output format of the operator answer (render/operators.py).
 """
 
 from __future__ import annotations
 
-from sizetool.operators.model_fit import ArenaFit, verdict
+from sizetool.fit.model_fit import ArenaFit, verdict
 
 CSV_KINDS = ("arena_needed", "arena_part", "arena_linked", "ram_free", "arena_verdict", "arena_note")
 

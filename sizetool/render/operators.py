@@ -1,5 +1,5 @@
 """`size-report ELF --ops`: the per-operator flash table as a terminal table, JSON, CSV or markdown; with `--model`
-the cross-check against the models, and with `--drop`/`--keep` the what-if answer instead of the table.
+the cross-check against the models (the `--drop`/`--keep` answer is render/what_if.py).
 
 Table, in every format: one row per operator registration with three figures that add up to what it reaches:
 - alone saves (exclusive bytes): what removing its AddXxx() alone saves;
@@ -25,12 +25,12 @@ import os
 from typing import TYPE_CHECKING
 
 from sizetool import __version__
+from sizetool.render.text_blocks import console_for, finish, markdown_cell, rich_table
 from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
 
 if TYPE_CHECKING:  # the table alone loads no model reader or arena estimate (render/arena_fit.py does, for --model)
     from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets
-    from sizetool.operators.model_fit import ArenaFit
-    from sizetool.operators.what_if import WhatIf
+    from sizetool.fit.model_fit import ArenaFit
 
 FORMATS = ("tree", "json", "csv", "markdown")
 EMPTY_TABLE = "no TFLM operator registrations found"
@@ -216,31 +216,6 @@ def sets_to_dict(sets: ModelSets) -> dict:
     }
 
 
-def what_if_to_dict(result: WhatIf, source: str, arch: str = "") -> dict:
-    return {
-        "mode": result.mode,
-        "asked": list(result.asked),
-        "dropped": list(result.dropped),
-        "kept": list(result.kept),
-        "saving": result.cost.saving,
-        "code_bytes": result.cost.code_bytes,
-        "call_sites": result.cost.call_sites,
-        "call_site_bytes": result.cost.call_site_bytes,
-        "rom": result.rom,
-        "predicted_rom": result.predicted_rom,
-        "may_be_high_by": result.cost.may_be_high_by,
-        "may_be_low_by": result.cost.may_be_low_by,
-        "may_be_high_by_inlining": result.cost.inline_bytes,
-        "files": [{"path": f.path, "bytes": f.bytes, "file_bytes": f.file_bytes} for f in result.files],
-        "symbols": [{"name": s.name, "path": s.path, "section": s.section, "address": s.address, "bytes": s.bytes}
-                    for s in result.symbols],
-        "notes": list(result.notes),
-        "source": os.path.basename(source),
-        "arch": arch,
-        "tool": f"size-report {__version__}",
-    }
-
-
 # --- CSV ----------------------------------------------------------------------------------------------------------
 
 def _row(kind, name="", registration="", exclusive="", shared="", runtime="", call_sites="", size="", path="",
@@ -317,37 +292,7 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
     return out.getvalue()
 
 
-def render_what_if_csv(result: WhatIf) -> str:
-    """Columns kind,name,path,section,address,bytes,file_bytes; kinds dropped, kept, saving, code_bytes,
-    call_site_bytes, rom, predicted_rom, may_be_high_by, may_be_low_by, may_be_high_by_inlining, file, symbol, note."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(("kind", "name", "path", "section", "address", "bytes", "file_bytes"))
-    for op in result.dropped:
-        writer.writerow(("dropped", op, "", "", "", "", ""))
-    for op in result.kept:
-        writer.writerow(("kept", op, "", "", "", "", ""))
-    writer.writerow(("saving", "", "", "", "", result.cost.saving, ""))
-    writer.writerow(("code_bytes", "", "", "", "", result.cost.code_bytes, ""))
-    writer.writerow(("call_site_bytes", str(result.cost.call_sites), "", "", "", result.cost.call_site_bytes, ""))
-    writer.writerow(("rom", "", "", "", "", result.rom, ""))
-    writer.writerow(("predicted_rom", "", "", "", "", result.predicted_rom, ""))
-    writer.writerow(("may_be_high_by", "", "", "", "", result.cost.may_be_high_by, ""))
-    writer.writerow(("may_be_low_by", "", "", "", "", result.cost.may_be_low_by, ""))
-    writer.writerow(("may_be_high_by_inlining", "", "", "", "", result.cost.inline_bytes, ""))
-    for f in result.files:
-        writer.writerow(("file", "", f.path, "", "", f.bytes, f.file_bytes))
-    for s in result.symbols:
-        writer.writerow(("symbol", s.name, s.path, s.section, f"0x{s.address:08x}", s.bytes, ""))
-    for note in result.notes:
-        writer.writerow(("note", note, "", "", "", "", ""))
-    return out.getvalue()
-
-
 # --- markdown -----------------------------------------------------------------------------------------------------
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
@@ -366,9 +311,9 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
         lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
                   "|---|---|---:|---:|---:|---|---|"]
         for o in table.operators:
-            files = "<br>".join(f"`{_md(t)}`" for t in _files_text(o.files, TOP_FILES))
-            shared = "<br>".join(_md(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
-            lines.append(f"| {_md(o.op)} | `{_md(o.registration)}` | {o.exclusive_bytes} | {o.shared_bytes} "
+            files = "<br>".join(f"`{markdown_cell(t)}`" for t in _files_text(o.files, TOP_FILES))
+            shared = "<br>".join(markdown_cell(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
+            lines.append(f"| {markdown_cell(o.op)} | `{markdown_cell(o.registration)}` | {o.exclusive_bytes} | {o.shared_bytes} "
                          f"| {o.runtime_bytes} | {files} | {shared} |")
         lines += ["", f"_{LEGEND}_", ""]
     if table.resolvers:
@@ -378,34 +323,34 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     if table.templates:
         lines += ["Other class templates with several instantiations (bytes beyond the largest one):", "",
                   "| template | instantiations | bytes |", "|---|---|---:|"]
-        lines += [f"| `{_md(t.template)}` | `{_md(t.arguments)}` | {t.bytes} |" for t in table.templates]
+        lines += [f"| `{markdown_cell(t.template)}` | `{markdown_cell(t.arguments)}` | {t.bytes} |" for t in table.templates]
         lines.append("")
-    lines += [f"> note: {_md(note)}" for note in _notes(table)]
+    lines += [f"> note: {markdown_cell(note)}" for note in _notes(table)]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
-    models = ", ".join(f"`{_md(os.path.basename(m))}`" for m in crosscheck.models)
+    models = ", ".join(f"`{markdown_cell(os.path.basename(m))}`" for m in crosscheck.models)
     lines = []
     if crosscheck.missing:
         lines += [f"**{len(crosscheck.missing)} op(s) needed by {models} are not registered** (the interpreter would "
                   "fail to find them):", "", "| op | kind | register with | models |", "|---|---|---|---|"]
         for m in crosscheck.missing:
-            lines.append(f"| {_md(m.op.name)} | {m.op.kind} | {_md(_register_with(m))} | "
-                         f"{', '.join(_md(os.path.basename(x)) for x in m.models)} |")
+            lines.append(f"| {markdown_cell(m.op.name)} | {m.op.kind} | {markdown_cell(_register_with(m))} | "
+                         f"{', '.join(markdown_cell(os.path.basename(x)) for x in m.models)} |")
         lines.append("")
     else:
         lines += [f"Every op used by {models} is registered.", ""]
     if crosscheck.type_problems:
         lines += [f"**{len(crosscheck.type_problems)} operator group(s) have tensor types this firmware's kernels "
                   "cannot run** (the model would fail on the device):", ""]
-        lines += [f"- {_md(t.message)}" for t in crosscheck.type_problems] + [""]
+        lines += [f"- {markdown_cell(t.message)}" for t in crosscheck.type_problems] + [""]
     if crosscheck.variants:
         from sizetool.operators.model_crosscheck import variant_note
 
         lines += ["Type-reduced registrations every model allows:", "", "| op | register with | why | effect |",
                   "|---|---|---|---|"]
-        lines += [f"| {_md(v.op)} | `{_md(v.call)}` | {_md(v.reason)} | {_md(variant_note(v))} |"
+        lines += [f"| {markdown_cell(v.op)} | `{markdown_cell(v.call)}` | {markdown_cell(v.reason)} | {markdown_cell(variant_note(v))} |"
                   for v in crosscheck.variants] + [""]
     if crosscheck.sets is not None:
         lines += [f"**{sentence}**" if index < 2 else sentence
@@ -413,7 +358,7 @@ def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
     if crosscheck.unused:
         lines += [f"{len(crosscheck.unused)} registered operator(s) no model uses (each row: what removing that op "
                   "alone saves):", "", "| op | registration | alone saves |", "|---|---|---:|"]
-        lines += [f"| {_md(u.op)} | `{_md(u.registration)}` | {u.exclusive_bytes} |" for u in crosscheck.unused]
+        lines += [f"| {markdown_cell(u.op)} | `{markdown_cell(u.registration)}` | {u.exclusive_bytes} |" for u in crosscheck.unused]
         lines.append("")
     if crosscheck.sets is not None and len(crosscheck.models) > 1:
         lines += _model_costs_markdown(crosscheck.sets)
@@ -425,8 +370,8 @@ def _model_costs_markdown(sets: ModelSets) -> list[str]:
              "| model | ops | firmware with its ops | on top of the runtime | only it needs | adds to the others |",
              "|---|---:|---:|---:|---|---:|"]
     for m in sets.models:
-        lines.append(f"| `{_md(os.path.basename(m.model))}` | {len(m.registrations)} | {m.firmware_bytes} "
-                     f"| {m.on_top_of_runtime} | {_md(', '.join(m.only_ops)) or '-'} | {m.adds_to_others} |")
+        lines.append(f"| `{markdown_cell(os.path.basename(m.model))}` | {len(m.registrations)} | {m.firmware_bytes} "
+                     f"| {m.on_top_of_runtime} | {markdown_cell(', '.join(m.only_ops)) or '-'} | {m.adds_to_others} |")
     return lines + [""]
 
 
@@ -456,7 +401,7 @@ def _register_with(missing) -> str:
     return f"{op.method}()"
 
 
-def _calls(cost) -> str:
+def calls_text(cost) -> str:
     """The parts of a saving besides the code and data only the ops need: their AddXxx() calls, and the registration
     code inlining most likely removes."""
     calls = ""
@@ -474,7 +419,7 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
     count = len(unused.ops)
     sentences = [
         f"Dropping the {count} op{'s' if count != 1 else ''} no model uses saves {unused.saving} bytes"
-        + (f" ({unused.code_bytes} of code and data only they need{_calls(unused)})" if count else ""),
+        + (f" ({unused.code_bytes} of code and data only they need{calls_text(unused)})" if count else ""),
         f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
     ]
     if unused.may_be_high_by:
@@ -490,86 +435,21 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
     return sentences
 
 
-def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
-    name = os.path.basename(source)
-    lines = [f"# What if: {name}" + (f" ({arch})" if arch else ""), "", f"**{_what_if_headline(result)}**", "",
-             f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
-             f"{result.cost.code_bytes} of code and data{_calls(result.cost)})", ""]
-    if result.cost.may_be_high_by:
-        bound = bound_sentence(result.cost.may_be_high_by, result.cost.inline_bytes, result.cost.inlined,
-                               result.cost.may_be_low_by)
-        lines += [f"The predicted ROM {_md(bound)}.", ""]
-    if result.files:
-        lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
-        lines += [f"| `{_md(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
-        lines.append("")
-    if result.symbols:
-        lines += [_symbols_heading(result), "", "| symbol | file | bytes |", "|---|---|---:|"]
-        lines += [f"| `{_md(s.name)}` | `{_md(s.path)}` | {s.bytes} |" for s in result.symbols[:TOP_SYMBOLS]]
-        lines.append("")
-    lines += [f"> note: {_md(note)}" for note in result.notes]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _what_if_headline(result: WhatIf) -> str:
-    dropped = ", ".join(result.dropped) or "nothing"
-    if result.mode == "keep":
-        return (f"Keep {len(result.kept)} operator registration(s) ({', '.join(result.kept) or 'none'}), "
-                f"drop the other {len(result.dropped)}: {dropped}")
-    return f"Drop {len(result.dropped)} operator registration(s): {dropped}"
-
-
-def _files_heading(result: WhatIf) -> str:
-    total = len(result.files)
-    if total > TOP_GOING_FILES:
-        return f"Files that lose flash: the {TOP_GOING_FILES} that lose most of {total} (all with --format json or csv)"
-    return f"Files that lose flash: {total}"
-
-
-def _symbols_heading(result: WhatIf) -> str:
-    total = len(result.symbols)
-    if total > TOP_SYMBOLS:
-        return f"Symbols that go: the {TOP_SYMBOLS} largest of {total} (all with --format json or csv)"
-    return f"Symbols that go: {total}"
-
-
 # --- terminal -----------------------------------------------------------------------------------------------------
-
-def _console(color: bool, width: int | None):
-    from rich.console import Console
-
-    out = io.StringIO()
-    console = Console(file=out, width=width or 160, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, emoji=False, markup=False, soft_wrap=True)
-    return console, out
-
-
-def _table(*columns):
-    from rich import box
-    from rich.table import Table
-
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    for name, options in columns:
-        table.add_column(name, **options)
-    return table
-
-
-def _finish(out: io.StringIO) -> str:
-    return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
 
 
 def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
                           crosscheck: ModelCrosscheck | None = None, color: bool = False,
                           width: int | None = None, fit: ArenaFit | None = None) -> str:
     """Terminal tables (rich); colour only when asked (the output is a terminal). Fixed width unless given."""
-    console, out = _console(color, width)
+    console, out = console_for(color, width)
     name = os.path.basename(source)
     count = len(table.operators)
     console.print(f"Operators of {name}" + (f" ({arch})" if arch else "") +
                   f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
                   style="bold")
     if table.operators:
-        ops = _table(("op", {"style": "cyan", "no_wrap": True}),
+        ops = rich_table(("op", {"style": "cyan", "no_wrap": True}),
                      ("alone saves", {"justify": "right", "style": "bold"}), ("shared", {"justify": "right"}),
                      ("runtime", {"justify": "right"}),
                      ("files of what only it needs", {"overflow": "fold", "style": "green", "ratio": 2}),
@@ -583,7 +463,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     if table.resolvers:
         console.print()
         console.print(_resolver_heading(table), style="yellow" if several_resolver_sizes(table) else None)
-        resolvers = _table(("N", {"justify": "right"}), ("bytes", {"justify": "right", "style": "bold"}),
+        resolvers = rich_table(("N", {"justify": "right"}), ("bytes", {"justify": "right", "style": "bold"}),
                            ("functions", {"justify": "right"}))
         for r in table.resolvers:
             resolvers.add_row(r.arguments, str(r.bytes), str(len(r.symbols)))
@@ -591,7 +471,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     if table.templates:
         console.print()
         console.print("Other class templates with several instantiations (bytes beyond the largest one):")
-        templates = _table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
+        templates = rich_table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
                            ("bytes", {"justify": "right", "style": "bold"}))
         for t in table.templates:
             templates.add_row(t.template, t.arguments, str(t.bytes))
@@ -606,7 +486,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         from sizetool.render.arena_fit import fit_tree
 
         fit_tree(console, fit)
-    return _finish(out)
+    return finish(out)
 
 
 def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
@@ -614,7 +494,7 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
     console.print("Models: " + ", ".join(crosscheck.models), style="bold")
     if crosscheck.unused:
         console.print(f"Registered, but used by no model: {len(crosscheck.unused)}")
-        unused = _table(("op", {"style": "cyan", "no_wrap": True}), ("registration", {"overflow": "fold"}),
+        unused = rich_table(("op", {"style": "cyan", "no_wrap": True}), ("registration", {"overflow": "fold"}),
                         ("alone saves", {"justify": "right", "style": "bold"}))
         for u in crosscheck.unused:
             unused.add_row(u.op, u.registration, str(u.exclusive_bytes))
@@ -629,7 +509,7 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
             sets = crosscheck.sets
             console.print()
             console.print(f"Per model (runtime, i.e. firmware with no operator: {sets.no_operators_rom} bytes):")
-            per_model = _table(("model", {"overflow": "fold"}), ("ops", {"justify": "right"}),
+            per_model = rich_table(("model", {"overflow": "fold"}), ("ops", {"justify": "right"}),
                                ("firmware with its ops", {"justify": "right", "style": "bold"}),
                                ("on top of the runtime", {"justify": "right"}),
                                ("only it needs", {"overflow": "fold"}),
@@ -642,7 +522,7 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
     if crosscheck.missing:
         console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
                       "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
-        missing = _table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
+        missing = rich_table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
                          ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
         for m in crosscheck.missing:
             missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
@@ -659,50 +539,10 @@ def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
 
         console.print()
         console.print("Type-reduced registrations every model allows:")
-        variants = _table(("op", {"style": "cyan", "no_wrap": True}), ("register with", {"overflow": "fold"}),
+        variants = rich_table(("op", {"style": "cyan", "no_wrap": True}), ("register with", {"overflow": "fold"}),
                           ("why", {"overflow": "fold"}), ("effect", {"overflow": "fold"}))
         for v in crosscheck.variants:
             variants.add_row(v.op, v.call, v.reason, variant_note(v))
         console.print(variants)
 
 
-
-def render_what_if(result: WhatIf, output_format: str, source: str, arch: str = "", color: bool = False,
-                   width: int | None = None) -> str:
-    """The --drop/--keep answer in one of FORMATS."""
-    if output_format == "json":
-        return dump_json(what_if_to_dict(result, source, arch))
-    if output_format == "csv":
-        return render_what_if_csv(result)
-    if output_format == "markdown":
-        return render_what_if_markdown(result, source, arch)
-    console, out = _console(color, width)
-    console.print(f"What if {os.path.basename(source)}" + (f" ({arch})" if arch else "") + ": "
-                  + _what_if_headline(result), style="bold")
-    console.print(f"saves {result.cost.saving} bytes: {result.cost.code_bytes} of code and data only they need"
-                  + _calls(result.cost) + (" (estimated)" if result.cost.call_sites or result.cost.inline_estimate
-                                           else ""))
-    console.print(f"predicted ROM {result.predicted_rom} bytes (now {result.rom})", style="bold")
-    if result.cost.may_be_high_by:
-        bound = bound_sentence(result.cost.may_be_high_by, result.cost.inline_bytes, result.cost.inlined,
-                               result.cost.may_be_low_by)
-        console.print(f"the predicted ROM {bound}", style="yellow")
-    if result.files:
-        console.print()
-        console.print(_files_heading(result))
-        files = _table(("file", {"overflow": "fold", "style": "green"}),
-                       ("goes", {"justify": "right", "style": "bold"}), ("of its", {"justify": "right"}))
-        for f in result.files[:TOP_GOING_FILES]:
-            files.add_row(f.path, str(f.bytes), str(f.file_bytes))
-        console.print(files)
-    if result.symbols:
-        console.print()
-        console.print(_symbols_heading(result))
-        symbols = _table(("symbol", {"overflow": "fold"}), ("file", {"overflow": "fold", "style": "green"}),
-                         ("bytes", {"justify": "right", "style": "bold"}))
-        for s in result.symbols[:TOP_SYMBOLS]:
-            symbols.add_row(s.name, s.path, str(s.bytes))
-        console.print(symbols)
-    for note in result.notes:
-        console.print(f"note: {note}", style="yellow")
-    return _finish(out)

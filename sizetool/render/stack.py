@@ -13,8 +13,8 @@ import csv
 import io
 import os
 
-from sizetool.operators.stack_depth import RootDepth, StackReport
-from sizetool.render.operators import _console, _finish, _md, _table
+from sizetool.stack.stack_depth import RootDepth, StackReport
+from sizetool.render.text_blocks import console_for, finish, markdown_cell, rich_table
 from sizetool.report.report_model import dump_json
 
 FORMATS = ("tree", "json", "csv", "markdown")
@@ -118,9 +118,9 @@ def _via(step) -> str:
 
 
 def render_stack_tree(report: StackReport, color: bool = False, width: int | None = None) -> str:
-    console, out = _console(color, width)
+    console, out = console_for(color, width)
     console.print(_headline(report), style="bold")
-    summary = _table(("root", {"style": "cyan", "overflow": "fold"}), ("kind", {}),
+    summary = rich_table(("root", {"style": "cyan", "overflow": "fold"}), ("kind", {}),
                      ("worst case", {"justify": "right", "style": "bold"}), ("", {}),
                      ("deepest function", {"overflow": "fold"}))
     for root in report.roots:
@@ -131,14 +131,14 @@ def render_stack_tree(report: StackReport, color: bool = False, width: int | Non
         console.print()
         console.print(f"{root.root} ({root.kind}): {root.depth} bytes worst case"
                       + ("" if root.bounded else f", a lower bound: {_bound(root)} below"), style="bold")
-        path = _table(("depth", {"justify": "right"}), ("frame", {"justify": "right", "style": "bold"}),
+        path = rich_table(("depth", {"justify": "right"}), ("frame", {"justify": "right", "style": "bold"}),
                       ("function", {"overflow": "fold", "style": "cyan", "ratio": 3}),
                       ("entered by", {"overflow": "fold", "ratio": 2}), ("frame from", {}))
         for step in root.path:
             path.add_row(str(step.depth), str(step.frame), step.function, _via(step), step.frame_source)
         console.print(path)
         if root.kernels:
-            kernels = _table(("kernel", {"style": "cyan"}), ("", {}), ("own depth", {"justify": "right"}),
+            kernels = rich_table(("kernel", {"style": "cyan"}), ("", {}), ("own depth", {"justify": "right"}),
                              ("function", {"overflow": "fold"}))
             for kernel in root.kernels[:TOP_KERNELS]:
                 kernels.add_row(kernel.op, kernel.role, f"{kernel.depth} B" + ("" if kernel.bounded else " +"),
@@ -152,7 +152,7 @@ def render_stack_tree(report: StackReport, color: bool = False, width: int | Non
             console.print(f"... and {len(root.warnings) - TOP_WARNINGS} more warnings (all in --format json or csv)",
                           style="yellow")
     _mismatches_tree(console, report)
-    return _finish(out)
+    return finish(out)
 
 
 def _mismatches_tree(console, report: StackReport) -> None:
@@ -160,7 +160,7 @@ def _mismatches_tree(console, report: StackReport) -> None:
         return
     console.print()
     console.print(".su figures that differ from the disassembly (the walk uses the larger):", style="yellow")
-    table = _table(("function", {"overflow": "fold"}), ("disassembly", {"justify": "right"}),
+    table = rich_table(("function", {"overflow": "fold"}), ("disassembly", {"justify": "right"}),
                    (".su", {"justify": "right"}), ("qualifiers", {}))
     for name, disassembly, su, qualifiers in report.su_mismatches:
         table.add_row(name, str(disassembly), str(su), qualifiers)
@@ -168,30 +168,30 @@ def _mismatches_tree(console, report: StackReport) -> None:
 
 
 def render_stack_markdown(report: StackReport) -> str:
-    lines = [f"### {_md(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
+    lines = [f"### {markdown_cell(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
              "|---|---|---:|---|---|"]
     for root in report.roots:
-        lines.append(f"| `{_md(root.root)}` | {root.kind} | {root.depth} B | {_bound(root)} | "
-                     f"`{_md(root.path[-1].function) if root.path else ''}` |")
+        lines.append(f"| `{markdown_cell(root.root)}` | {root.kind} | {root.depth} B | {_bound(root)} | "
+                     f"`{markdown_cell(root.path[-1].function) if root.path else ''}` |")
     for root in report.roots:
-        lines += ["", f"#### `{_md(root.root)}`: {root.depth} bytes", "",
+        lines += ["", f"#### `{markdown_cell(root.root)}`: {root.depth} bytes", "",
                   "| depth | frame | function | entered by | frame from |", "|---:|---:|---|---|---|"]
         for step in root.path:
-            lines.append(f"| {step.depth} | {step.frame} | `{_md(step.function)}` | {_md(_via(step))} | "
+            lines.append(f"| {step.depth} | {step.frame} | `{markdown_cell(step.function)}` | {markdown_cell(_via(step))} | "
                          f"{step.frame_source} |")
         if root.kernels:
             lines += ["", "| kernel | role | own depth | function |", "|---|---|---:|---|"]
             for kernel in root.kernels[:TOP_KERNELS]:
                 lines.append(f"| {kernel.op} | {kernel.role} | {kernel.depth} B{'' if kernel.bounded else ' +'} | "
-                             f"`{_md(kernel.function)}` |")
+                             f"`{markdown_cell(kernel.function)}` |")
         if root.warnings:
             lines.append("")
             for warning in root.warnings[:TOP_WARNINGS]:
-                lines.append(f"- {_md(warning.text())}")
+                lines.append(f"- {markdown_cell(warning.text())}")
             if len(root.warnings) > TOP_WARNINGS:
                 lines.append(f"- ... and {len(root.warnings) - TOP_WARNINGS} more")
     if report.su_mismatches:
         lines += ["", "| function | disassembly | .su | qualifiers |", "|---|---:|---:|---|"]
         for name, disassembly, su, qualifiers in report.su_mismatches:
-            lines.append(f"| `{_md(name)}` | {disassembly} | {su} | {qualifiers} |")
+            lines.append(f"| `{markdown_cell(name)}` | {disassembly} | {su} | {qualifiers} |")
     return "\n".join(lines) + "\n"

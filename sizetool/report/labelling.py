@@ -19,11 +19,11 @@ from itertools import accumulate
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection
+from sizetool.inputs.symbol_runs import NO_SYMBOL, section_gaps, symbol_runs
 from sizetool.report.placement import Placement
 from sizetool.report.ram_use import FREE, RESERVED
 from sizetool.report.report_model import SizeEntry
 
-NO_SYMBOL = "(no symbol)"
 NO_DEBUG_INFO = "(no debug info)"
 
 PathOf = Callable[[Symbol], tuple[str, ...]]
@@ -115,20 +115,6 @@ def fill_entries(placement: Placement) -> list[SizeEntry]:
     ]
 
 
-def section_gaps(section: Section, runs) -> list[tuple[int, int]]:
-    """The [start, end) ranges of a section that no symbol run covers."""
-    gaps = []
-    cursor = section.address
-    for symbol, _, size in runs:
-        start = max(symbol.address, cursor)
-        if start > cursor:
-            gaps.append((cursor, start))
-        cursor = start + size
-    if cursor < section.address + section.size:
-        gaps.append((cursor, section.address + section.size))
-    return gaps
-
-
 def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tuple[int, int]]:
     """Adds one entry per source file for the bytes gap_placer places (summed per file, like the map's); returns the
     ranges it left out."""
@@ -193,23 +179,3 @@ def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntr
         SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
         for (path, symbol), (address, size) in sorted(by_label.items())
     ]
-
-
-def symbol_runs(section: Section, symbols: list[Symbol]) -> list[tuple[Symbol, list[Symbol], int]]:
-    """(representative symbol, its aliases, bytes counted) in address order, clipped to the section."""
-    groups: dict[tuple[int, int], list[Symbol]] = defaultdict(list)
-    for symbol in symbols:
-        groups[(symbol.address, symbol.size)].append(symbol)
-    runs = []
-    cursor = section.address
-    end_of_section = section.address + section.size
-    for (address, size), members in sorted(groups.items()):
-        # Global before local, then by name: a stable choice of which alias names the bytes.
-        members.sort(key=lambda s: (s.binding != "global", s.binding != "weak", s.mangled))
-        start = max(address, cursor)
-        end = min(address + size, end_of_section)
-        if end <= start:
-            continue
-        runs.append((members[0], members[1:], end - start))
-        cursor = end
-    return runs

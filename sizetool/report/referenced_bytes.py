@@ -3,7 +3,7 @@
 Without a map, string literals (`.rodata.str1.1`, merged across objects), constant tables the compiler emitted
 without a symbol, and function-local statics that DWARF describes only inside a function body have no source file:
 CMSIS's `ARMCM4_gcc.ld` even merges all of `.rodata` into `.text`, so they sit in one run after the code. The code
-still says whose they are: a literal-pool load, an `ADR`, a MOVW/MOVT or `lui`/`addi` pair (inputs/disassembly.py)
+still says whose they are: a literal-pool load, an `ADR`, a MOVW/MOVT or `lui`/`addi` pair (code_graph/disassembly.py)
 or a pointer in a table names the address of each string and table it uses.
 
 The rule, for each run of unplaced bytes:
@@ -30,9 +30,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sizetool.inputs.disassembly import code_decoder, code_runs, global_pointer
+from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
-from sizetool.report.labelling import section_gaps, symbol_runs
+from sizetool.inputs.symbol_runs import section_gaps, symbol_runs
 
 Path = tuple[str, ...]
 MAX_ROUNDS = 8  # tables pointing to tables: each round places one more level

@@ -390,7 +390,7 @@ def test_arena_header_carries_the_size_and_kernel_set(capsys, models):
     assert status == 0
     size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
     assert "CMSIS-NN kernels, 32-bit pointers, exact" in out
-    from resolver_gen.arena_estimate import estimate_arena
+    from tflm_model.arena_estimate import estimate_arena
 
     assert size == estimate_arena([models / "arena_add_chain.tflite"], "cmsis_nn").total_bytes
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from resolver_gen.operator_uses import read_model_uses
-from resolver_gen.plan import build_plan
+from tflm_model.operator_uses import read_model_uses
+from tflm_model.plan import build_plan
 from resolver_gen.render import Naming, comment_text, cpp_string, render_header, render_lite
 from tflm_facts.registry import BUILTIN_OPS, TFLM_CUSTOM_OPS
 
@@ -53,7 +53,7 @@ def test_hostile_custom_name_is_escaped(fixtures_dir):
 def test_colliding_registration_functions_are_an_error(tmp_path):
     import importlib.util
 
-    from resolver_gen.errors import ResolverGenError
+    from tflm_model.errors import ModelError
 
     script = Path(__file__).parents[2] / "fixtures" / "models" / "make_models.py"
     spec = importlib.util.spec_from_file_location("make_models", script)
@@ -61,7 +61,7 @@ def test_colliding_registration_functions_are_an_error(tmp_path):
     spec.loader.exec_module(make_models)
     path = tmp_path / "clash.tflite"
     path.write_bytes(make_models.build_model([{"custom": "My_Op"}, {"custom": "MyOp"}], [[0, 1]]))
-    with pytest.raises(ResolverGenError, match="would both use Register_MY_OP"):
+    with pytest.raises(ModelError, match="would both use Register_MY_OP"):
         build_plan([read_model_uses(path)])
     build_plan([read_model_uses(path)], {"MyOp": "Register_MyOpKernel"})
 
@@ -218,7 +218,7 @@ def test_type_reduced_header_compiles_against_real_tflm(fixtures_dir, tmp_path):
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no system g++")
 def test_header_with_arena_size_compiles(fixtures_dir, tmp_path):
-    from resolver_gen.arena_estimate import estimate_arena
+    from tflm_model.arena_estimate import estimate_arena
 
     methods = sorted({m for _c, m in BUILTIN_OPS.values() if m} | set(TFLM_CUSTOM_OPS.values()))
     api = tmp_path / "tensorflow" / "lite" / "micro" / "micro_mutable_op_resolver.h"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from sizetool import cli
-from sizetool.operators import model_fit
+from sizetool.fit import model_fit
 from tests.conftest import FIXTURES
 
 LAYOUT = FIXTURES / "layouts" / "out" / "cmsis-armcm4"
@@ -128,7 +128,7 @@ INT8_VISION = str(FIXTURES / "models" / "int8_vision.tflite")
 
 
 def estimated(model, kernels="reference", pointer=4, short_enums=True):
-    from resolver_gen.arena_estimate import estimate_arena
+    from tflm_model.arena_estimate import estimate_arena
 
     return estimate_arena([model], kernels=kernels, pointer_bytes=pointer, short_enums=short_enums).total_bytes
 

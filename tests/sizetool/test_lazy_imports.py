@@ -73,6 +73,6 @@ def test_the_operator_table_loads_no_model_reader(tmp_path):
     run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--ops", "--no-cache"], tmp_path, probe)
     assert run["status"] == 0 and run["output"] > 0
     assert "sizetool.operators.operator_cost" in run["modules"]  # the probe sees the table's own modules
-    model_code = {"resolver_gen", "flatbuffers", "sizetool.operators.model_crosscheck", "sizetool.operators.model_fit",
+    model_code = {"resolver_gen", "flatbuffers", "sizetool.operators.model_crosscheck", "sizetool.fit.model_fit",
                   "sizetool.operators.what_if", "sizetool.render.arena_fit", "capstone"}
     assert not model_code & set(run["modules"]), sorted(model_code & set(run["modules"]))

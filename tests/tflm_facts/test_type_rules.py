@@ -186,8 +186,8 @@ def _cell(text: str) -> str:
 
 
 def accepted_types_table() -> str:
-    from resolver_gen.operator_uses import OpKey
-    from resolver_gen.type_support import accepted_signatures
+    from tflm_model.operator_uses import OpKey
+    from tflm_model.type_support import accepted_signatures
 
     rows = ["| op | TFLM's reference kernel takes |", "|---|---|"]
     for kind, table in (("builtin", OP_TYPES), ("custom", CUSTOM_OP_TYPES)):

@@ -12,7 +12,8 @@ from tests.browser import Dom, has_class
 from tests.browser import load as load_page
 
 from sizetool import cli
-from sizetool.history.plot import OTHER, PlotData, SeriesData, collect_plot_data, parse_step, render_plot_html
+from sizetool.history.plot import OTHER, PlotData, SeriesData, collect_plot_data, parse_step
+from sizetool.render.history_plot import render_plot_html
 from sizetool.history.queries import Build, list_builds, predecessors
 from sizetool.history.storage import history_database
 

@@ -173,7 +173,7 @@ def test_model_firmware_for_a_budget(fixture_firmware):
     assert near(predicted, builds["keep-only/cortex-m4/unused_opcodes.elf"]["flash_bytes"])
 
 
-# Tensor types: the same rule as gen-resolver (resolver_gen.type_support), and type-reduced registrations.
+# Tensor types: the same rule as gen-resolver (tflm_model.type_support), and type-reduced registrations.
 
 HYBRID = str(MODELS / "hybrid.tflite")  # CONV_2D float32, FULLY_CONNECTED float32×int8 (refused), SOFTMAX float32
 UINT8 = str(MODELS / "uint8_legacy.tflite")  # CONV_2D and SOFTMAX in uint8 (refused), QUANTIZE uint8→int8

@@ -196,7 +196,7 @@ def test_class_template_of_reads_demangled_names(name, expected):
 
 def test_template_rows_cost_what_instantiations_add_beyond_the_largest():
     from sizetool.operators.operator_cost import template_costs
-    from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
 
     def node(address, size, name, kind="func"):
         return GraphNode(address, address + size, size, ".text", name, name, kind)

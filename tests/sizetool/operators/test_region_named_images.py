@@ -9,7 +9,7 @@ import pytest
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.inputs.map_formats import read_linker_map
 from sizetool.operators.operator_graph import find_runtime_roots, named_after_regions
-from sizetool.operators.reference_graph import build_reference_graph
+from sizetool.code_graph.reference_graph import build_reference_graph
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 IMAGES = {

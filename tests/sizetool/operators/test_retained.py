@@ -10,7 +10,7 @@ from sizetool.operators.graph_cache import load_operator_graph
 from sizetool.operators.operator_cost import singles
 from sizetool.operators.operator_sets import set_cost
 from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
-from sizetool.operators.reference_graph import GraphNode, ReferenceGraph
+from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
 from tests.conftest import FIXTURES
 
 OUT = FIXTURES / "firmware" / "out"

@@ -14,7 +14,8 @@ import pytest
 from tests.browser import WINDOW, load
 
 from sizetool import cli
-from sizetool.render.html import RUNTIME_NODE, SHARED_NODE, render_html
+from sizetool.operators.operator_view import RUNTIME_NODE, SHARED_NODE
+from sizetool.render.html import render_html
 from sizetool.report.report_builder import build_report
 from sizetool.report.report_model import (
     FileBytes, OperatorCost, OperatorTable, TemplateCost, report_from_dict, report_to_dict,

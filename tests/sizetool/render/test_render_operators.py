@@ -10,7 +10,8 @@ import pytest
 from sizetool.operators.model_crosscheck import ModelCost, ModelSets, crosscheck_models
 from sizetool.operators.operator_sets import SetCost
 from sizetool.operators.what_if import GoingFile, GoingSymbol, WhatIf
-from sizetool.render.operators import FORMATS, TOP_FILES, TOP_SYMBOLS, render_operators, render_what_if
+from sizetool.render.operators import FORMATS, TOP_FILES, TOP_SYMBOLS, render_operators
+from sizetool.render.what_if import render_what_if
 from sizetool.report.report_model import (
     LEGACY_SHARED_NOTE, FileBytes, OperatorBytes, OperatorCost, OperatorTable, TemplateCost, operator_table_from_dict,
 )

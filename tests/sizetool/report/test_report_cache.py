@@ -48,7 +48,7 @@ def test_the_fingerprint_covers_every_stage_of_sizetool(tmp_path):
 
     # The cache key covers the readers and the operator code too, not only report/.
     assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "inputs", "elf_reader.py"))
-    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "operators", "reference_graph.py"))
+    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "code_graph", "reference_graph.py"))
     (tmp_path / "inputs").mkdir()
     reader = tmp_path / "inputs" / "elf_reader.py"
     reader.write_text("A = 1\n")

@@ -1,0 +1,417 @@
+"""Find the addresses that machine code refers to: call and branch targets, literal-pool loads, address pairs.
+
+The operator-cost graph (code_graph/reference_graph.py) needs, for each function, the functions and data it can reach;
+the report places bytes no symbol covers (string literals, tables) by the code that refers to them
+(report/referenced_bytes.py). Capstone decodes the instructions; this module turns them into (instruction address,
+referenced address) pairs, per architecture:
+
+- ARM Thumb and ARM: BL/BLX/B/B.W immediates; `LDR rX, [pc, #imm]` reads its literal word (a Thumb function address
+  there has its low bit set); `ADR`; MOVW/MOVT pairs building a 32-bit address. Thumb code (all of Cortex-M) is
+  read by `thumb_references`, a scanner of just those encodings (ARMv7-M ARM, A7.7): capstone's Python binding
+  spends ~15 us on each instruction's details, 4 s on a 600 KB firmware, where the scanner takes a tenth of that.
+  The tests check the scanner against capstone, reference for reference, on every fixture; ARM (A32) code still
+  goes through capstone.
+- RISC-V (RV32/RV64, compressed included): JAL/branch offsets; `auipc`/`lui` followed by `addi`, `jalr`, a load or
+  a store on the same register; gp-relative accesses when `__global_pointer$` is known.
+- x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements.
+- Xtensa (ESP8266, ESP32): xtensa_scan.py, a scanner of its own (capstone 5 has no Xtensa): CALL0/CALLn, L32R
+  literals and the words they load, jumps and branches, decoded along the control flow.
+
+Anything else (architectures capstone is not asked about here) returns None from `code_decoder`, and the caller
+falls back to symbol-level attribution. Capstone itself loads only when code needs it (not for Thumb: importing it
+is ~6% of a cold `--ops` run on Cortex-M).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import sys
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sizetool.code_graph.xtensa_scan import xtensa_references
+
+if TYPE_CHECKING:
+    import capstone
+
+    from sizetool.inputs.elf_reader import ElfImage, Section
+
+# (instruction address, referenced address); the referenced address may carry the Thumb bit.
+Reference = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """A run of instructions in one instruction set (ARM mapping symbols split code from literal data)."""
+
+    section_start: int  # address of section_data[0]
+    section_data: bytes  # the whole section, so literal pools outside the run can be read
+    start: int
+    end: int
+    mode: str  # "thumb", "arm", "riscv", "x86_64"
+
+    def instructions(self, engine: capstone.Cs):
+        offset = self.start - self.section_start
+        return engine.disasm(self.section_data[offset : offset + self.end - self.start], self.start)
+
+    def word(self, address: int, layout: struct.Struct) -> int | None:
+        offset = address - self.section_start
+        if 0 <= offset and offset + layout.size <= len(self.section_data):
+            return layout.unpack_from(self.section_data, offset)[0]
+        return None
+
+
+Decoder = Callable[[CodeRun], Iterator[Reference]]
+
+
+def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer: int | None = None) -> Decoder | None:
+    """A function decoding CodeRuns of this architecture, or None when the architecture is not supported."""
+    if arch == "arm" and little_endian:
+        arm_engines: list[capstone.Cs] = []  # made for the first ARM (A32) run; Cortex-M code is all Thumb
+
+        def arm_or_thumb(run: CodeRun) -> Iterator[Reference]:
+            if run.mode == "thumb":
+                return thumb_references(run)
+            if not arm_engines:
+                import capstone
+
+                arm_engines.append(_capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM))
+            return _arm_references(arm_engines[0], run, True)
+
+        return arm_or_thumb
+    if arch == "xtensa" and little_endian:
+        return xtensa_references
+    import capstone
+
+    if arch == "riscv":
+        mode = capstone.CS_MODE_RISCV64 if elf_class == 64 else capstone.CS_MODE_RISCV32
+        engine = _capstone(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
+        ids = _riscv_ids()
+        return lambda run: _riscv_references(engine, run, elf_class, global_pointer, ids)
+    if arch == "x86_64":
+        engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+        engine.skipdata = True
+        return lambda run: _x86_references(engine, run)
+    return None
+
+
+def _capstone(architecture: int, mode: int) -> capstone.Cs:
+    import capstone
+
+    engine = capstone.Cs(architecture, mode)
+    engine.detail = True
+    engine.skipdata = True  # keep going past bytes that are not instructions (inline data, padding)
+    return engine
+
+
+def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> Iterator[Reference]:
+    from capstone import arm
+
+    branches = {arm.ARM_INS_BL, arm.ARM_INS_BLX, arm.ARM_INS_B, arm.ARM_INS_CBZ, arm.ARM_INS_CBNZ}
+    word = struct.Struct("<I" if little_endian else ">I")
+    low_half: dict[int, int] = {}  # register -> value from MOVW, waiting for its MOVT
+    for insn in run.instructions(engine):
+        if insn.id == 0:  # skipped data
+            continue
+        ident = insn.id
+        operands = insn.operands
+        if ident in branches:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_IMM:
+                    yield insn.address, operand.imm & 0xFFFFFFFF
+        elif ident == arm.ARM_INS_LDR or ident == arm.ARM_INS_VLDR or ident == arm.ARM_INS_LDRD:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_MEM and operand.mem.base == arm.ARM_REG_PC:
+                    pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
+                    literal = pc + operand.mem.disp
+                    yield insn.address, literal
+                    value = run.word(literal, word) if ident == arm.ARM_INS_LDR else None
+                    if value is not None:
+                        yield insn.address, value
+        elif ident == arm.ARM_INS_ADR:
+            for operand in operands:
+                if operand.type == arm.ARM_OP_IMM:
+                    pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
+                    yield insn.address, pc + operand.imm
+        elif insn.mnemonic == "movw" and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+            # (capstone 5 gives MOVW the id of MOV, so the mnemonic tells them apart)
+            low_half[operands[0].reg] = operands[1].imm & 0xFFFF
+        elif ident == arm.ARM_INS_MOVT and len(operands) == 2 and operands[1].type == arm.ARM_OP_IMM:
+            low = low_half.pop(operands[0].reg, None)
+            if low is not None:
+                yield insn.address, ((operands[1].imm & 0xFFFF) << 16) | low
+
+
+
+def capstone_thumb_decoder() -> Decoder:
+    """The capstone reading of Thumb code, which thumb_references must match (the tests compare them)."""
+    import capstone
+
+    engine = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB | capstone.CS_MODE_MCLASS)
+    return lambda run: _arm_references(engine, run, True)
+
+
+def thumb_references(run: CodeRun) -> Iterator[Reference]:
+    """The references of little-endian Thumb code (16- and 32-bit encodings), as _arm_references finds them with
+    capstone: B/B<c> (16 and 32 bit), BL, CBZ/CBNZ, ADR (16 and 32 bit), LDR/LDRD/VLDR from a literal (LDR also yields
+    the word it loads), and MOVW/MOVT pairs."""
+    offset = run.start - run.section_start
+    size = (run.end - run.start) & ~1
+    halfwords = array("H", run.section_data[offset : offset + size])
+    if sys.byteorder != "little":
+        halfwords.byteswap()
+    word = _LITTLE_WORD
+    low_half: dict[int, int] = {}
+    count = len(halfwords)
+    index = 0
+    start = run.start
+    while index < count:
+        first = halfwords[index]
+        address = start + 2 * index
+        if first < 0xE800:  # a 16-bit instruction
+            index += 1
+            top = first >> 11
+            if top == 0b01001:  # LDR (literal), T1
+                literal = ((address + 4) & ~3) + ((first & 0xFF) << 2)
+                yield address, literal
+                value = run.word(literal, word)
+                if value is not None:
+                    yield address, value
+            elif top == 0b11100:  # B, T2
+                yield address, (address + 4 + _signed((first & 0x7FF) << 1, 12)) & 0xFFFFFFFF
+            elif top == 0b11010 or top == 0b11011:  # B<c>, T1 (cond 1110 is UDF, 1111 is SVC)
+                if (first >> 8) & 0xF < 0xE:
+                    yield address, (address + 4 + _signed((first & 0xFF) << 1, 9)) & 0xFFFFFFFF
+            elif top == 0b10100:  # ADR, T1
+                yield address, ((address + 4) & ~3) + ((first & 0xFF) << 2)
+            elif first & 0xF500 == 0xB100:  # CBZ/CBNZ
+                yield address, address + 4 + (((first >> 9) & 1) << 6) + (((first >> 3) & 0x1F) << 1)
+            continue
+        if index + 1 >= count:
+            break
+        second = halfwords[index + 1]
+        index += 2
+        if first >= 0xF800:  # loads, stores, data processing
+            if first & 0xFF7F == 0xF85F:  # LDR.W (literal), T2
+                base = (address + 4) & ~3
+                literal = (base + (second & 0xFFF) if first & 0x80 else base - (second & 0xFFF)) & 0xFFFFFFFF
+                yield address, literal
+                value = run.word(literal, word)
+                if value is not None:
+                    yield address, value
+            continue
+        if first >= 0xF000:
+            if second & 0x8000:  # branches and miscellaneous control
+                kind = second & 0xD000
+                if kind == 0xD000 or kind == 0x9000:  # BL, B.W (T4)
+                    sign = (first >> 10) & 1
+                    i1 = 1 ^ (((second >> 13) & 1) ^ sign)
+                    i2 = 1 ^ (((second >> 11) & 1) ^ sign)
+                    immediate = (sign << 24) | (i1 << 23) | (i2 << 22) | ((first & 0x3FF) << 12) | ((second & 0x7FF) << 1)
+                    yield address, (address + 4 + _signed(immediate, 25)) & 0xFFFFFFFF
+                elif kind == 0x8000 and (first >> 6) & 0xF < 0xE:  # B<c>.W (T3)
+                    immediate = (((first >> 10) & 1) << 20) | (((second >> 11) & 1) << 19) | (
+                        ((second >> 13) & 1) << 18) | ((first & 0x3F) << 12) | ((second & 0x7FF) << 1)
+                    yield address, (address + 4 + _signed(immediate, 21)) & 0xFFFFFFFF
+                continue
+            masked = first & 0xFBF0
+            if masked == 0xF240 or masked == 0xF2C0:  # MOVW / MOVT
+                value16 = ((first & 0xF) << 12) | (((first >> 10) & 1) << 11) | (((second >> 12) & 7) << 8) | (
+                    second & 0xFF)
+                register = (second >> 8) & 0xF
+                if masked == 0xF240:
+                    low_half[register] = value16
+                else:
+                    low = low_half.pop(register, None)
+                    if low is not None:
+                        yield address, (value16 << 16) | low
+            elif first & 0xFBFF in (0xF20F, 0xF2AF):  # ADR.W: add (T3) or subtract (T2)
+                immediate = (((first >> 10) & 1) << 11) | (((second >> 12) & 7) << 8) | (second & 0xFF)
+                base = (address + 4) & ~3
+                yield address, (base + immediate if first & 0xFBFF == 0xF20F else base - immediate) & 0xFFFFFFFF
+            continue
+        if first & 0xFE5F == 0xE85F and first & 0x120:  # LDRD (literal), T1 (P or W set; P=W=0 is LDREX and kin)
+            base = (address + 4) & ~3
+            yield address, (base + ((second & 0xFF) << 2) if first & 0x80 else base - ((second & 0xFF) << 2)) \
+                & 0xFFFFFFFF
+        elif first & 0xFF3F == 0xED1F and second & 0x0E00 == 0x0A00:  # VLDR (literal), T1/T2
+            base = (address + 4) & ~3
+            yield address, (base + ((second & 0xFF) << 2) if first & 0x80 else base - ((second & 0xFF) << 2)) \
+                & 0xFFFFFFFF
+
+
+_LITTLE_WORD = struct.Struct("<I")
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value & (1 << (bits - 1)) else value
+
+
+def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None,
+                      ids: _RiscvIds) -> Iterator[Reference]:
+    from capstone import riscv
+
+    mask = (1 << elf_class) - 1
+    known: dict[int, int] = {}  # register -> address built by auipc/lui (+addi)
+    if global_pointer is not None:
+        known[riscv.RISCV_REG_GP] = global_pointer
+    for insn in run.instructions(engine):
+        if insn.id == 0:
+            continue
+        ident = insn.id
+        operands = insn.operands
+        if ident in ids.upper:
+            destination, immediate = operands[0].reg, operands[1].imm & 0xFFFFF
+            upper = immediate << 12
+            if upper & (1 << 31):  # sign-extend the 32-bit result on RV64
+                upper -= 1 << 32
+            known[destination] = ((insn.address if ident == riscv.RISCV_INS_AUIPC else 0) + upper) & mask
+            continue
+        if ident in ids.jumps:
+            for operand in operands:
+                if operand.type == riscv.RISCV_OP_IMM:
+                    yield insn.address, (insn.address + operand.imm) & mask
+            continue
+        if ident in ids.add_immediate:
+            # addi rd, rs, imm; its alias mv rd, rs (imm 0); c.mv rd, rs; jalr rd, imm(rs)
+            registers = [o.reg for o in operands if o.type == riscv.RISCV_OP_REG]
+            immediates = [o.imm for o in operands if o.type == riscv.RISCV_OP_IMM]
+            source = registers[1] if len(registers) > 1 else (registers[0] if registers else None)
+            base = known.get(source) if source is not None else None
+            if base is not None and len(immediates) <= 1:
+                target = (base + (immediates[0] if immediates else 0)) & mask
+                if ident != ids.c_mv:  # a register copy passes the address on; the use of the copy counts
+                    yield insn.address, target
+                if ident != riscv.RISCV_INS_JALR and registers[0] != riscv.RISCV_REG_GP:
+                    known[registers[0]] = target
+                    continue
+        for operand in operands:
+            if operand.type == riscv.RISCV_OP_MEM and operand.mem.base in known:
+                yield insn.address, (known[operand.mem.base] + operand.mem.disp) & mask
+            elif (operand.type == riscv.RISCV_OP_IMM and ident == riscv.RISCV_INS_JALR and len(operands) == 2
+                  and operands[0].type == riscv.RISCV_OP_REG and operands[0].reg in known):
+                yield insn.address, (known[operands[0].reg] + operand.imm) & mask
+        # A register written by anything else no longer holds the address we tracked.
+        if operands and operands[0].type == riscv.RISCV_OP_REG and ident not in ids.stores:
+            known.pop(operands[0].reg, None)
+            if global_pointer is not None:
+                known[riscv.RISCV_REG_GP] = global_pointer
+
+
+@dataclass(frozen=True)
+class _RiscvIds:
+    """Capstone's ids of the RISC-V instructions _riscv_references tells apart (read once per decoder)."""
+
+    add_immediate: frozenset[int]
+    c_mv: int
+    upper: frozenset[int]
+    jumps: frozenset[int]
+    stores: frozenset[int]
+
+
+def _riscv_ids() -> _RiscvIds:
+    from capstone import riscv
+
+    return _RiscvIds(
+        # c.addi is left out: compilers build addresses with a full addi, and lui+c.addi is how constants such as
+        # INT_MIN + 1 are made, which would otherwise point into RAM at 0x80000000 on many RISC-V parts.
+        add_immediate=frozenset(getattr(riscv, name) for name in ("RISCV_INS_ADDI", "RISCV_INS_C_MV", "RISCV_INS_JALR")
+                                if hasattr(riscv, name)),
+        c_mv=getattr(riscv, "RISCV_INS_C_MV", -1),
+        upper=frozenset({riscv.RISCV_INS_AUIPC, riscv.RISCV_INS_LUI, riscv.RISCV_INS_C_LUI}),
+        jumps=frozenset(
+            getattr(riscv, name)
+            for name in (
+                "RISCV_INS_JAL", "RISCV_INS_C_JAL", "RISCV_INS_C_J", "RISCV_INS_BEQ", "RISCV_INS_BNE", "RISCV_INS_BLT",
+                "RISCV_INS_BGE", "RISCV_INS_BLTU", "RISCV_INS_BGEU", "RISCV_INS_C_BEQZ", "RISCV_INS_C_BNEZ",
+            )
+            if hasattr(riscv, name)
+        ),
+        stores=frozenset(
+            getattr(riscv, name)
+            for name in ("RISCV_INS_SB", "RISCV_INS_SH", "RISCV_INS_SW", "RISCV_INS_SD", "RISCV_INS_C_SW",
+                         "RISCV_INS_C_SD", "RISCV_INS_C_SWSP", "RISCV_INS_C_SDSP", "RISCV_INS_FSW", "RISCV_INS_FSD",
+                         "RISCV_INS_C_FSW", "RISCV_INS_C_FSD", "RISCV_INS_C_FSWSP", "RISCV_INS_C_FSDSP")
+            if hasattr(riscv, name)
+        ),
+    )
+
+
+def _x86_references(engine: capstone.Cs, run: CodeRun) -> Iterator[Reference]:
+    # x86-64 code is large (a host build of TFLM has millions of instructions) and nearly every instruction could
+    # refer somewhere, so this reads capstone's text (disasm_lite, ~20x faster than detail objects): RIP-relative
+    # operands, and numbers outside brackets or alone in them (call/jmp targets, absolute immediates and
+    # displacements). A number beside a register in brackets is an offset, not an address.
+    offset = run.start - run.section_start
+    code = run.section_data[offset : offset + run.end - run.start]
+    for address, size, mnemonic, operands in engine.disasm_lite(code, run.start):
+        if not operands:
+            continue
+        if mnemonic in _X86_BRANCHES or mnemonic[0] == "j":
+            if operands.startswith("0x"):
+                yield address, int(operands, 16)
+            continue
+        if "rip" in operands:
+            match = _RIP_RELATIVE.search(operands)
+            if match:
+                displacement = int(match.group(2), 0)
+                target = address + size + (displacement if match.group(1) == "+" else -displacement)
+                yield address, target & 0xFFFFFFFFFFFFFFFF
+            operands = _BRACKETS.sub("", operands)
+        elif "[" in operands:
+            operands = _BRACKETS.sub(lambda m: m.group(0) if _LONE_NUMBER.fullmatch(m.group(0)) else "", operands)
+        for number in _HEX_NUMBER.findall(operands):
+            value = int(number, 16)
+            # Position-independent code only refers RIP-relative; an absolute number below the usual non-PIE base
+            # is a constant (0x7fff, a mask) that would otherwise land inside some function of a PIE.
+            if value >= _X86_LOWEST_ABSOLUTE_ADDRESS:
+                yield address, value
+
+
+_X86_BRANCHES = frozenset({"call", "jmp", "loop", "loope", "loopne", "jrcxz", "jecxz"})
+_X86_LOWEST_ABSOLUTE_ADDRESS = 0x400000  # where non-PIE x86-64 executables start
+_RIP_RELATIVE = re.compile(r"\[rip ([+-]) (0x[0-9a-f]+|\d+)\]")
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+_LONE_NUMBER = re.compile(r"\[0x[0-9a-f]+\]")
+_HEX_NUMBER = re.compile(r"(?<![\w-])0x([0-9a-f]+)")
+
+
+def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
+    """The instruction runs of a code section: per function (register tracking restarts at each function), split at
+    ARM mapping symbols so literal pools ($d) are not decoded as instructions."""
+    start, end = section.address, section.address + section.size
+    boundaries: list[int] = sorted({start, end} | {max(symbol.address, start) for symbol, _, _ in runs}
+                                   | {min(symbol.address + size, end) for symbol, _, size in runs})
+    if image.arch == "arm":
+        thumb_default = any(symbol.thumb for symbol, _, _ in runs)
+        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
+        modes = []
+        marker_position = 0
+        current = "$t" if thumb_default else "$a"
+        for begin in boundaries[:-1]:
+            while marker_position < len(markers) and markers[marker_position][0] <= begin:
+                current = markers[marker_position][1]
+                marker_position += 1
+            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+    elif image.arch == "xtensa":
+        # Only functions are decoded: literal pools (.literal sections) sit between them without mapping symbols.
+        functions = [(symbol.address, symbol.address + size) for symbol, _, size in runs if symbol.kind == "func"]
+        modes = ["xtensa" if any(low <= begin < high for low, high in functions) else "data"
+                 for begin in boundaries[:-1]]
+    else:
+        mode = image.arch
+        modes = [mode] * (len(boundaries) - 1)
+    code_runs = []
+    for begin, finish, mode in zip(boundaries, boundaries[1:], modes):
+        if finish > begin and mode != "data":
+            code_runs.append(CodeRun(start, data, begin, finish, mode))
+    return code_runs
+
+
+def global_pointer(image: ElfImage) -> int | None:
+    """RISC-V's `__global_pointer$`, which gp-relative accesses are relative to (None elsewhere)."""
+    return next((s.address for s in image.symbols if s.mangled == "__global_pointer$"), None)

@@ -1,0 +1,215 @@
+"""Will the models fit in RAM: the tensor arena they need against the arena the firmware links, and the free RAM.
+
+`size-report firmware.elf --model m.tflite` answers flash (model_crosscheck.py); this module adds RAM:
+- the arena the models need, estimated from the .tflite files alone (tflm_model.arena_estimate: TFLM's planner,
+  persistent allocations and scratch buffers), for the firmware's kernel set and pointer size. Several models are one
+  arena, as TFLM shares it;
+- the kernel set is detected from the firmware: CMSIS-NN's kernels (arm_convolve_s8, arm_fully_connected_s8, ...)
+  linked means cmsis_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's, and short enums
+  (Tag_ABI_enum_size in an Arm ELF's build attributes: arm-none-eabi GCC's default) shrink TFLM's structs;
+- the arena the firmware links (arena_finder.py): the RAM object passed to the interpreter's constructor, an
+  arena-named object, or `--arena-symbol NAME`;
+- the free RAM of the arena's region (report/ram_use.py): whether a too-small arena could grow in place.
+
+The answer fails (exit 1) when the linked arena is smaller than the models need, or, with no arena found, when the
+models need more than the free RAM. A model the estimate refuses (a dynamic-shape tensor, a kernel without the tensors
+it needs) leaves the RAM answer unanswered with the reason; the flash answer and its gate stand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
+from tflm_model.errors import ModelError
+from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
+from sizetool.fit.arena_finder import (
+    LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
+)
+from sizetool.report.ram_use import ram_use
+from sizetool.report.report_model import SizeReport
+
+if TYPE_CHECKING:
+    from sizetool.code_graph.reference_graph import ReferenceGraph
+
+KERNEL_SETS = ("reference", "cmsis_nn")
+# CMSIS-NN's kernel functions (CMSIS-NN's arm_nnfunctions.h): linked only when TFLM is built with
+# OPTIMIZED_KERNEL_DIR=cmsis_nn.
+_CMSIS_NN_FUNCTION = re.compile(
+    r"^arm_(convolve|depthwise_conv|fully_connected|batch_matmul|elementwise|softmax|avgpool|max_pool|svdf|lstm"
+    r"|transpose_conv|nn_)\w*$")
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    kernels: str  # "reference" or "cmsis_nn"
+    how: str  # why: "--kernels", "detected: arm_convolve_s8 linked", "detected: no CMSIS-NN kernel linked"
+
+
+@dataclass(frozen=True)
+class ArenaFit:
+    """The models' arena against the linked one and the free RAM."""
+
+    models: tuple[str, ...]
+    kernels: KernelChoice
+    pointer_bytes: int
+    needed: int | None  # bytes of arena the models need (the estimate); None when it could not be estimated
+    exact: bool  # False: the estimate is a safe upper bound
+    parts: tuple[tuple[str, int], ...]  # the estimate's breakdown
+    arena: LinkedArena | None  # the arena the firmware links, if found
+    free_ram: int | None  # free RAM of the arena's region (or the largest RAM region), when region sizes are known
+    free_region: str = ""
+    notes: tuple[str, ...] = field(default=())
+    short_enums: bool = False  # the target's enums are 1 byte where they fit (Arm EABI bare metal)
+    error: str = ""  # why the arena could not be estimated
+
+    @property
+    def linked(self) -> int | None:
+        return None if self.arena is None else self.arena.usable_bytes
+
+    @property
+    def spare(self) -> int | None:
+        """Linked arena minus what the models need (negative: too small)."""
+        if self.arena is None or self.needed is None:
+            return None
+        return self.arena.usable_bytes - self.needed
+
+    @property
+    def grows_into_free_ram(self) -> bool | None:
+        """Whether the shortfall (or, with no arena, the whole arena) fits in the free RAM."""
+        if self.free_ram is None or self.needed is None:
+            return None
+        shortfall = self.needed if self.arena is None else max(0, -self.spare)
+        return shortfall <= self.free_ram
+
+    @property
+    def passed(self) -> bool:
+        if self.needed is None:
+            return True  # not answered: the flash answer decides
+        if self.arena is not None:
+            return self.spare >= 0
+        return self.grows_into_free_ram is not False
+
+
+def detect_kernels(image: ElfImage, override: str | None = None) -> KernelChoice:
+    """The kernel set of a firmware: --kernels when given, else CMSIS-NN when its kernels are linked."""
+    if override is not None:
+        if override not in KERNEL_SETS:
+            raise SizeToolError(f"unknown --kernels {override!r} (choose from {', '.join(KERNEL_SETS)})")
+        return KernelChoice(override, "--kernels")
+    # Shortest names first: the kernels themselves (arm_convolve_s8) before their helpers.
+    linked = sorted({s.name for s in image.symbols if s.kind == "func" and _CMSIS_NN_FUNCTION.match(s.name)},
+                    key=lambda name: (len(name), name))
+    if linked:
+        return KernelChoice("cmsis_nn", f"detected: {linked[0]} and {len(linked) - 1} more CMSIS-NN functions linked"
+                            if len(linked) > 1 else f"detected: {linked[0]} linked")
+    return KernelChoice("reference", "detected: no CMSIS-NN kernel linked")
+
+
+def pointer_bytes(image: ElfImage) -> int:
+    return image.elf_class // 8
+
+
+def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False) -> ArenaEstimate:
+    """tflm_model's arena estimate, its error as this package's one-line error."""
+    try:
+        return estimate_arena([Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer,
+                              short_enums=short_enums)
+    except ModelError as error:
+        raise SizeToolError(str(error)) from None
+
+
+def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: list[str],
+                 arena_symbol: str | None = None) -> tuple[LinkedArena | None, list[str]]:
+    """The arena the models' interpreter uses, and notes on how it was chosen."""
+    if arena_symbol:
+        return arena_by_symbol(image, arena_symbol), []
+    arenas = find_arenas(image, graph)
+    locations = []
+    if len(arenas) > 1:
+        for path in model_paths:
+            try:
+                location = model_location(image, Path(path).read_bytes())
+            except OSError:
+                location = None
+            if location:
+                locations.append(location)
+    chosen, notes = arena_for_models(arenas, locations)
+    if chosen is None:
+        notes.append("no tensor arena found (no constant address passed to a MicroInterpreter constructor, no RAM "
+                     "object named like *arena*): name it with --arena-symbol")
+    return chosen, notes
+
+
+def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: ArenaEstimate | None,
+        arena: LinkedArena | None, report: SizeReport, notes: list[str] | None = None) -> ArenaFit:
+    """The fit answer from its parts (pure: the estimate, or None when there is none, and the arena are given)."""
+    uses = ram_use(report)
+    region = None
+    if arena is not None:
+        region = next((u for r, u in zip(_ram_regions(report), uses)
+                       if r.origin <= arena.address < r.origin + r.length), None)
+        if region is None and len(uses) == 1:
+            region = uses[0]
+    elif uses:
+        region = max(uses, key=lambda u: u.free)
+    all_notes = list(notes or [])
+    if arena is not None and arena.passed_size is not None and arena.passed_size > arena.size:
+        all_notes.append(f"{arena.symbol} has {arena.size} bytes but the interpreter is told {arena.passed_size}: "
+                         "it may write past the array")
+    if arena_estimate is not None:
+        all_notes.extend(arena_estimate.notes)
+    return ArenaFit(
+        models=tuple(models), kernels=kernels, pointer_bytes=pointer,
+        needed=None if arena_estimate is None else arena_estimate.total_bytes,
+        exact=arena_estimate is not None and arena_estimate.exact,
+        parts=() if arena_estimate is None else tuple((p.name, p.bytes) for p in arena_estimate.parts), arena=arena,
+        free_ram=None if region is None else region.free, free_region="" if region is None else region.region,
+        notes=tuple(all_notes),
+    )
+
+
+def _ram_regions(report: SizeReport):
+    return [r for r in report.regions_of("ram") if r.length and r.used]
+
+
+def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport, model_paths: list[str],
+              kernels: str | None = None, arena_symbol: str | None = None) -> ArenaFit:
+    """The whole fit answer for a firmware and its models."""
+    choice = detect_kernels(image, kernels)
+    pointer = pointer_bytes(image)
+    short_enums = pointer == 4 and arm_short_enums(image.path)
+    arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
+    try:
+        arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums)
+    except SizeToolError as error:
+        unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
+        return replace(unanswered, error=str(error), short_enums=short_enums)
+    return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), short_enums=short_enums)
+
+
+def verdict(result: ArenaFit) -> str:
+    """One sentence: fits or not, naming both figures."""
+    if result.needed is None:
+        return f"tensor arena not estimated: {result.error}"
+    bound = "" if result.exact else " at most"
+    need = f"the models need{bound} {result.needed} bytes of tensor arena ({result.kernels.kernels} kernels)"
+    if result.arena is not None:
+        linked = f"{result.arena.symbol} gives {result.linked}"
+        if result.spare >= 0:
+            return f"fits: {need}; {linked} ({result.spare} to spare)"
+        text = f"arena too small: {need}; {linked} ({-result.spare} short)"
+        if result.grows_into_free_ram:
+            text += f"; growing it by {-result.spare} fits in the {result.free_ram} bytes of free RAM"
+        elif result.grows_into_free_ram is False:
+            text += f"; the {result.free_ram} bytes of free RAM are not enough to grow it"
+        return text
+    if result.free_ram is None:
+        return f"{need}; no arena found and the free RAM is unknown (give --map or --ram-size)"
+    if result.grows_into_free_ram:
+        return f"{need}; no arena found; an arena that size fits in the {result.free_ram} bytes of free RAM"
+    return f"does not fit: {need}; no arena found and only {result.free_ram} bytes of RAM are free"

@@ -1,0 +1,123 @@
+"""disassembly.py: the addresses code refers to, on hand-encoded instructions of each architecture."""
+
+import struct
+
+from sizetool.code_graph.disassembly import CodeRun, code_decoder
+
+
+def references(arch, code, start=0x1000, elf_class=32, mode=None, global_pointer=None):
+    decoder = code_decoder(arch, elf_class, True, global_pointer)
+    run = CodeRun(start, code, start, start + len(code), mode or arch)
+    return list(decoder(run))
+
+
+def test_thumb_bl_literal_load_and_movw_movt_pair():
+    code = (
+        bytes.fromhex("00f0feff")  # 0x1000 bl 0x2000   (offset 0xffc: imm11 0x7fe, J1 = J2 = 1)
+        + bytes.fromhex("0248")  # 0x1004 ldr r0, [pc, #8] -> literal at align(0x1008, 4) + 8 = 0x1010
+        + bytes.fromhex("45f27860")  # 0x1006 movw r0, #0x5678
+        + bytes.fromhex("c1f23420")  # 0x100a movt r0, #0x1234
+        + bytes.fromhex("00bf")  # 0x100e nop
+        + struct.pack("<I", 0x08000421)  # 0x1010 the literal pool: a Thumb function address, low bit set
+    )
+    decoder = code_decoder("arm", 32, True)
+    found = list(decoder(CodeRun(0x1000, code, 0x1000, 0x1010, "thumb")))  # the pool is data, not decoded
+    targets = {target for _, target in found}
+    assert (0x1000, 0x2000) in found
+    assert 0x1010 in targets  # the literal itself
+    assert 0x08000421 in targets  # the word it loads
+    assert 0x12345678 in targets  # the MOVW/MOVT pair
+
+
+def test_riscv_auipc_addi_pair_and_jal_offset():
+    code = (
+        struct.pack("<I", 0x00001517)  # 0x1000 auipc a0, 0x1      -> a0 = 0x2000
+        + struct.pack("<I", 0x01050513)  # 0x1004 addi a0, a0, 16  -> 0x2010
+        + struct.pack("<I", 0x100000EF)  # 0x1008 jal ra, +0x100   -> 0x1108
+    )
+    found = references("riscv", code)
+    assert (0x1004, 0x2010) in found
+    assert (0x1008, 0x1108) in found
+
+
+def test_riscv_gp_relative_access_uses_the_global_pointer():
+    code = struct.pack("<I", 0x01012503)  # lw a0, 16(sp)... base sp is unknown: no reference
+    code += struct.pack("<I", (0x7F0 << 20) | (3 << 15) | (2 << 12) | (10 << 7) | 0x03)  # lw a0, 0x7f0(gp)
+    found = references("riscv", code, global_pointer=0x80000800)
+    assert [target for _, target in found] == [0x80000FF0]
+
+
+def test_x86_64_call_and_rip_relative_lea():
+    code = bytes.fromhex("e8fb0f0000") + bytes.fromhex("488d0500010000")  # call 0x2000; lea rax, [rip + 0x100]
+    found = references("x86_64", code, elf_class=64)
+    assert (0x1000, 0x2000) in found
+    assert (0x1005, 0x1005 + 7 + 0x100) in found
+
+
+def test_unknown_architecture_has_no_decoder():
+    assert code_decoder("mips", 32, True) is None
+    assert code_decoder("xtensa", 32, False) is None  # big-endian Xtensa cores are not read
+    assert code_decoder("xtensa", 32, True) is not None
+
+
+def test_thumb_scanner_reads_each_encoding_as_capstone_does():
+    from sizetool.code_graph.disassembly import capstone_thumb_decoder, thumb_references
+
+    halfwords = [
+        0xF000, 0xB800,  # b.w (T4) to the next instruction
+        0xF43F, 0xAFFE,  # beq.w (T3), backwards
+        0xB108,  # cbz r0, forwards
+        0xA001,  # adr r0 (T1)
+        0xE9DF, 0x0102,  # ldrd r0, r1, [pc, #8]
+        0xED9F, 0x0A01,  # vldr s0, [pc, #4]
+        0xF85F, 0x0004,  # ldr.w r0, [pc, #-4]
+        0x4801,  # ldr r0, [pc, #4] (T1)
+        0xD0FE,  # beq (T1), to itself
+        0xE7FE,  # b (T2), to itself
+        0xF7FF, 0xFFF0,  # bl, backwards
+        0xF8D0, 0x8004,  # ldr.w r8, [r0, #4]: not a literal load, nor a branch
+        0xF241, 0x2034,  # movw r0, #0x1234
+        0xF6C0, 0x0000,  # movt r0, #0x800
+        0xBF00, 0xBF00,  # nop; nop
+    ]
+    code = struct.pack(f"<{len(halfwords)}H", *halfwords) + struct.pack("<II", 0x08000421, 0x20000010)
+    run = CodeRun(0x1000, code, 0x1000, 0x1000 + 2 * len(halfwords), "thumb")
+    expected = list(capstone_thumb_decoder()(run))
+    assert list(thumb_references(run)) == expected
+    # Branch targets, pc-relative literals (Align(pc, 4) + offset) and the MOVW/MOVT pair, worked out by hand:
+    for reference in [(0x1000, 0x1004), (0x1004, 0x1004), (0x1008, 0x100E), (0x100A, 0x1010), (0x100C, 0x1018),
+                      (0x1010, 0x1018), (0x1014, 0x1014), (0x1018, 0x1020), (0x101A, 0x101A), (0x101C, 0x101C),
+                      (0x101E, 0x1002), (0x102A, 0x08001234)]:
+        assert reference in expected
+    assert not any(address == 0x1022 for address, _ in expected)  # a load from r0 refers to nothing known
+
+
+def test_thumb_scanner_matches_capstone_on_every_fixture_build():
+    from collections import defaultdict
+
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.code_graph.disassembly import capstone_thumb_decoder, thumb_references
+    from sizetool.code_graph.disassembly import code_runs
+    from sizetool.inputs.symbol_runs import symbol_runs
+    from tests.conftest import FIXTURES
+
+    capstone_decoder = capstone_thumb_decoder()
+    out = FIXTURES / "firmware" / "out"
+    elfs = [out / "cortex-m4/firmware.elf", out / "cortex-m4-relocs/firmware.elf",
+            *sorted((out / "keep-only/cortex-m4").glob("*.elf"))]
+    compared = 0
+    for path in elfs:
+        image = read_elf(path)
+        by_section = defaultdict(list)
+        for symbol in image.symbols:
+            if symbol.size:
+                by_section[symbol.section_index].append(symbol)
+        for section in image.sections:
+            if not (section.is_alloc and section.is_code and section.size):
+                continue
+            runs = code_runs(image, section, image.section_data(section), symbol_runs(section, by_section[section.index]))
+            for run in runs:
+                if run.mode == "thumb":
+                    assert list(thumb_references(run)) == list(capstone_decoder(run)), (path, hex(run.start))
+                    compared += 1
+    assert compared > 500

@@ -1,0 +1,288 @@
+"""reference_graph.py: nodes that partition the image, and the edges a TFLM firmware's registrations rely on."""
+
+import pytest
+
+from sizetool.inputs.elf_reader import read_elf
+from sizetool.code_graph.reference_graph import build_reference_graph
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    built = {}
+    for name in ("cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"):
+        image = read_elf(FIXTURES / "firmware" / "out" / name / "firmware.elf")
+        built[name] = (image, build_reference_graph(image))
+    return built
+
+
+def node_named(graph, name):
+    matches = [i for i, node in enumerate(graph.nodes) if node.name == name or name in node.aliases]
+    assert matches, f"no node named {name}"
+    return matches[0]
+
+
+def targets_of(graph, name):
+    return {graph.nodes[j].name for j in graph.edges[node_named(graph, name)]}
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_nodes_cover_every_flash_byte_once(graphs, build):
+    image, graph = graphs[build]
+    assert sum(node.rom_bytes for node in graph.nodes) == image.rom_total
+    for before, after in zip(graph.nodes, graph.nodes[1:]):
+        assert before.end <= after.address  # no overlaps
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "cortex-m4-relocs", "riscv32", "host-x86_64"])
+def test_a_registration_refers_to_its_init_prepare_and_eval(graphs, build):
+    _, graph = graphs[build]
+    targets = targets_of(graph, "tflite::Register_SOFTMAX()")
+    short_names = [name.replace("(anonymous namespace)", "anon").split("(")[0].rsplit("::", 1)[-1] for name in targets]
+    for step in ("Init", "Prepare", "Eval"):
+        assert any(short.endswith(step) for short in short_names), (step, short_names)
+    assert any(name.startswith("tflite::micro::RegisterOp(") for name in targets)
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "riscv32", "host-x86_64"])
+def test_registration_kept_in_data_reaches_its_functions_through_the_object(graphs, build):
+    _, graph = graphs[build]
+    assert "tflite::Register_SINH()::registration" in targets_of(graph, "tflite::Register_SINH()")
+    through_data = targets_of(graph, "tflite::Register_SINH()::registration")
+    assert any(name.replace("(anonymous namespace)", "anon").split("(")[0].endswith("Eval") for name in through_data)
+
+
+def test_relocations_give_the_same_function_edges_as_decoding(graphs):
+    def named_edges(graph):
+        return {
+            (graph.nodes[i].name, graph.nodes[j].name)
+            for i, targets in enumerate(graph.edges)
+            for j in targets
+            if graph.nodes[i].kind != "chunk" and graph.nodes[j].kind != "chunk"
+        }
+
+    decoded, exact = graphs["cortex-m4"][1], graphs["cortex-m4-relocs"][1]
+    assert not decoded.exact and exact.exact
+    assert named_edges(decoded) == named_edges(exact)
+
+
+def test_startup_code_walking_data_does_not_keep_the_first_object_alive(graphs):
+    # rv32 reset_handler refers to the start and end of .data to copy it; the object at .data's first byte is
+    # Register_DETECTION_POSTPROCESS()'s registration, which only that registration may keep.
+    image, graph = graphs["riscv32"]
+    data = image.section_by_name(".data")
+    first = graph.node_at(data.address)
+    assert graph.nodes[first].name == "tflite::Register_DETECTION_POSTPROCESS()::registration"
+    holders = {graph.nodes[i].name for i, targets in enumerate(graph.edges) if first in targets}
+    assert holders == {"tflite::Register_DETECTION_POSTPROCESS()"}
+
+
+def test_string_literals_become_their_own_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    chunks = [node for node in graph.nodes if node.kind == "chunk" and node.section == ".rodata"]
+    assert len(chunks) > 5  # cut at each referenced address, not one anonymous blob
+
+
+@pytest.mark.parametrize("build", ["cortex-m4", "host-x86_64"])
+def test_references_resolve_to_the_nodes_node_at_finds(graphs, build):
+    from sizetool.code_graph.reference_graph import _resolve
+
+    _, graph = graphs[build]
+    addresses = [0, graph.nodes[-1].end + 0x1000] + [address for node in graph.nodes for address in (
+        node.address - 1, node.address, (node.address + node.end) // 2, node.end - 1, node.end)]
+    references = list(zip(addresses, reversed(addresses)))
+    assert _resolve(graph, references) == [(graph.node_at(source), target, graph.node_at(target))
+                                           for source, target in references]
+
+
+def walk(edges, roots, removed, cut):
+    """The plain definition reachable must match: follow edges from the roots, never into a removed node nor along
+    a cut edge."""
+    seen = set()
+    pending = [root for root in roots if root not in removed]
+    while pending:
+        node = pending.pop()
+        if node not in seen:
+            seen.add(node)
+            pending += [t for t in edges[node] if t not in removed and t not in cut.get(node, ())]
+    return seen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reachable_is_the_plain_walk_on_random_graphs(seed):
+    import random
+
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
+
+    rng = random.Random(seed)
+    size = rng.randrange(1, 50)
+    edges = [sorted(set(rng.choices(range(size), k=rng.randrange(0, 5)))) for _ in range(size)]
+    graph = ReferenceGraph([GraphNode(16 * i, 16 * i + 8, 8, ".text", f"f{i}", f"f{i}", "func") for i in range(size)],
+                           edges)
+    roots = rng.choices(range(size), k=rng.randrange(1, 5))
+    removed = set(rng.choices(range(size), k=rng.randrange(0, size // 2 + 1)))
+    cut = {node: set(rng.choices(edges[node], k=1)) for node in rng.choices(range(size), k=3) if edges[node]}
+    assert graph.reachable(roots, removed, cut) == walk(edges, roots, removed, cut)
+    assert graph.reachable(roots) == walk(edges, roots, set(), {})
+
+
+def test_reachable_stops_at_removed_nodes(graphs):
+    _, graph = graphs["cortex-m4"]
+    main = node_named(graph, "main")
+    registration = node_named(graph, "tflite::Register_SINH()")
+    everything = graph.reachable([main])
+    assert registration in everything
+    without = graph.reachable([main], removed={registration})
+    assert registration not in without
+    assert node_named(graph, "tflite::Register_SINH()::registration") not in without
+
+
+def test_a_call_to_an_entry_point_inside_another_symbol_is_an_edge(graphs):
+    # libgcc's hand-written float code has __aeabi_fsub and __aeabi_fadd starting inside __aeabi_frsub's bytes;
+    # calls to them must keep that node alive.
+    image, graph = graphs["cortex-m4"]
+    entry = next(s for s in image.symbols if s.mangled == "__aeabi_fadd")
+    holder = graph.node_at(entry.address)
+    assert graph.nodes[holder].address < entry.address  # an entry point inside a larger node
+    callers = [i for i, targets in enumerate(graph.edges) if holder in targets]
+    assert callers
+
+
+def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkeypatch):
+    import sizetool.code_graph.disassembly as disassembly
+    import sizetool.code_graph.reference_graph as reference_graph
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    main = next(s for s in image.symbols if s.mangled == "main")
+    victim = next(s for s in image.symbols if s.name == "tflite::Register_SOFTMAX()")
+    real_decoder = disassembly.code_decoder
+
+    def decoder_with_a_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9  # like newlib's 0x10009 stdio flags: odd, mid-function
+                yield main.address, victim.address | 1  # a real Thumb function pointer still counts
+        return decode_run
+
+    monkeypatch.setattr(disassembly, "code_decoder", decoder_with_a_constant)
+    graph = reference_graph.build_reference_graph(image)
+    main_node, victim_node = graph.node_at(main.address), graph.node_at(victim.address)
+    assert victim_node in graph.edges[main_node]
+    # Only the interior constant: main does not otherwise refer to Register_SOFTMAX (RegisterVisionOps does).
+    def decoder_with_only_the_constant(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            yield from decode(run)
+            if run.start <= main.address < run.end:
+                yield main.address, victim.address + 9
+        return decode_run
+
+    monkeypatch.setattr(disassembly, "code_decoder", decoder_with_only_the_constant)
+    graph = reference_graph.build_reference_graph(image)
+    assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
+
+
+def test_with_the_map_functions_of_one_input_section_keep_each_other():
+    # libgcc's _arm_addsubsf3.o brings __aeabi_ul2f in the same .text input section as the float add/sub that the
+    # kernels call: nothing calls __aeabi_ul2f, but the linker cannot drop it alone.
+    from sizetool.inputs.map_file import read_map
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    linker_map = read_map(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.map"))
+    main = next(s for s in image.symbols if s.mangled == "main")
+    orphan = next(s for s in image.symbols if s.mangled == "__aeabi_ul2f")
+    entry = next(s for s in image.symbols if s.mangled == "Reset_Handler")
+    roots = lambda graph: {graph.node_at(main.address), graph.node_at(entry.address)}  # noqa: E731
+
+    without_map = build_reference_graph(image)
+    assert without_map.node_at(orphan.address) not in without_map.reachable(roots(without_map))
+    with_map = build_reference_graph(image, input_sections=linker_map.input_sections)
+    assert with_map.node_at(orphan.address) in with_map.reachable(roots(with_map))
+
+
+def test_a_zero_filled_placeholder_over_stored_bytes_hides_nothing():
+    # ESP32-S3's .ext_ram.dummy (NOLOAD) spans the flash data window where .flash.rodata lies; its nodes must not
+    # cover the rodata's (an earlier graph left all 40 KB of a real S3 build's rodata unreached).
+    import dataclasses
+
+    path = str(FIXTURES / "layouts" / "out" / "esp32-like" / "esp32-like.elf")
+    image = read_elf(path)
+    rodata = next(s for s in image.sections if s.name == ".flash.rodata")
+    placeholder = dataclasses.replace(rodata, name=".ext_ram.dummy", type="SHT_NOBITS", index=max(
+        s.index for s in image.sections) + 1, address=rodata.address - 0x100, size=rodata.size + 0x200)
+    with_placeholder = dataclasses.replace(image, sections=[*image.sections, placeholder])
+    plain, covered = build_reference_graph(image), build_reference_graph(with_placeholder)
+    assert [(n.address, n.name) for n in covered.nodes] == [(n.address, n.name) for n in plain.nodes]
+    assert covered.edges == plain.edges
+
+
+def test_without_the_map_dwarf_ties_the_same_library_functions():
+    # .debug_aranges has one range per code section of each unit: libgcc's _arm_addsubsf3.o .text is one range.
+    from sizetool.code_graph.code_sections import dwarf_code_sections
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")
+    main = next(s for s in image.symbols if s.mangled == "main")
+    orphan = next(s for s in image.symbols if s.mangled == "__aeabi_ul2f")
+    graph = build_reference_graph(image, input_sections=dwarf_code_sections(image))
+    assert graph.node_at(orphan.address) in graph.reachable({graph.node_at(main.address)})
+    stripped = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware-nodebug.elf")
+    assert dwarf_code_sections(stripped) == []
+
+
+def _pointer_words(image, words):
+    """The data words _plausible_pointers keeps, out of `words`, on a real image's sections and symbols."""
+    from collections import defaultdict
+
+    from sizetool.code_graph.reference_graph import _plausible_pointers
+    from sizetool.inputs.symbol_runs import symbol_runs
+
+    sections = [s for s in image.sections if s.is_alloc and s.size > 0]
+    by_section = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    functions = {s.address for s in image.symbols if s.kind == "func"}
+    thumb = {s.address for s in image.symbols if s.kind == "func" and s.thumb}
+    code = [(s.address, s.address + s.size) for s in sections if s.is_code]
+    return _plausible_pointers(words, sections, runs, functions, thumb, code, image.mapping_symbols)
+
+
+def test_a_table_of_numbers_is_not_a_table_of_pointers():
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4-tflm-os" / "firmware.elf")
+    table = next(s for s in image.symbols if s.name.endswith("kExpTableQ30"))
+    target = next(s for s in image.symbols if s.name == "tflite::Register_LOGISTIC()")
+    string = next(s for s in image.symbols if s.name.endswith("kSigmoidTable"))
+    # 64 words of a Q30 table, one of which happens to equal a function's Thumb address (like newlib's
+    # two_over_pi holding a CMSIS-NN table's address): numbers, all of them.
+    numbers = [(table.address + 4 * i, 0x3F000000 - 977 * i) for i in range(63)]
+    numbers.append((table.address + 252, target.address | 1))
+    assert _pointer_words(image, numbers) == []
+    # The same word among pointers is a pointer; the even address of a Thumb function never is.
+    pointers = [(table.address, target.address | 1), (table.address + 4, string.address),
+                (table.address + 8, 0x3F000000), (table.address + 12, target.address)]
+    assert _pointer_words(image, pointers) == pointers[:2]
+
+
+def test_with_the_map_objects_of_one_data_input_section_keep_each_other():
+    # An object built without -fdata-sections (newlib's e_expf.o .rodata: halF, ln2HI, ln2LO) is reached through
+    # one section anchor, the address of its first object; the linker keeps or drops the section whole.
+    from sizetool.inputs.map_file import InputSection
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph, _tie_input_sections
+
+    nodes = [GraphNode(0x100, 0x110, 16, ".text", "expf", "expf", "func"),
+             GraphNode(0x200, 0x210, 16, ".rodata", "halF", "halF", "object"),
+             GraphNode(0x210, 0x220, 16, ".rodata", "ln2LO", "ln2LO", "object"),
+             GraphNode(0x220, 0x228, 8, ".rodata", "(no symbol) .rodata+0x20", "", "chunk")]
+    graph = ReferenceGraph(nodes=nodes, edges=[])
+    edges = [{1}, set(), set(), set()]
+    _tie_input_sections(graph, edges, [InputSection(".rodata", 0x200, 0x28, "libm.a(lib_a-e_expf.o)")],
+                        [(0x100, 0x110)])
+    assert 2 in edges[1] and 1 in edges[2] and not edges[3]
+    _tie_input_sections(graph, edges, [InputSection(".rodata.str1.1", 0x200, 0x20, "x.o")], [(0x100, 0x110)])
+    graph.edges = [sorted(e) for e in edges]
+    assert graph.reachable({0}) == {0, 1, 2}

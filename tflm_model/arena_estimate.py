@@ -1,0 +1,452 @@
+"""The tensor arena TFLM needs for one or more models, from the .tflite files alone (gen-resolver --arena).
+
+Method: replay what MicroInterpreter::AllocateTensors() does to a SingleArenaBufferAllocator, byte for byte, and find
+the smallest arena for which no allocation fails (as the ground truth does, by bisection on the size of one 16-byte
+aligned buffer). The arena holds, from its top down (the tail, persistent): the allocator, the greedy planner and the
+MicroAllocator; per model the builtin-data allocator, SubgraphAllocations, TfLiteEvalTensor and NodeAndRegistration
+arrays of every subgraph, each op's parsed builtin params and its kernel's OpData (Init) and Prepare buffers
+(per-channel quantization arrays, lookup tables), scratch-buffer handles, variable tensors, and the persistent
+TfLiteTensors (with quantization arrays) of the inputs and outputs. From its bottom up (the head, non-persistent):
+the scratch-buffer requests and temporary TfLiteTensors while kernels prepare, the AllocationInfo array and the
+greedy planner's working memory while planning, then the plan itself: every non-persistent tensor and scratch buffer
+laid out by the greedy planner (tflm_model.memory_planner), honouring the model's offline plan.
+
+Several models share one arena the way TFLM's multi-tenant allocation does: one MicroAllocator (created once on the
+arena) passed to one MicroInterpreter per model, each calling AllocateTensors() in turn. Tails add up; the head is
+shared and sized for the largest plan. (Separate arenas per interpreter are the sum of single-model estimates.)
+
+Kernel facts (OpData sizes, Prepare buffers, CMSIS-NN scratch rules) come from tflm_facts.kernel_memory. Where a
+kernel's allocations are not modelled exactly the estimate is a safe upper bound, exact is False and a note says why.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from tflm_model.errors import ModelError
+from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
+from tflm_model.operator_uses import op_key, read_model_uses
+from tflm_model.plan import build_plan
+from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
+from tflm_facts.kernel_memory import (
+    ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
+    PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
+    prepare_allocations, temp_tensors,
+)
+
+# Builtin ops that run other subgraphs, and the option fields naming them (in the order TFLM walks them).
+SUBGRAPH_OPTIONS = {"IF": ("then_subgraph", "else_subgraph"), "WHILE": ("cond_subgraph", "body_subgraph"),
+                    "CALL_ONCE": ("init_subgraph",)}
+
+PART_PLAN = "non-persistent tensors (greedy plan)"
+PART_SCRATCH = "scratch buffers (in the plan)"
+PART_WORKING = "planning and prepare working memory (head peak above the plan)"
+PART_ALIGNMENT = "alignment"
+
+
+@dataclass(frozen=True)
+class ArenaPart:
+    name: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class ArenaEstimate:
+    total_bytes: int  # the kTensorArenaSize to use: never below what TFLM needs
+    exact: bool  # False when some allocation is only bounded from above
+    kernels: str  # "reference" | "cmsis_nn"
+    pointer_bytes: int  # 4 or 8
+    parts: tuple[ArenaPart, ...]  # breakdown; sums to total_bytes
+    notes: tuple[str, ...]  # what was bounded and why, one sentence each
+    models: tuple[str, ...] = ()
+    plan_bytes: int = 0  # the largest greedy plan (tensors and scratch buffers)
+    persistent_bytes: int = 0  # the tail, alignment included
+    abi: str = "ilp32"  # tflm_facts.kernel_memory.ABIS: "ilp32", "eabi" (short enums) or "lp64"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# Allocation steps, independent of the arena size. Each is a tuple: (kind, size, alignment, part name).
+#   "tail": AllocatePersistentBuffer; "temp": AllocateTemp; "reset": ResetTempAllocations;
+#   "head": ResizeBuffer of the head (scratch requests / reserved plan); "plan": the planner's working memory check.
+
+@dataclass
+class _Steps:
+    steps: list[tuple]
+    plans: list[tuple[int, int]]  # per model: (plan bytes, plan bytes without scratch buffers)
+    notes: list[str]
+    exact: bool = True
+
+
+def _align_up(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def _tensor_bytes(graph: TensorGraph, sub: int, index: int) -> int:
+    tensor = graph.subgraphs[sub].tensors[index]
+    size = ELEMENT_BYTES.get(tensor.type)
+    if size is None:
+        raise ModelError(f"{graph.path}: subgraph {sub} tensor {index} has tensor type code {tensor.type}, "
+                               "which TFLM cannot allocate")
+    for dim in tensor.shape:
+        size *= dim
+    return size
+
+
+def _check_static_shapes(graph: TensorGraph) -> None:
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for index, tensor in enumerate(subgraph.tensors):
+            # TFLM sizes tensors by `shape` alone (a -1 batch in shape_signature is common and runs as stored).
+            if any(d < 0 for d in tensor.shape):
+                shape = list(tensor.shape)
+                raise ModelError(f"{graph.path}: subgraph {sub} tensor {index} has a dynamic shape {shape}; "
+                                       "TFLM needs every tensor's shape fixed in the model")
+
+
+def _check_supported(path: Path) -> None:
+    """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
+    plan = build_plan([read_model_uses(path, hash_in_background=False)])
+    for op in plan.unsupported:
+        for model in sorted(op.uses_by_model):
+            raise ModelError(f"unsupported op {op.name} in {model}: {op.registration.unsupported_reason}")
+    for rejection in plan.type_rejections:
+        raise ModelError(f"unsupported types: {rejection.message()}")
+
+
+def _op_names(graph: TensorGraph) -> list[str]:
+    names = []
+    for index, entry in enumerate(graph.operator_codes):
+        key, _code = op_key(entry, str(graph.path), index)
+        names.append(key.name if key.kind == "builtin" else key.name)
+    return names
+
+
+def _quantization_bytes(tensor, abi: str) -> list[tuple[int, int]]:
+    """(size, alignment) of the TfLiteAffineQuantization and zero-point array a TfLiteTensor copy allocates."""
+    if tensor.scale_count > 0 and tensor.zero_point_count > 0:
+        size, align = STRUCTS["TfLiteAffineQuantization"][abi]
+        return [(size, align), (4 + 4 * tensor.scale_count, STRUCTS["TfLiteIntArray"][abi][1])]
+    return []
+
+
+def _view(graph: TensorGraph, sub: int, operator: GraphOperator, name: str) -> OpView:
+    tensors = graph.subgraphs[sub].tensors
+
+    def view(index: int) -> TensorView | None:
+        if index < 0:
+            return None
+        tensor = tensors[index]
+        return TensorView(tensor.type, tensor.shape, tensor.scale_count)
+
+    return OpView(name, tuple(view(i) for i in operator.inputs), tuple(view(i) for i in operator.outputs),
+                  operator.options)
+
+
+def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[int, int]]):
+    """First and last use of every tensor (per subgraph) and of every scratch request, as AllocationInfoBuilder
+    marks them: subgraph 0 from time 0, each operator one step, a subgraph an IF/WHILE/CALL_ONCE runs walked in place."""
+    first = [[-1] * len(s.tensors) for s in graph.subgraphs]
+    last = [[-1] * len(s.tensors) for s in graph.subgraphs]
+    scratch_times = [[-1, -1] for _ in scratch_owner]
+    requests_by_node: dict[tuple[int, int], list[int]] = {}
+    for request, owner in enumerate(scratch_owner):
+        requests_by_node.setdefault(owner, []).append(request)
+    clock = [0]
+    depth = [0]
+
+    def created(sub: int, index: int) -> None:
+        if first[sub][index] == -1:
+            first[sub][index] = clock[0]
+
+    def walk(sub: int) -> None:
+        depth[0] += 1
+        if depth[0] > 64:
+            raise ModelError(f"{graph.path}: subgraphs call each other more than 64 deep (a cycle?)")
+        subgraph = graph.subgraphs[sub]
+        for index in subgraph.inputs:
+            created(sub, index)
+            last[sub][index] = clock[0]
+        for node, operator in enumerate(subgraph.operators):
+            clock[0] += 1
+            for index in operator.outputs:
+                created(sub, index)
+            start = clock[0]
+            for field in SUBGRAPH_OPTIONS.get(names[operator.opcode_index], ()):
+                target = operator.option(field, -1)
+                if not 0 <= target < len(graph.subgraphs):
+                    raise ModelError(f"{graph.path}: subgraph {sub} operator {node} runs subgraph {target}, "
+                                           f"which the model does not have")
+                clock[0] += 1
+                walk(target)
+            for index in operator.inputs:
+                if index >= 0:
+                    last[sub][index] = clock[0]
+            for index in operator.outputs:
+                last[sub][index] = clock[0]
+            for request in requests_by_node.get((sub, node), ()):
+                if scratch_times[request][0] == -1:
+                    scratch_times[request][0] = start
+                scratch_times[request][1] = clock[0]
+        for index in subgraph.outputs:
+            created(sub, index)
+            last[sub][index] = clock[0]
+        depth[0] -= 1
+
+    if graph.subgraphs:
+        walk(0)
+    return first, last, scratch_times
+
+
+def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> None:
+    """Append the allocation steps of one model's AllocateTensors() to out."""
+    names = _op_names(graph)
+    label = graph.path.name
+    steps = out.steps
+    size = {name: STRUCTS[name][abi] for name in STRUCTS}
+
+    # StartModelAllocation
+    steps.append(("tail", *size["MicroBuiltinDataAllocator"], "allocator objects"))
+    request_size, request_align = size["ScratchBufferRequest"]
+    steps.append(("head", request_size * MAX_SCRATCH_BUFFERS_PER_OP, request_align, None))
+    steps.append(("tail", size["SubgraphAllocations"][0] * len(graph.subgraphs), size["SubgraphAllocations"][1],
+                  "SubgraphAllocations"))
+    for subgraph in graph.subgraphs:
+        steps.append(("tail", size["TfLiteEvalTensor"][0] * len(subgraph.tensors), size["TfLiteEvalTensor"][1],
+                      "TfLiteEvalTensor arrays"))
+    for subgraph in graph.subgraphs:
+        steps.append(("tail", size["NodeAndRegistration"][0] * len(subgraph.operators),
+                      size["NodeAndRegistration"][1], "NodeAndRegistration arrays"))
+    # Builtin data (parsed options), every subgraph in order
+    for subgraph in graph.subgraphs:
+        for operator in subgraph.operators:
+            params = BUILTIN_PARAMS.get(names[operator.opcode_index])
+            if params:
+                steps.append(("tail", *PARAM_STRUCTS[params][abi], "builtin params"))
+    # What each kernel takes in Init() and Prepare(), from its operator's tensors
+    effects_of: dict[tuple[int, int], object] = {}
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for node, operator in enumerate(subgraph.operators):
+            name = names[operator.opcode_index]
+            try:
+                effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
+            except (IndexError, AttributeError, ZeroDivisionError):
+                raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
+                                       "shapes its TFLM kernel needs") from None
+    # Init: each kernel's OpData (and the few buffers some kernels take in Init too)
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for node, operator in enumerate(subgraph.operators):
+            name = names[operator.opcode_index]
+            data = op_data(name, kernels)
+            if data is not None:
+                steps.append(("tail", data.bytes[abi], ARENA_ALIGNMENT, f"OpData {name}"))
+            for buffer in effects_of[(sub, node)].init:
+                steps.append(("tail", buffer, ARENA_ALIGNMENT, f"kernel buffers {name}"))
+    # Prepare: per node, temp TfLiteTensors of its inputs and outputs, persistent buffers, scratch requests
+    scratch_owner: list[tuple[int, int]] = []
+    scratch_bytes: list[int] = []
+    tensor_size, tensor_align = size["TfLiteTensor"]
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for node, operator in enumerate(subgraph.operators):
+            name = names[operator.opcode_index]
+            effects = effects_of[(sub, node)]
+            if not effects.exact or not op_data_known(name, kernels):
+                out.exact = False
+                note = effects.note or f"{name}: kernel allocations not modelled"
+                if f"{label}: {note}" not in out.notes:
+                    out.notes.append(f"{label}: {note}")
+            for persistent in effects.persistent:
+                steps.append(("tail", persistent, ARENA_ALIGNMENT, f"kernel buffers {name}"))
+            # Temp tensors are checked against the tail as it is when they are taken; kernels take some after their
+            # persistent buffers (CONV_2D: after the per-channel arrays), so they are replayed after them.
+            known = op_data_known(name, kernels)
+            for role, position in temp_tensors(len(operator.inputs), len(operator.outputs), name, kernels, known):
+                tensors = operator.inputs if role == "i" else operator.outputs
+                index = tensors[position] if position < len(tensors) else -1
+                if index < 0:
+                    continue  # an omitted optional input: AllocateTempInputTensor returns nullptr
+                steps.append(("temp", tensor_size, tensor_align, None))
+                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], abi):
+                    steps.append(("temp", q_size, q_align, None))
+            for scratch in effects.scratch:
+                scratch_owner.append((sub, node))
+                scratch_bytes.append(scratch)
+            steps.append(("reset", 0, 0, None))
+            steps.append(("head", request_size * (len(scratch_owner) + MAX_SCRATCH_BUFFERS_PER_OP), request_align,
+                          None))
+    # FinishModelAllocation: scratch handles, then the static memory plan
+    if scratch_owner:
+        handle_size, handle_align = size["ScratchBufferHandle"]
+        steps.append(("tail", handle_size * len(scratch_owner), handle_align, "scratch buffer handles"))
+    steps.append(("temp", size["size_t"][0] * len(graph.subgraphs), size["size_t"][1], None))
+    tensor_count = sum(len(s.tensors) for s in graph.subgraphs)
+    steps.append(("temp", size["AllocationInfo"][0] * (tensor_count + len(scratch_owner)), size["AllocationInfo"][1],
+                  None))
+    offline = None
+    if graph.offline_plan is not None:
+        offline = graph.offline_plan[3:]
+        if len(offline) != tensor_count:
+            raise ModelError(f"{graph.path}: the OfflineMemoryAllocation metadata has {len(offline)} offsets "
+                                   f"for {tensor_count} tensors; TFLM refuses the model")
+    # variable tensors not offline planned live in the tail
+    flat = 0
+    needs: list[tuple[int, int, int]] = []  # (subgraph, tensor, offline offset) of planned tensors
+    for sub, subgraph in enumerate(graph.subgraphs):
+        for index, tensor in enumerate(subgraph.tensors):
+            offset = offline[flat] if offline is not None else ONLINE
+            flat += 1
+            bytes_ = _tensor_bytes(graph, sub, index) if not tensor.has_data else 0
+            if tensor.is_variable and offset == ONLINE:
+                steps.append(("tail", _tensor_bytes(graph, sub, index), ARENA_ALIGNMENT, "variable tensors"))
+            if tensor.has_data:
+                continue
+            if (not tensor.is_variable or offset != ONLINE) and bytes_ != 0:
+                needs.append((sub, index, offset))
+        for node, operator in enumerate(subgraph.operators):
+            for index in operator.intermediates:
+                if _tensor_bytes(graph, sub, index) != 0:
+                    raise ModelError(f"{graph.path}: subgraph {sub} operator {node} has intermediate tensor "
+                                           f"{index} of non-zero size, which TFLM does not support")
+    first, last, scratch_times = _lifetimes(graph, names, scratch_owner)
+    buffers = [PlannedBuffer(_align_up(_tensor_bytes(graph, sub, index), ARENA_ALIGNMENT), first[sub][index],
+                             last[sub][index], offset) for sub, index, offset in needs]
+    tensor_plan = plan_offsets(buffers)[1]
+    buffers += [PlannedBuffer(_align_up(b, ARENA_ALIGNMENT), t[0], t[1]) for b, t in zip(scratch_bytes, scratch_times)]
+    plan = plan_offsets(buffers)[1]
+    steps.append(("plan", len(buffers), ARENA_ALIGNMENT, None))
+    steps.append(("reset", 0, 0, None))
+    steps.append(("reserve", plan, ARENA_ALIGNMENT, None))
+    out.plans.append((plan, tensor_plan))
+    # the interpreter's input and output TfLiteTensors (subgraph 0)
+    main = graph.subgraphs[0] if graph.subgraphs else None
+    for indices in ((main.inputs, main.outputs) if main else ((), ())):
+        steps.append(("tail", size["void*"][0] * len(indices), ARENA_ALIGNMENT, "input/output TfLiteTensors"))
+        for index in indices:
+            steps.append(("tail", tensor_size, tensor_align, "input/output TfLiteTensors"))
+            for q_size, q_align in _quantization_bytes(main.tensors[index], abi):
+                steps.append(("tail", q_size, q_align, "input/output TfLiteTensors"))
+
+
+class _ArenaTooSmall(Exception):
+    pass
+
+
+def _run(steps: list[tuple], arena_size: int, tally: dict[str, int] | None = None) -> bool:
+    """Replay the steps on a SingleArenaBufferAllocator of arena_size bytes starting at a 16-aligned address."""
+    buffer_head, tail = 0, arena_size
+    head = temp = buffer_head
+    max_head = 0
+    for kind, size, align, part in steps:
+        if kind == "tail":
+            result = (tail - size) // align * align
+            if result < head:
+                return False
+            if tally is not None:
+                tally[part] = tally.get(part, 0) + size
+                tally[PART_ALIGNMENT] = tally.get(PART_ALIGNMENT, 0) + (tail - size - result)
+            tail = result
+        elif kind == "temp":
+            result = _align_up(temp, align)
+            if tail - result < size:
+                return False
+            temp = result + size
+        elif kind == "reset":
+            temp = head
+        elif kind in ("head", "reserve"):
+            if kind == "reserve":
+                max_head = max(max_head, size)
+                size = max_head
+            start = _align_up(buffer_head, align)
+            if tail - start < size:
+                return False
+            head = temp = start + size
+        elif kind == "plan":
+            available = (tail // align * align) - _align_up(temp, align)
+            if available // GREEDY_PLANNER_BYTES_PER_BUFFER < size:
+                return False
+            if size:
+                temp = _align_up(temp, align) + available
+            # CommitStaticMemoryPlan then releases the planner arena and the scratch-request head
+            head = temp = buffer_head
+    return True
+
+
+def _creation_steps(abi: str) -> list[tuple]:
+    """MicroAllocator::Create on the arena: the allocator, the greedy planner and the MicroAllocator, in its tail."""
+    return [("tail", *STRUCTS[name][abi], "allocator objects")
+            for name in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
+
+
+def _smallest_arena(steps: list[tuple]) -> int:
+    high = 1024
+    while not _run(steps, high):
+        high *= 2
+        if high > 1 << 40:
+            raise ModelError("the models need more than 1 TB of arena")
+    low = 0  # fails (or is 0)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if _run(steps, middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def _counted(part: str, steps: list[tuple]) -> str:
+    """"OpData CONV_2D x14": how many operators' Init() allocations a part gathers."""
+    if not part.startswith("OpData "):
+        return part
+    count = sum(1 for step in steps if step[0] == "tail" and step[3] == part)
+    return f"{part} x{count}" if count > 1 else part
+
+
+def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
+                   pointer_bytes: int = 4, short_enums: bool = False) -> ArenaEstimate:
+    """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
+    MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
+
+    short_enums: the target compiles TFLM with short enums (arm-none-eabi GCC's default on Cortex-M): TfLiteTensor
+    and several params structs are smaller, so the arena is a few dozen bytes smaller than with int-sized enums
+    (32-bit Arm Linux, RISC-V, Xtensa), which is the default because it is never below either."""
+    if kernels not in KERNEL_SETS:
+        raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
+    if pointer_bytes not in POINTER_SIZES:
+        raise ModelError(f"pointer size {pointer_bytes} is not 4 or 8 bytes")
+    if not model_paths:
+        raise ModelError("no model given")
+    if short_enums and pointer_bytes != 4:
+        raise ModelError("short enums are modelled for 32-bit Arm bare metal only (pointer size 4)")
+    abi = abi_for(pointer_bytes, short_enums)
+    out = _Steps(_creation_steps(abi), [], [])
+    labels = []
+    for model_path in model_paths:
+        path = Path(model_path)
+        graph = read_tensor_graph(path)
+        _check_static_shapes(graph)
+        _check_supported(path)
+        if not graph.subgraphs:
+            raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
+        _model_steps(graph, kernels, abi, out)
+        labels.append(str(path))
+    total = _smallest_arena(out.steps)
+    tally: dict[str, int] = {}
+    _run(out.steps, total, tally)
+    persistent = sum(tally.values())
+    plan, tensor_plan = max(out.plans)
+    head_room = total - persistent
+    parts = [ArenaPart(PART_PLAN, min(tensor_plan, head_room))]
+    scratch = min(plan, head_room) - min(tensor_plan, head_room)
+    if scratch:
+        parts.append(ArenaPart(PART_SCRATCH, scratch))
+    if head_room > plan:
+        parts.append(ArenaPart(PART_WORKING, head_room - plan))
+    for name, count in tally.items():
+        if name != PART_ALIGNMENT and count:
+            parts.append(ArenaPart(_counted(name, out.steps), count))
+    if tally.get(PART_ALIGNMENT):
+        parts.append(ArenaPart(PART_ALIGNMENT, tally[PART_ALIGNMENT]))
+    assert sum(p.bytes for p in parts) == total
+    return ArenaEstimate(total, out.exact, kernels, pointer_bytes, tuple(parts), tuple(out.notes), tuple(labels),
+                         plan, persistent, abi)
