@@ -1,6 +1,10 @@
-"""Option parsing for the argparse commands (report, diff, check): a usage error is one SizeToolError line (exit 2),
-like every other bad input. These commands run in CI on every build; argparse costs little to import, where typer
-0.29 pulls in click and pydantic (more than a whole cached report)."""
+"""Option parsing shared by every size-report command: a usage error is one SizeToolError line (exit 2), like every
+other bad input, and help looks the same everywhere.
+
+Why argparse and not typer (docs/architecture.md): these commands run in CI on every build, and a cached report has to
+print in little more than Python's start-up (issue 26's goal: at most bloaty's time). Importing typer 0.29 costs
+25-45 ms here (click, rich's console and its markup), as much as a whole cached report, for no gain in the interface.
+"""
 
 from __future__ import annotations
 
@@ -22,3 +26,14 @@ def non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is below 0")
     return value
+
+
+def at_least(lowest: int, most: int | None = None):
+    """An argparse type: a whole number from `lowest` (to `most`)."""
+    def parse(text: str) -> int:
+        value = non_negative(text) if lowest >= 0 else int(text)
+        if value < lowest or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"{value} is not in {lowest}..{most}" if most is not None
+                                             else f"{value} is below {lowest}")
+        return value
+    return parse

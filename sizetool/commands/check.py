@@ -30,7 +30,8 @@ def build_parser(prog: str = "size-report check"):
     parser.add_argument("--baseline", metavar="REPORT|ELF|db:DB@BRANCH",
                         help="The baseline for growth rules: a saved report, an ELF, or db:DB@BRANCH (the branch's "
                              "build in the size history).")
-    parser.add_argument("--map", dest="map_file", metavar="FILE.map", help="GNU ld map file of the ELF (for [regions]).")
+    parser.add_argument("--map", dest="map_file", metavar="FILE.map",
+                        help="The ELF's linker map (GNU ld, armlink or IAR ILINK; for [regions]).")
     parser.add_argument("--flash-size", metavar="SIZE", help="Flash size when there is no map.")
     parser.add_argument("--ram-size", metavar="SIZE", help="RAM size when there is no map.")
     parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",

@@ -7,32 +7,124 @@
     history prune --keep N [--older-than DAYS] [--branch B]...
 
 --db is a SQLite file (default sizes.db, or $SIZE_HISTORY_DB) or a postgresql:// URL. The core lives in
-sizetool/history/; these commands parse options, call it and write the output.
+sizetool/history/; these commands parse options (argparse, like every size-report command: sizetool/commands/
+arguments.py), call it and write the output.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
-from typing import List, Optional
 
-import typer
-
+from sizetool.commands.arguments import OneLineParser, at_least, non_negative
 from sizetool.errors import SizeToolError
 
-app = typer.Typer(pretty_exceptions_enable=False, add_completion=False, rich_markup_mode=None,
-                  no_args_is_help=True, help="Record builds' size reports in a database; show, diff and plot them over time.")
-
-DB_HELP = "History database: a SQLite file or a postgresql:// URL (also $SIZE_HISTORY_DB)."
+DB_HELP = "History database: a SQLite file or a postgresql:// URL (default: $SIZE_HISTORY_DB, else sizes.db)."
 DB_ENV = "SIZE_HISTORY_DB"
 SHOW_FORMATS = ("table", "json", "csv", "markdown")
 DIFF_FORMATS = ("tree", "json", "csv", "markdown")
+SUBCOMMAND_HELP = {
+    "record": "Record a build's report (an ELF or a saved report) under its commit, branch and labels.",
+    "show": "List the recorded builds, newest first, with their deltas and largest movers.",
+    "diff": "Compare two recorded builds, with the output of 'size-report diff'.",
+    "plot": "Plot ROM and RAM over the commits: a self-contained HTML page, or SVG/PNG.",
+    "prune": "Drop old builds; the newest build of every series always stays.",
+}
 
 
-def _db_option():
-    return typer.Option("sizes.db", "--db", envvar=DB_ENV, help=DB_HELP, show_envvar=False)
+def build_parser(prog: str = "size-report history") -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=prog, description="Record builds' size reports in a database; show, diff and plot "
+                                                  "them over time.",
+                           epilog="Exit status: 0 ok, 2 usage or input error.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    commands.required = True
+    sub = {name: commands.add_parser(name, help=text, description=text) for name, text in SUBCOMMAND_HELP.items()}
+    default_db = os.environ.get(DB_ENV) or "sizes.db"
+    for command in sub.values():
+        command.add_argument("--db", default=default_db, metavar="DB", help=DB_HELP)
+
+    record_options = sub["record"]
+    record_options.add_argument("build", metavar="BUILD",
+                                help="The build: an ELF, or a report saved with 'size-report ELF --save'.")
+    record_options.add_argument("--commit", help="Commit id (default: CI variables, then git HEAD).")
+    record_options.add_argument("--branch", help="Branch (default: CI variables, then git).")
+    record_options.add_argument("--time", metavar="ISO", help="ISO 8601 time (default: the commit's time, then now).")
+    record_options.add_argument("--label", dest="labels", action="append", metavar="KEY=VALUE",
+                                help="A label such as board=nrf52 (repeatable); one series per set.")
+    record_options.add_argument("--map", dest="map_file", metavar="FILE.map",
+                                help="The ELF's linker map (GNU ld, armlink or IAR ILINK).")
+    record_options.add_argument("--ops", action="store_true",
+                                help="Also record the per-operator flash table (ELF builds).")
+    record_options.add_argument("--flash-size", metavar="SIZE", help="Flash size when there is no map.")
+    record_options.add_argument("--ram-size", metavar="SIZE", help="RAM size when there is no map.")
+    record_options.add_argument("--group-by", default="file", metavar="file|cu", help="file or cu, as in the report.")
+    record_options.add_argument("--workspace", metavar="DIR", help="Record paths relative to this directory.")
+    record_options.add_argument("--min-symbol", default="64", metavar="SIZE",
+                                help="Keep symbols of at least this size; smaller ones are summed per file (0: all).")
+
+    show_options = sub["show"]
+    show_options.add_argument("--branch", dest="branches", action="append", metavar="BRANCH",
+                              help="Only this branch (repeatable).")
+    show_options.add_argument("--label", dest="labels", action="append", metavar="KEY=VALUE",
+                              help="Only builds with this label.")
+    show_options.add_argument("--limit", type=non_negative, default=20, metavar="N",
+                              help="Newest builds to list (0: all).")
+    show_options.add_argument("-f", "--format", dest="output_format", default="table", metavar="FORMAT",
+                              help="table, json, csv or markdown.")
+    show_options.add_argument("-o", "--output", metavar="FILE", help="Write to this file (atomically).")
+
+    diff_options = sub["diff"]
+    diff_options.add_argument("old", metavar="OLD",
+                              help="The older build: a commit, BRANCH (its newest build), BRANCH~N or #ID.")
+    diff_options.add_argument("new", metavar="NEW", help="The newer build, named the same way.")
+    diff_options.add_argument("--label", dest="labels", action="append", metavar="KEY=VALUE",
+                              help="Choose among builds of several label sets.")
+    diff_options.add_argument("--ram", action="store_true", help="Compare RAM instead of ROM.")
+    diff_options.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
+                              help="tree, json, csv or markdown.")
+    diff_options.add_argument("--limit", type=non_negative, default=20, metavar="N",
+                              help="Rows per table in tree/markdown output (0: all).")
+    diff_options.add_argument("-o", "--output", metavar="FILE", help="Write to this file (atomically).")
+
+    plot_options = sub["plot"]
+    plot_options.add_argument("-o", "--output", required=True, metavar="FILE",
+                              help="flash.html (interactive page), .svg or .png.")
+    plot_options.add_argument("--branch", dest="branches", action="append", metavar="BRANCH",
+                              help="Only this branch (repeatable).")
+    plot_options.add_argument("--label", dest="labels", action="append", metavar="KEY=VALUE",
+                              help="Only builds with this label.")
+    plot_options.add_argument("--stack", default="path", metavar="path|operator",
+                              help="path (top-level path) or operator.")
+    plot_options.add_argument("--depth", type=at_least(1, most=2), default=1, metavar="N",
+                              help="Path depth of the stacked parts (1 or 2).")
+    plot_options.add_argument("--step", default="1K", metavar="SIZE",
+                              help="Mark changes of at least this size (bytes, 1K, or 0.5%%).")
+    plot_options.add_argument("--last", type=non_negative, default=0, metavar="N",
+                              help="Only the newest N builds of each series (0: all).")
+    plot_options.add_argument("--title", help="Page or figure title.")
+
+    prune_options = sub["prune"]
+    prune_options.add_argument("--keep", type=at_least(1), metavar="N", help="Keep the newest N builds of each series.")
+    prune_options.add_argument("--older-than", type=at_least(1), metavar="DAYS",
+                               help="Also drop builds older than this many days.")
+    prune_options.add_argument("--branch", dest="branches", action="append", metavar="BRANCH",
+                               help="Only prune this branch (repeatable).")
+    prune_options.add_argument("--dry-run", action="store_true", help="Say what would go; change nothing.")
+    return parser
 
 
-def _write(text: str, output: Optional[str]) -> None:
+def main(args: list[str], prog: str = "size-report history") -> int:
+    parser = build_parser(prog)
+    if not args:
+        parser.print_help()
+        return 0
+    options = vars(parser.parse_args(args))
+    command = options.pop("command")
+    return COMMANDS[command](**options)
+
+
+def _write(text: str, output: str | None) -> None:
     from sizetool.report.report_model import write_text_atomically
 
     if output:
@@ -41,24 +133,10 @@ def _write(text: str, output: Optional[str]) -> None:
         sys.stdout.write(text)
 
 
-@app.command()
-def record(
-    build: str = typer.Argument(..., help="The build: an ELF, or a report saved with 'size-report ELF --save'."),
-    db: str = _db_option(),
-    commit: Optional[str] = typer.Option(None, "--commit", help="Commit id (default: CI variables, then git HEAD)."),
-    branch: Optional[str] = typer.Option(None, "--branch", help="Branch (default: CI variables, then git)."),
-    time: Optional[str] = typer.Option(None, "--time", help="ISO 8601 time (default: the commit's time, then now)."),
-    labels: Optional[List[str]] = typer.Option(None, "--label", metavar="KEY=VALUE",
-                                               help="A label such as board=nrf52 (repeatable); one series per set."),
-    map_file: Optional[str] = typer.Option(None, "--map", help="GNU ld map file of the ELF."),
-    ops: bool = typer.Option(False, "--ops", help="Also record the per-operator flash table (ELF builds)."),
-    flash_size: Optional[str] = typer.Option(None, "--flash-size", help="Flash size when there is no map."),
-    ram_size: Optional[str] = typer.Option(None, "--ram-size", help="RAM size when there is no map."),
-    group_by: str = typer.Option("file", "--group-by", help="file or cu, as in the report."),
-    workspace: Optional[str] = typer.Option(None, "--workspace", help="Record paths relative to this directory."),
-    min_symbol: str = typer.Option("64", "--min-symbol",
-                                   help="Keep symbols of at least this size; smaller ones are summed per file (0: all)."),
-) -> int:
+def record(build: str, db: str, commit: str | None = None, branch: str | None = None, time: str | None = None,
+           labels: list[str] | None = None, map_file: str | None = None, ops: bool = False,
+           flash_size: str | None = None, ram_size: str | None = None, group_by: str = "file",
+           workspace: str | None = None, min_symbol: str = "64") -> int:
     from sizetool.history.build_info import resolve_build_info
     from sizetool.history.record import record_report
     from sizetool.history.storage import history_database
@@ -124,15 +202,8 @@ def _select(database, branches, labels):
     return builds, predecessors(builds)
 
 
-@app.command()
-def show(
-    db: str = _db_option(),
-    branches: Optional[List[str]] = typer.Option(None, "--branch", help="Only this branch (repeatable)."),
-    labels: Optional[List[str]] = typer.Option(None, "--label", metavar="KEY=VALUE", help="Only builds with this label."),
-    limit: int = typer.Option(20, "--limit", min=0, help="Newest builds to list (0: all)."),
-    output_format: str = typer.Option("table", "--format", "-f", help="table, json, csv or markdown."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to this file (atomically)."),
-) -> int:
+def show(db: str, branches: list[str] | None = None, labels: list[str] | None = None, limit: int = 20,
+         output_format: str = "table", output: str | None = None) -> int:
     from sizetool.history.build_info import parse_labels
     from sizetool.history.queries import changes_for, list_builds, newest_builds, predecessors
     from sizetool.history.show_output import (
@@ -172,18 +243,8 @@ def show(
     return 0
 
 
-@app.command()
-def diff(
-    old: str = typer.Argument(..., help="The older build: a commit, BRANCH (its newest build), BRANCH~N or #ID."),
-    new: str = typer.Argument(..., help="The newer build, named the same way."),
-    db: str = _db_option(),
-    labels: Optional[List[str]] = typer.Option(None, "--label", metavar="KEY=VALUE",
-                                               help="Choose among builds of several label sets."),
-    ram: bool = typer.Option(False, "--ram", help="Compare RAM instead of ROM."),
-    output_format: str = typer.Option("tree", "--format", "-f", help="tree, json, csv or markdown."),
-    limit: int = typer.Option(20, "--limit", min=0, help="Rows per table in tree/markdown output (0: all)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to this file (atomically)."),
-) -> int:
+def diff(old: str, new: str, db: str, labels: list[str] | None = None, ram: bool = False,
+         output_format: str = "tree", limit: int = 20, output: str | None = None) -> int:
     """The same output as `size-report diff OLD NEW`, for two recorded builds."""
     from sizetool.ci.diff import diff_reports
     from sizetool.history.queries import build_report, resolve_reference
@@ -204,18 +265,8 @@ def diff(
     return 0
 
 
-@app.command()
-def plot(
-    output: str = typer.Option(..., "-o", "--output", help="flash.html (interactive page), .svg or .png."),
-    db: str = _db_option(),
-    branches: Optional[List[str]] = typer.Option(None, "--branch", help="Only this branch (repeatable)."),
-    labels: Optional[List[str]] = typer.Option(None, "--label", metavar="KEY=VALUE", help="Only builds with this label."),
-    stack: str = typer.Option("path", "--stack", help="path (top-level path) or operator."),
-    depth: int = typer.Option(1, "--depth", min=1, max=2, help="Path depth of the stacked parts (1 or 2)."),
-    step: str = typer.Option("1K", "--step", help="Mark changes of at least this size (bytes, 1K, or 0.5%)."),
-    last: int = typer.Option(0, "--last", min=0, help="Only the newest N builds of each series (0: all)."),
-    title: Optional[str] = typer.Option(None, "--title", help="Page or figure title."),
-) -> int:
+def plot(output: str, db: str, branches: list[str] | None = None, labels: list[str] | None = None,
+         stack: str = "path", depth: int = 1, step: str = "1K", last: int = 0, title: str | None = None) -> int:
     from sizetool.history.plot import collect_plot_data, parse_step
     from sizetool.render.history_plot import render_plot_html, render_plot_image
     from sizetool.history.storage import history_database
@@ -245,15 +296,8 @@ def plot(
     return 0
 
 
-@app.command()
-def prune(
-    db: str = _db_option(),
-    keep: Optional[int] = typer.Option(None, "--keep", min=1, help="Keep the newest N builds of each series."),
-    older_than: Optional[int] = typer.Option(None, "--older-than", min=1, metavar="DAYS",
-                                             help="Also drop builds older than this many days."),
-    branches: Optional[List[str]] = typer.Option(None, "--branch", help="Only prune this branch (repeatable)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would go; change nothing."),
-) -> int:
+def prune(db: str, keep: int | None = None, older_than: int | None = None, branches: list[str] | None = None,
+          dry_run: bool = False) -> int:
     """Drop old builds; the newest build of every series always stays."""
     from sizetool.history.prune import prune_history
     from sizetool.history.storage import history_database
@@ -265,3 +309,6 @@ def prune(
         name = database.name
     print(f"{'would drop' if dry_run else 'dropped'} {removed} builds; {remaining} remain in {name}")
     return 0
+
+
+COMMANDS = {"record": record, "show": show, "diff": diff, "plot": plot, "prune": prune}

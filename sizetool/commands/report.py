@@ -25,79 +25,131 @@ from sizetool.commands.arguments import OneLineParser, non_negative
 from sizetool.errors import SizeToolError
 
 FORMATS = ("tree", "json", "csv", "markdown", "html")
+FIT_FORMATS = ("tree", "json", "markdown")
 
 # argparse, not typer (sizetool/commands/arguments.py): a cached report must print in little more than Python's
 # start-up.
 
 
-def build_parser(prog: str = "size-report") -> argparse.ArgumentParser:
-    parser = OneLineParser(
-        prog=prog, description="The flash/RAM tree of a firmware ELF by source file and symbol.",
-        epilog="Sub-commands: size-report diff|check|history --help. Exit status: 0 ok, 1 --model: a model needs an "
-               "op the firmware does not register or a tensor arena larger than the one linked, 2 usage or input error.")
+MODES = {
+    None: ("The flash/RAM tree of a firmware ELF by source file and symbol.",
+           "Modes: size-report ops|fit|stack ELF ... (the --ops, --model, --drop, --keep and --stack flags here are "
+           "their aliases). Other commands: size-report diff|check|history --help. Exit status: 0 ok, 1 a model needs "
+           "an op the firmware does not register or a tensor arena larger than the one linked, 2 usage or input "
+           "error."),
+    "ops": ("What each TFLM operator registration costs in flash; with models, what they need; with --drop/--keep, "
+            "what a set of registrations costs.",
+            "Exit status: 0 ok, 1 a model needs an op the firmware does not register or a tensor arena larger than "
+            "the one linked, 2 usage or input error."),
+    "fit": ("Does the firmware fit these models: the ops they need that it lacks, the firmware with exactly their "
+            "ops, and the tensor arena they need against the linked arena and the free RAM.",
+            "Exit status: 0 it fits, 1 a model needs an op the firmware does not register or a tensor arena larger "
+            "than the one linked, 2 usage or input error."),
+    "stack": ("Worst-case stack depth and the call path reaching it, for main, the entry point, threads and "
+              "interrupt handlers, or for the root functions named.",
+              "Exit status: 0 ok, 2 usage or input error."),
+}
+MAP_HELP = "The ELF's linker map (GNU ld, armlink or IAR ILINK): memory regions, object attribution."
+
+
+def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse.ArgumentParser:
+    """The report's options; `mode` (ops, fit, stack) gives that sub-command its own arguments."""
+    description, epilog = MODES[mode]
+    parser = OneLineParser(prog=prog, description=description, epilog=epilog)
     parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
-    parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
-                        help="With --model, further .tflite models may follow the ELF; with --stack, root functions.")
-    parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT",
-                        help="tree, json, csv, markdown or html.")
-    parser.add_argument("--ram", action="store_true", help="Report RAM instead of ROM.")
-    parser.add_argument("--all", dest="all_memories", action="store_true", help="Report both ROM and RAM.")
-    parser.add_argument("--depth", type=non_negative, default=0, metavar="N",
-                        help="Fold the tree below this many levels (0: no folding).")
-    parser.add_argument("--group-by", default="file", metavar="file|cu",
-                        help="file: declaring source file; cu: translation unit.")
-    parser.add_argument("--workspace", action="append", metavar="DIR",
-                        help="Show paths relative to this directory; give it several times for several source roots "
-                             "(each then a named top-level node).")
-    parser.add_argument("--mangled", action="store_true", help="Keep raw (mangled) C++ symbol names.")
-    parser.add_argument("--map", dest="map_file", metavar="FILE.map",
-                        help="GNU ld map file: memory regions, object attribution.")
-    parser.add_argument("--flash-size", metavar="SIZE", help="Flash size (e.g. 192K) when there is no map.")
-    parser.add_argument("--ram-size", metavar="SIZE", help="RAM size (e.g. 64K) when there is no map.")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1).")
-    parser.add_argument("--save", metavar="REPORT.json", help="Also save the full report (ROM and RAM) as JSON.")
+    if mode is None:
+        parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
+                            help="With --model, further .tflite models may follow the ELF; with --stack, root "
+                                 "functions.")
+    elif mode == "stack":
+        parser.add_argument("extra_models", nargs="*", metavar="ROOT",
+                            help="Root functions, demangled or mangled (default: main, the entry point, threads and "
+                                 "interrupt handlers).")
+    else:
+        parser.add_argument("extra_models", nargs="+" if mode == "fit" else "*", metavar="MODEL.tflite",
+                            help="The .tflite models the firmware runs" + (" (their cross-check follows the table)."
+                                                                           if mode == "ops" else "."))
+    formats = {"stack": "tree, json or markdown", "fit": "tree, json or markdown", "ops": "tree, json, csv, markdown "
+               "or html"}.get(mode, "tree, json, csv, markdown or html")
+    parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT", help=f"{formats}.")
     parser.add_argument("-o", "--output", metavar="FILE", help="Write the output to this file (atomically).")
-    parser.add_argument("--ops", action="store_true",
-                        help="Print the per-operator flash cost table instead of the size tree.")
-    parser.add_argument("--model", dest="models", action="append", metavar="FILE.tflite",
-                        help="Check the firmware's operators against this model (repeatable; implies --ops). Exit 1 "
-                             "when it needs an op the firmware does not register.")
-    parser.add_argument("--drop", action="append", metavar="OP[,OP...]",
-                        help="What if these registrations (op names as --ops prints them, or .tflite models) were "
-                             "removed: the saving, the predicted ROM, the files and symbols that go (repeatable; "
-                             "implies --ops).")
-    parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
-                        help="What if only these registrations (op names or .tflite models) were kept (repeatable; "
-                             "implies --ops).")
-    parser.add_argument("--stack", action="store_true",
-                        help="Worst-case stack depth and the path reaching it, for main, the entry point, threads and "
-                             "interrupt handlers, or for the root functions named after the ELF (demangled or "
-                             "mangled). With --model, calls through TFLM registrations reach only the kernels the "
-                             "models use.")
-    parser.add_argument("--ignore", action="append", metavar="FUNCTION",
-                        help="With --stack: do not follow calls into this function (repeatable), e.g. an abort or "
-                             "logging path you budget apart; the output says which were left out.")
-    parser.add_argument("--su-dir", metavar="DIR",
-                        help="With --stack: GCC -fstack-usage .su files under DIR; their figures are used and "
-                             "cross-checked against the disassembly.")
-    parser.add_argument("--kernels", metavar="reference|cmsis_nn",
-                        help="With --model: the kernel set the arena estimate assumes (default: detected from the "
-                             "firmware).")
-    parser.add_argument("--arena-symbol", metavar="NAME",
-                        help="With --model: the tensor arena array (default: the one passed to the MicroInterpreter).")
+    if mode != "stack":
+        parser.add_argument("--map", dest="map_file", metavar="FILE.map", help=MAP_HELP)
+        parser.add_argument("--flash-size", metavar="SIZE", help="Flash size (e.g. 192K) when there is no map.")
+        parser.add_argument("--ram-size", metavar="SIZE", help="RAM size (e.g. 64K) when there is no map.")
+        parser.add_argument("--no-cache", action="store_true",
+                            help="Do not use or fill the report cache (also SIZETOOL_NO_CACHE=1).")
+        parser.add_argument("--group-by", default="file", metavar="file|cu",
+                            help="file: declaring source file; cu: translation unit.")
+        parser.add_argument("--workspace", action="append", metavar="DIR",
+                            help="Show paths relative to this directory; give it several times for several source "
+                                 "roots (each then a named top-level node).")
+        parser.add_argument("--mangled", action="store_true", help="Keep raw (mangled) C++ symbol names.")
+    if mode in (None, "ops"):
+        parser.add_argument("--save", metavar="REPORT.json", help="Also save the full report (ROM and RAM) as JSON.")
+    if mode is None:
+        parser.add_argument("--ram", action="store_true", help="Report RAM instead of ROM.")
+        parser.add_argument("--all", dest="all_memories", action="store_true", help="Report both ROM and RAM.")
+        parser.add_argument("--depth", type=non_negative, default=0, metavar="N",
+                            help="Fold the tree below this many levels (0: no folding).")
+        parser.add_argument("--ops", action="store_true",
+                            help="Alias of 'size-report ops ELF': the per-operator flash cost table.")
+    if mode in (None, "ops", "stack"):
+        parser.add_argument("--model", dest="models", action="append", metavar="FILE.tflite",
+                            help={None: "Alias of 'size-report ops ELF MODEL': check the firmware's operators and "
+                                        "RAM against this model (repeatable). Exit 1 when it needs an op the firmware "
+                                        "does not register or a larger arena than the one linked.",
+                                  "ops": "A model to check the firmware against (repeatable; same as a MODEL after "
+                                         "the ELF).",
+                                  "stack": "Follow calls through TFLM registrations only into the kernels this model "
+                                           "uses (repeatable)."}[mode])
+    if mode in (None, "ops"):
+        alias = "Alias of 'size-report ops ELF --drop ...': w" if mode is None else "W"
+        parser.add_argument("--drop", action="append", metavar="OP[,OP...]",
+                            help=f"{alias}hat if these registrations (op names as the table prints them, or .tflite "
+                                 "models) were removed: the saving, the predicted ROM, the files and symbols that go "
+                                 "(repeatable).")
+        alias = "Alias of 'size-report ops ELF --keep ...': w" if mode is None else "W"
+        parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
+                            help=f"{alias}hat if only these registrations (op names or .tflite models) were kept "
+                                 "(repeatable).")
+    if mode is None:
+        parser.add_argument("--stack", action="store_true",
+                            help="Alias of 'size-report stack ELF [ROOT ...]': worst-case stack depth and the path "
+                                 "reaching it; root functions follow the ELF.")
+    if mode in (None, "stack"):
+        parser.add_argument("--ignore", action="append", metavar="FUNCTION",
+                            help="Stack: do not follow calls into this function (repeatable), e.g. an abort or "
+                                 "logging path you budget apart; the output says which were left out.")
+        parser.add_argument("--su-dir", metavar="DIR",
+                            help="Stack: GCC -fstack-usage .su files under DIR; their figures are used and "
+                                 "cross-checked against the disassembly.")
+    if mode in (None, "ops", "fit"):
+        parser.add_argument("--kernels", metavar="reference|cmsis_nn",
+                            help="With models: the kernel set the arena estimate assumes (default: detected from the "
+                                 "firmware).")
+        parser.add_argument("--arena-symbol", metavar="NAME",
+                            help="With models: the tensor arena array (default: the one passed to the "
+                                 "MicroInterpreter).")
     return parser
 
 
-def main(args: list[str], prog: str = "size-report") -> int:
-    """Parse the arguments (SizeToolError on a usage error) and run the report."""
-    options = vars(build_parser(prog).parse_intermixed_args(args))
+def main(args: list[str], prog: str = "size-report", mode: str | None = None) -> int:
+    """Parse the arguments (SizeToolError on a usage error) and run the report, or one of its modes."""
+    options = vars(build_parser(prog, mode).parse_intermixed_args(args))
+    paths = [options.pop("elf")] + options.pop("extra_models")
+    if mode in ("ops", "fit"):  # the models follow the ELF
+        options["models"] = (options.get("models") or []) + paths[1:] or None
+        paths = paths[:1]
+        options["ops" if mode == "ops" else "fit_only"] = True
+    elif mode == "stack":
+        options["stack"] = True
     # The report's data (symbols, entries, the operator graph) holds no reference cycles, and reference counting
     # frees it: the cyclic collector would only re-scan it, ~10% of a cold --ops run. Switched back on after.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return report([options.pop("elf")] + options.pop("extra_models"), **options)
+        return report(paths, **options)
     finally:
         if collecting:
             gc.enable()
@@ -109,7 +161,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
            models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
            stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None,
-           kernels: str | None = None, arena_symbol: str | None = None) -> int:
+           kernels: str | None = None, arena_symbol: str | None = None, fit_only: bool = False) -> int:
     from sizetool.report.report_builder import build_report_keeping_image
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -124,6 +176,9 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore'} goes with --stack")
     if stack:
         return _stack(elf, extra, list(models or []), su_dir, list(ignore or []), output_format, output)
+    if fit_only:
+        if output_format not in FIT_FORMATS:
+            raise SizeToolError(f"fit prints {', '.join(FIT_FORMATS)}, not {output_format}")
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
@@ -180,6 +235,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                                 model_paths, kernels, arena_symbol)
     if answer is not None:
         text = render_what_if_output(size_report, answer, output_format, color)
+    elif fit_only:
+        text = render_fit_output(size_report, crosscheck, fit, output_format, color)
     elif ops and output_format != "html":
         text = render_operator_output(size_report, output_format, crosscheck, color, fit)
     else:
@@ -240,6 +297,16 @@ def render_operator_output(size_report, output_format: str, crosscheck, color: b
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_operators(size_report.operators, output_format, size_report.source, size_report.arch, crosscheck,
                             color=color, width=width, fit=fit)
+
+
+def render_fit_output(size_report, crosscheck, fit, output_format: str, color: bool = False) -> str:
+    """`size-report fit`: the models' flash and RAM answer without the operator table."""
+    import shutil
+
+    from sizetool.render.fit import render_fit
+
+    width = shutil.get_terminal_size((160, 24)).columns if color else None
+    return render_fit(crosscheck, fit, output_format, size_report.source, size_report.arch, color=color, width=width)
 
 
 def render_what_if_output(size_report, answer, output_format: str, color: bool = False) -> str:

@@ -302,7 +302,7 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     name = os.path.basename(source)
     lines = [f"# Operator cost: {name}" + (f" ({arch})" if arch else ""), "", _summary(table), ""]
     if crosscheck is not None:
-        lines += _crosscheck_markdown(crosscheck)
+        lines += crosscheck_markdown(crosscheck)
     if fit is not None:
         from sizetool.render.arena_fit import fit_markdown_lines
 
@@ -329,7 +329,7 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
+def crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
     models = ", ".join(f"`{markdown_cell(os.path.basename(m))}`" for m in crosscheck.models)
     lines = []
     if crosscheck.missing:
@@ -481,7 +481,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     for note in _notes(table):
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:
-        _crosscheck_tree(console, crosscheck)
+        crosscheck_tree(console, crosscheck)
     if fit is not None:
         from sizetool.render.arena_fit import fit_tree
 
@@ -489,7 +489,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     return finish(out)
 
 
-def _crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
+def crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
     console.print()
     console.print("Models: " + ", ".join(crosscheck.models), style="bold")
     if crosscheck.unused:

@@ -1,0 +1,68 @@
+"""`size-report ops|fit|stack ELF ...` are the report's modes as sub-commands; the old flags stay as their aliases and
+print the same bytes."""
+
+import json
+
+import pytest
+
+from sizetool import cli
+from tests.conftest import REPO_ROOT
+
+ELF = str(REPO_ROOT / "fixtures/firmware/out/cortex-m4/firmware.elf")
+MODEL = str(REPO_ROOT / "fixtures/models/vision_subset.tflite")
+OTHER_MODEL = str(REPO_ROOT / "fixtures/models/unused_opcodes.tflite")
+
+
+def run(capsys, *argv):
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("mode,alias", [
+    (["ops", ELF], [ELF, "--ops"]),
+    (["ops", ELF, MODEL, OTHER_MODEL], [ELF, "--model", MODEL, OTHER_MODEL]),
+    (["ops", ELF, "--model", MODEL, "-f", "json"], [ELF, "--model", MODEL, "-f", "json"]),
+    (["ops", ELF, "--drop", "CONV_2D,ADD", "-f", "markdown"], [ELF, "--drop", "CONV_2D,ADD", "-f", "markdown"]),
+    (["ops", ELF, "--keep", MODEL], [ELF, "--keep", MODEL]),
+    (["stack", ELF], [ELF, "--stack"]),
+    (["stack", ELF, "main", "-f", "json"], [ELF, "--stack", "main", "-f", "json"]),
+    (["stack", ELF, "--model", MODEL], [ELF, "--stack", "--model", MODEL]),
+], ids=["ops", "ops-models", "ops-model-json", "drop", "keep", "stack", "stack-root", "stack-model"])
+def test_a_mode_prints_what_its_alias_prints(capsys, monkeypatch, mode, alias):
+    monkeypatch.setenv("SIZETOOL_NO_CACHE", "1")
+    assert run(capsys, *mode) == run(capsys, *alias)
+
+
+def test_fit_prints_the_models_answer_without_the_operator_table(capsys):
+    status, fit_text, _ = run(capsys, "fit", ELF, MODEL)
+    _, ops_text, _ = run(capsys, "ops", ELF, MODEL)
+    assert status == 0
+    assert "Firmware with exactly these models' ops:" in fit_text and "RAM: tensor arena" in fit_text
+    assert "alone saves: what removing this one AddXxx() saves" in ops_text
+    assert "alone saves: what removing this one AddXxx() saves" not in fit_text
+    models_section = ops_text[ops_text.index("Models: "):]
+    assert models_section in fit_text  # the same words as after the table
+
+
+def test_fit_json_carries_the_cross_check_and_the_arena(capsys):
+    status, out, _ = run(capsys, "fit", ELF, MODEL, "-f", "json")
+    data = json.loads(out)
+    assert status == 0 and data["source"] == "firmware.elf"
+    assert data["models"] == [MODEL] and "arena" in data and "operators" not in data
+
+
+def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
+    status, out, _ = run(capsys, "fit", ELF, str(REPO_ROOT / "fixtures/models/control_flow.tflite"))
+    assert status == 1 and "Needed by a model, but not registered: 4" in out and "AddCallOnce()" in out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["fit", ELF], "the following arguments are required: MODEL.tflite"),
+    (["fit", ELF, MODEL, "-f", "csv"], "fit prints tree, json, markdown, not csv"),
+    (["stack", ELF, "--drop", "ADD"], "unrecognized arguments: --drop"),
+    (["ops", ELF, "--stack"], "unrecognized arguments: --stack"),
+])
+def test_a_mode_takes_only_its_own_options(capsys, argv, message):
+    status, _, err = run(capsys, *argv)
+    assert status == 2 and message in err and err.count("\n") == 1
