@@ -69,7 +69,7 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
         parser.add_argument("extra_models", nargs="+" if mode == "fit" else "*", metavar="MODEL.tflite",
                             help="The .tflite models the firmware runs" + (" (their cross-check follows the table)."
                                                                            if mode == "ops" else "."))
-    formats = {"stack": "tree, json or markdown", "fit": "tree, json or markdown", "ops": "tree, json, csv, markdown "
+    formats = {"stack": "tree, json, csv or markdown", "fit": "tree, json or markdown", "ops": "tree, json, csv, markdown "
                "or html"}.get(mode, "tree, json, csv, markdown or html")
     parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT", help=f"{formats}.")
     parser.add_argument("-o", "--output", metavar="FILE", help="Write the output to this file (atomically).")
