@@ -101,13 +101,20 @@ CHIPS: dict[str, tuple[MemoryType, ...]] = {
         _t(DIRAM, 0x40800000, 0x50000), _t(FLASH_CODE, 0x42000000, 0x1000000), _t(RTC_SLOW, 0x50000000, 0x1000),
     ),
 }
-# Names esp-idf-size gives the same memory types (ESP32-C3's and C2's shared SRAM is its "DRAM"; C6/H2 RTC: LP SRAM).
+# The names esp-idf-size (1.0 to 2.3, the tool `idf.py size` runs from ESP-IDF 5.3 on, which reads builds of every
+# ESP-IDF version alike) gives these memory types, per chip: ESP32-C3's shared SRAM is its "DRAM" (C2's is "DIRAM"),
+# C6/H2 RTC memory "LP SRAM", PSRAM "SPI DRAM" or "External RAM". The report uses these names.
 ESP_IDF_SIZE_NAMES = {
     "esp8266": {},
     "esp32c3": {DIRAM: "DRAM"}, "esp32c2": {}, "esp32c6": {RTC_SLOW: "LP SRAM"}, "esp32h2": {RTC_SLOW: "LP SRAM"},
     "esp32s3": {SPI_RAM: "External RAM"}, "esp32": {SPI_RAM: "SPI DRAM"}, "esp32s2": {SPI_RAM: "SPI DRAM"},
 }
 
+_APP_DESC_MAGIC = 0xABCD5432  # esp_app_desc_t.magic_word
+_IDF_VER_OFFSET, _IDF_VER_LENGTH = 112, 32  # esp_app_desc_t.idf_ver, after magic, secure_version, reserv1[2],
+# version[32], project_name[32], time[16], date[16]
+_LAYOUT_FORMAT = re.compile(r"ESP-IDF layout, (esp\w+)")
+_STORED_TYPES = ("SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY")  # esptool elf2image's
 _RISCV_CHIPS = frozenset({"esp32c2", "esp32c3", "esp32c6", "esp32h2"})
 _TARGET = re.compile(r"IDF_TARGET_(ESP32\w*) =|project_elf_src_(esp32\w*)\.c\.obj|/xtensa-(esp32\w*)-elf/")
 _PLACEHOLDER = re.compile(r"(dummy|reserved_for_iram|noload)$")
@@ -208,6 +215,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
     else:
         chip, padding, regions = chip_of_sections(image), set(), []
     types = CHIPS.get(chip or "", ())
+    names = ESP_IDF_SIZE_NAMES.get(chip or "", {})
     by_name_type = {r.name: _region_type(r.name) for r in regions}
 
     placed: list[PlacedSection] = []
@@ -218,7 +226,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
         if _PLACEHOLDER.search(section.name) or section.name in padding:
             placed.append(PlacedSection(section, None, None))
             continue
-        pieces = _split(section, types, regions, by_name_type)
+        pieces = [(names.get(kind, kind), size) for kind, size in _split(section, types, regions, by_name_type)]
         if not pieces:
             warnings.append(f"section {section.name} (0x{section.address:x}) lies in no ESP-IDF memory type; "
                             "counted as RAM")
@@ -234,7 +242,9 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
 
     sizes = _type_sizes(regions, types, by_name_type) if regions else {t.name: t.length for t in types
                                                                         if t.memory == RAM and t.name != SPI_RAM}
-    order = [t.name for t in types] or [name for _, name in _REGION_TYPES]
+    sizes = {names.get(name, name): size for name, size in sizes.items()}
+    order = [names.get(t.name, t.name) for t in types] or [name for _, name in _REGION_TYPES]
+    start_of = {names.get(t.name, t.name): t.start for t in types}
     uses = []
     for name in sorted(parts, key=lambda n: (memory_of[n] != ROM, order.index(n) if n in order else len(order))):
         uses.append(EspIdfUse(name, memory_of[name], sum(size for _, size in parts[name]), sizes.get(name, 0),
@@ -244,7 +254,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
     for p in placed:
         if p.rom_area is not None and p.ram_area is not None:
             stored[p.rom_area] = stored.get(p.rom_area, 0) + p.section.size
-    areas = [Area(use.name, use.memory, _type_start(types, use.name), use.size, "", use.used) for use in uses]
+    areas = [Area(use.name, use.memory, start_of.get(use.name, 0), use.size, "", use.used) for use in uses]
     areas += [Area(name, ROM, 0, 0, "", used) for name, used in stored.items()]
     return Placement(placed, areas=areas, warnings=warnings), uses, chip
 
@@ -254,10 +264,6 @@ def _region_type(region_name: str) -> str | None:
         if pattern.search(region_name):
             return type_name
     return None
-
-
-def _type_start(types: tuple[MemoryType, ...], name: str) -> int:
-    return next((t.start for t in types if t.name == name), 0)
 
 
 def _split(section: Section, types: tuple[MemoryType, ...], regions: list[MapRegion],
@@ -324,3 +330,62 @@ def _type_sizes(regions: list[MapRegion], types: tuple[MemoryType, ...],
             end = high
         sizes[name] = total
     return sizes
+
+
+def esp_idf_version(image: ElfImage) -> str | None:
+    """The ESP-IDF version the app was built with: `idf_ver` of its `esp_app_desc` (ESP-IDF 4.x and 5.x alike), or
+    None when the ELF has no application description."""
+    symbol = next((s for s in image.symbols if s.name == "esp_app_desc" and s.size >= _IDF_VER_OFFSET + 32), None)
+    section = next((s for s in image.sections if symbol and not s.is_nobits and s.contains(symbol.address)), None)
+    if symbol is None or section is None:
+        return None
+    data = image.section_data(section)[symbol.address - section.address:][: symbol.size]
+    order = "little" if image.little_endian else "big"
+    if len(data) < _IDF_VER_OFFSET + _IDF_VER_LENGTH or int.from_bytes(data[:4], order) != _APP_DESC_MAGIC:
+        return None
+    text = data[_IDF_VER_OFFSET: _IDF_VER_OFFSET + _IDF_VER_LENGTH].split(b"\0", 1)[0].decode("ascii", "replace")
+    return text if text.isprintable() and text else None
+
+
+def layout_chip(input_format: str) -> str | None:
+    """The chip of a report read with the ESP-IDF layout, from its input format line; None for other reports."""
+    match = _LAYOUT_FORMAT.search(input_format)
+    return match.group(1) if match and match.group(1) in CHIPS else None
+
+
+def ram_type_spans(chip: str, section_name: str, address: int, size: int) -> list[tuple[str, int]]:
+    """(memory type as the report names it, bytes) of a run of bytes of a chip's image: by the address map, through
+    either bus (ESP32-S3's `.iram0.text` runs from DIRAM through the instruction bus), split where it crosses from
+    one type into the next; PSRAM sections by name."""
+    names = ESP_IDF_SIZE_NAMES.get(chip, {})
+    if section_name.startswith(_PSRAM_SECTIONS):
+        return [(names.get(SPI_RAM, SPI_RAM), size)]
+    span = Section(0, section_name, "SHT_PROGBITS", 0, address, address, size, 0)
+    return [(names.get(kind, kind), bytes_in) for kind, bytes_in in _split(span, CHIPS[chip], [], {})]
+
+
+def image_note(image: ElfImage, rom_total: int) -> str | None:
+    """One line when the image esptool's elf2image would write from this ELF holds other than `rom_total` bytes of
+    segment data (the report's ROM, esp-idf-size's "Total image size": every allocated PROGBITS section), with the
+    causes: elf2image stores every PROGBITS or init/fini array section with an address and a size, allocated or not,
+    and pads each one's data with zeros to a multiple of 4 bytes (segment headers, the checksum and the hash come on
+    top, in every image alike). None when they are equal."""
+    stored = [s for s in image.sections if s.type in _STORED_TYPES and s.address and s.size]
+    padding = [s for s in stored if s.size % 4]
+    counted = {s.index for s in image.sections if s.type == "SHT_PROGBITS" and s.is_alloc and s.size}
+    extra = [s for s in stored if s.index not in counted]
+    written = sum((s.size + 3) & ~3 for s in stored)
+    if written == rom_total:
+        return None
+    causes = []
+    if padding:
+        causes.append(f"{sum(-s.size % 4 for s in padding)} of zero padding that rounds {len(padding)} "
+                      f"section{'s' if len(padding) > 1 else ''} up to 4 bytes")
+    if extra:
+        causes.append(f"{sum(s.size for s in extra)} in sections esp-idf-size does not count ("
+                      + ", ".join(f"{s.name} {s.size}" for s in extra) + ")")
+    other = written - rom_total - sum(-s.size % 4 for s in padding) - sum(s.size for s in extra)
+    if other:
+        causes.append(f"{other:+d} in sections the ROM and elf2image count differently")
+    return (f"image: esptool elf2image would store {written} bytes of segment data, {written - rom_total:+d} "
+            f"against ROM {rom_total} (esp-idf-size's Total image size): " + "; ".join(causes))

@@ -94,7 +94,9 @@ def build_report_and_image(
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_formats import describe, read_linker_map
     from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
-    from sizetool.report.esp_idf_layout import chip_of_sections, esp_idf_placement, is_esp_idf_map
+    from sizetool.report.esp_idf_layout import (
+        chip_of_sections, esp_idf_placement, esp_idf_version, image_note, is_esp_idf_map,
+    )
     from sizetool.report.map_placement import place_by_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
@@ -106,13 +108,17 @@ def build_report_and_image(
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
     elif linker_map is not None and is_esp_idf_map(linker_map):
         placement, _uses, chip = esp_idf_placement(image, linker_map)
-        input_format = f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+        input_format = (f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'}"
+                        f"{_idf_version_text(esp_idf_version(image))})")
     elif linker_map is None and (chip := chip_of_sections(image)):
         placement = esp_idf_placement(image, None)[0]
-        input_format = f"ELF (ESP-IDF layout, {chip}, from the section addresses; no map)"
+        input_format = (f"ELF (ESP-IDF layout, {chip}{_idf_version_text(esp_idf_version(image))}, from the section "
+                        "addresses; no map)")
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
+    if "ESP-IDF layout" in input_format and (note := image_note(image, placement.rom_total)):
+        warnings.append(f"{elf_path}: {note}")
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
     if not image.has_symtab:
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
@@ -158,6 +164,10 @@ def build_report_and_image(
         input_format=input_format,
     )
     return report, image
+
+
+def _idf_version_text(version: str | None) -> str:
+    return f", ESP-IDF {version}" if version else ""
 
 
 def _map_source(linker_map: LinkerMap, describe) -> MapSource:
