@@ -33,92 +33,19 @@ from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
 from sizetool.inputs.input_files import read_input
 from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion
+from sizetool.report.esp_idf_chips import (  # noqa: F401 (CHIPS, ESP_IDF_SIZE_NAMES, IMAGE_SUFFIX: this layout's API)
+    CHIPS, DIRAM, DRAM, ESP_IDF_SIZE_NAMES, FLASH_CODE, FLASH_DATA, IMAGE_SUFFIX, IRAM, PSRAM_SECTIONS, RTC_FAST,
+    RTC_SLOW, SPI_RAM, MemoryType, split_by_types,
+)
 from sizetool.report.placement import RAM, ROM, Area, PlacedSection, Placement, check_map_matches, placed_sections
-
-FLASH_CODE, FLASH_DATA = "Flash Code", "Flash Data"
-IRAM, DRAM, DIRAM = "IRAM", "DRAM", "DIRAM"
-RTC_FAST, RTC_SLOW, SPI_RAM = "RTC FAST", "RTC SLOW", "SPI RAM"
-IMAGE_SUFFIX = " (image)"  # the ROM area of a RAM type: its initial contents stored in the app image
-
-
-@dataclass(frozen=True)
-class MemoryType:
-    name: str
-    memory: str  # ROM or RAM
-    start: int
-    length: int
-    alias: int = 0  # the same memory's address on the other bus (0: none)
-
-    def offset_of(self, address: int) -> int | None:
-        """The offset of an address in this memory, through either bus; None when outside."""
-        for base in (self.start, self.alias) if self.alias else (self.start,):
-            if base <= address < base + self.length:
-                return address - base
-        return None
-
-
-def _t(name: str, start: int, length: int, alias: int = 0) -> MemoryType:
-    return MemoryType(name, ROM if name.startswith("Flash") else RAM, start, length, alias)
-
-
-# Address maps (data bus address first; `alias` is the instruction-bus view of the same SRAM). The order matters
-# where windows share addresses: the first type holding an address wins (ESP32-S3's PSRAM window lies over flash
-# data; PSRAM sections are told apart by name, see _PSRAM_SECTIONS).
-CHIPS: dict[str, tuple[MemoryType, ...]] = {
-    # ESP8266 (lx106): 96 KB DRAM, up to 48 KB IRAM, 1 MB of flash mapped for code (irom0), read-only data in DRAM
-    # or flash. First: its addresses also lie inside ESP32's wide flash-code window.
-    "esp8266": (
-        _t(DRAM, 0x3FFE8000, 0x18000), _t(IRAM, 0x40100000, 0xC000), _t(FLASH_CODE, 0x40200000, 0x100000),
-        _t(RTC_SLOW, 0x60001000, 0x200),
-    ),
-    "esp32": (
-        _t(DRAM, 0x3FFAE000, 17 * 0x2000 + 4 * 0x8000 + 4 * 0x4000), _t(IRAM, 0x40070000, 0x50000),
-        _t(FLASH_CODE, 0x400C2000, 0xB3E000), _t(FLASH_DATA, 0x3F400000, 0x400000), _t(SPI_RAM, 0x3F800000, 0x400000),
-        _t(RTC_FAST, 0x3FF80000, 0x2000, 0x400C0000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32s2": (
-        _t(DIRAM, 0x3FFB2000, 3 * 0x2000 + 18 * 0x4000, 0x40022000), _t(FLASH_DATA, 0x3F000000, 0x400000),
-        _t(SPI_RAM, 0x3F500000, 0xA80000), _t(FLASH_CODE, 0x40080000, 0x780000),
-        _t(RTC_FAST, 0x40070000, 0x2000, 0x3FF9E000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32s3": (
-        _t(IRAM, 0x40370000, 0x8000), _t(DIRAM, 0x3FC88000, 0x8000 + 6 * 0x10000, 0x40378000),
-        _t(DRAM, 0x3FCF0000, 0x10000), _t(FLASH_CODE, 0x42000000, 0x2000000), _t(FLASH_DATA, 0x3C000000, 0x2000000),
-        _t(RTC_FAST, 0x3FF80000, 0x2000, 0x600FE000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32c2": (
-        _t(DIRAM, 0x3FCA0000, 0x40000, 0x40380000), _t(IRAM, 0x4037C000, 0x4000),
-        _t(FLASH_CODE, 0x42000000, 0x400000), _t(FLASH_DATA, 0x3C000000, 0x400000),
-    ),
-    "esp32c3": (
-        _t(DIRAM, 0x3FC80000, 0x60000, 0x40380000), _t(IRAM, 0x4037C000, 0x4000),
-        _t(FLASH_CODE, 0x42000000, 0x800000), _t(FLASH_DATA, 0x3C000000, 0x800000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32c6": (
-        _t(DIRAM, 0x40800000, 0x80000), _t(FLASH_CODE, 0x42000000, 0x1000000), _t(RTC_SLOW, 0x50000000, 0x4000),
-    ),
-    "esp32h2": (
-        _t(DIRAM, 0x40800000, 0x50000), _t(FLASH_CODE, 0x42000000, 0x1000000), _t(RTC_SLOW, 0x50000000, 0x1000),
-    ),
-}
-# The names esp-idf-size (1.0 to 2.3, the tool `idf.py size` runs from ESP-IDF 5.3 on, which reads builds of every
-# ESP-IDF version alike) gives these memory types, per chip: ESP32-C3's shared SRAM is its "DRAM" (C2's is "DIRAM"),
-# C6/H2 RTC memory "LP SRAM", PSRAM "SPI DRAM" or "External RAM". The report uses these names.
-ESP_IDF_SIZE_NAMES = {
-    "esp8266": {},
-    "esp32c3": {DIRAM: "DRAM"}, "esp32c2": {}, "esp32c6": {RTC_SLOW: "LP SRAM"}, "esp32h2": {RTC_SLOW: "LP SRAM"},
-    "esp32s3": {SPI_RAM: "External RAM"}, "esp32": {SPI_RAM: "SPI DRAM"}, "esp32s2": {SPI_RAM: "SPI DRAM"},
-}
 
 _APP_DESC_MAGIC = 0xABCD5432  # esp_app_desc_t.magic_word
 _IDF_VER_OFFSET, _IDF_VER_LENGTH = 112, 32  # esp_app_desc_t.idf_ver, after magic, secure_version, reserv1[2],
 # version[32], project_name[32], time[16], date[16]
-_LAYOUT_FORMAT = re.compile(r"ESP-IDF layout, (esp\w+)")
 _STORED_TYPES = ("SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY")  # esptool elf2image's
 _RISCV_CHIPS = frozenset({"esp32c2", "esp32c3", "esp32c6", "esp32h2"})
 _TARGET = re.compile(r"IDF_TARGET_(ESP32\w*) =|project_elf_src_(esp32\w*)\.c\.obj|/xtensa-(esp32\w*)-elf/")
 _PLACEHOLDER = re.compile(r"(dummy|reserved_for_iram|noload)$")
-_PSRAM_SECTIONS = (".ext_ram.bss", ".ext_ram_noinit", ".ext_ram.data")
 # By region name when the chip is unknown (first match wins).
 _REGION_TYPES = (
     (re.compile(r"^(iram0_2_seg|irom|default_code_seg|flash_text)", re.I), FLASH_CODE),
@@ -270,27 +197,14 @@ def _split(section: Section, types: tuple[MemoryType, ...], regions: list[MapReg
            by_name_type: dict[str, str | None]) -> list[tuple[str, int]]:
     """(memory type, bytes) of a section: by the chip's address map, a section crossing from one type into the next
     split at the boundary; PSRAM sections by name; without a chip, by the name of the region holding it."""
-    if section.name.startswith(_PSRAM_SECTIONS):
+    if section.name.startswith(PSRAM_SECTIONS):
         return [(SPI_RAM, section.size)]
     if not types:
         for region in regions:
             if region.origin <= section.address < region.origin + region.length and by_name_type.get(region.name):
                 return [(by_name_type[region.name] or DRAM, section.size)]
         return []
-    pieces: list[tuple[str, int]] = []
-    address, remaining = section.address, section.size
-    while remaining > 0:
-        for memory_type in types:
-            offset = memory_type.offset_of(address)
-            if offset is not None:
-                size = min(remaining, memory_type.length - offset)
-                pieces.append((memory_type.name, size))
-                address += size
-                remaining -= size
-                break
-        else:
-            return pieces
-    return pieces
+    return split_by_types(types, section.address, section.size)
 
 
 def _type_sizes(regions: list[MapRegion], types: tuple[MemoryType, ...],
@@ -345,23 +259,6 @@ def esp_idf_version(image: ElfImage) -> str | None:
         return None
     text = data[_IDF_VER_OFFSET: _IDF_VER_OFFSET + _IDF_VER_LENGTH].split(b"\0", 1)[0].decode("ascii", "replace")
     return text if text.isprintable() and text else None
-
-
-def layout_chip(input_format: str) -> str | None:
-    """The chip of a report read with the ESP-IDF layout, from its input format line; None for other reports."""
-    match = _LAYOUT_FORMAT.search(input_format)
-    return match.group(1) if match and match.group(1) in CHIPS else None
-
-
-def ram_type_spans(chip: str, section_name: str, address: int, size: int) -> list[tuple[str, int]]:
-    """(memory type as the report names it, bytes) of a run of bytes of a chip's image: by the address map, through
-    either bus (ESP32-S3's `.iram0.text` runs from DIRAM through the instruction bus), split where it crosses from
-    one type into the next; PSRAM sections by name."""
-    names = ESP_IDF_SIZE_NAMES.get(chip, {})
-    if section_name.startswith(_PSRAM_SECTIONS):
-        return [(names.get(SPI_RAM, SPI_RAM), size)]
-    span = Section(0, section_name, "SHT_PROGBITS", 0, address, address, size, 0)
-    return [(names.get(kind, kind), bytes_in) for kind, bytes_in in _split(span, CHIPS[chip], [], {})]
 
 
 def image_note(image: ElfImage, rom_total: int) -> str | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sizetool.report.esp_idf_layout import layout_chip, ram_type_spans
+from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
 
 RESERVED = "(reserved)"

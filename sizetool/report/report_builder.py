@@ -93,7 +93,8 @@ def build_report_and_image(
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_formats import describe, read_linker_map
-    from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
+    from sizetool.inputs.map_file import is_merged_strings
+    from sizetool.report.labelling import NO_DEBUG_INFO, MergedStrings, label_bytes, section_entries
     from sizetool.report.esp_idf_layout import (
         chip_of_sections, esp_idf_placement, esp_idf_version, image_note, is_esp_idf_map,
     )
@@ -120,6 +121,7 @@ def build_report_and_image(
     if "ESP-IDF layout" in input_format and (note := image_note(image, placement.rom_total)):
         warnings.append(f"{elf_path}: {note}")
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
+    merged: tuple[int, int] | None = None
     if not image.has_symtab:
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
         entries = section_entries(image, placement)
@@ -135,11 +137,15 @@ def build_report_and_image(
         object_path_of = _object_finder(source_files, {o: tree_path(u) for o, u in object_units.items()})
         path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
-        gap_placer = None
+        gap_placer = strings_placer = None
         if not input_sections:
             owners = _reference_owners(image, placement, index, tree_path, path_of) if image.has_dwarf else None
             path_of = _with_reference_paths(path_of, owners)
             gap_placer = _gap_placer(index, tree_path, owners)
+        elif image.has_dwarf and any(is_merged_strings(s.name) and s.size for s in input_sections):
+            owners = _reference_owners(image, placement, index, tree_path, path_of)
+            strings_placer = _strings_placer(owners)
+        merged_strings = MergedStrings()
         entries = label_bytes(
             image,
             placement,
@@ -148,7 +154,15 @@ def build_report_and_image(
             input_sections=input_sections,
             object_path_of=object_path_of,
             gap_placer=gap_placer,
+            strings_placer=strings_placer,
+            merged_strings=merged_strings,
         )
+        if strings_placer is not None:
+            merged = (merged_strings.by_references, merged_strings.unreferenced)
+        if merged_strings.unreferenced:
+            warnings.append(f"{map_path}: {merged_strings.unreferenced} bytes of merged string sections that no code "
+                            "refers to stay under the object the map lists them under (the first object with such a "
+                            f"section); {merged_strings.by_references} went to the files whose code refers to them")
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
@@ -160,7 +174,7 @@ def build_report_and_image(
         regions=_regions(placement, flash_size, ram_size),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
-        linker_map=_map_source(linker_map, describe) if linker_map else None,
+        linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
         input_format=input_format,
     )
     return report, image
@@ -170,10 +184,10 @@ def _idf_version_text(version: str | None) -> str:
     return f", ESP-IDF {version}" if version else ""
 
 
-def _map_source(linker_map: LinkerMap, describe) -> MapSource:
+def _map_source(linker_map: LinkerMap, describe, merged_strings: tuple[int, int] | None = None) -> MapSource:
     layout = linker_map.layout
     return MapSource(linker_map.format, describe(linker_map), os.path.basename(linker_map.path),
-                     layout.rom_total if layout else None, layout.ram_total if layout else None)
+                     layout.rom_total if layout else None, layout.ram_total if layout else None, merged_strings)
 
 
 def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
@@ -271,6 +285,16 @@ def _gap_placer(index: SourceIndex, tree_path, owners):
                 return [(low, high, tree_path(unit)) for low, high, unit in covered]
         if owners is None:
             return []
+        return [(piece.start, piece.end, piece.path) for piece in owners.pieces(start, end)]
+
+    return place
+
+
+def _strings_placer(owners):
+    """With a map: the bytes of merged string sections go to the file whose code refers to them, by the rule the
+    no-map placement uses (referenced_bytes.py), not to the first object ld merged them into."""
+
+    def place(_section, start: int, end: int) -> list[tuple[int, int, tuple[str, ...]]]:
         return [(piece.start, piece.end, piece.path) for piece in owners.pieces(start, end)]
 
     return place

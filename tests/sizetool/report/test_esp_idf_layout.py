@@ -18,9 +18,10 @@ from elftools.elf.elffile import ELFFile
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import read_elf
 from sizetool.inputs.map_file import MapRegion, read_map
+from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
 from sizetool.report.esp_idf_layout import (
     CHIPS, IMAGE_SUFFIX, chip_of_sections, esp_idf_placement, esp_idf_target, esp_idf_version, image_note,
-    is_esp_idf_map, layout_chip, ram_type_spans,
+    is_esp_idf_map,
 )
 from sizetool.report.ram_use import ram_use
 from sizetool.report.placement import RAM, ROM, region_memory
