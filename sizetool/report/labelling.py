@@ -42,6 +42,9 @@ class MergedStrings:
 
     by_references: int = 0
     unreferenced: int = 0
+    # objects named alike by several archive members (two kernel_util.o in one library, told apart by the DWARF units
+    # their code lies in): their symbol-less bytes go by references too, the map's name saying nothing of which
+    shared_names: frozenset[str] = frozenset()
 
 
 def label_bytes(
@@ -96,7 +99,8 @@ def label_bytes(
                 gaps = _placed_gap_entries(memory, section, gaps, gap_placer, entries)
             strings = strings_placer if inside and not section.is_nobits else None
             counts = merged_strings if memory == memories[0] else None
-            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of, strings, counts))
+            shared = merged_strings.shared_names if merged_strings is not None else frozenset()
+            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of, strings, counts, shared))
     entries.extend(fill_entries(placement))
     return entries
 
@@ -156,7 +160,8 @@ def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tupl
     return left
 
 
-def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=None, counts=None) -> list[SizeEntry]:
+def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=None, counts=None,
+                 shared_names=frozenset()) -> list[SizeEntry]:
     """Entries for the bytes no symbol covers, from the map's input sections that start inside the section; the
     bytes of merged string sections go where strings_placer says (the code that refers to them), the rest of them
     to the map's object."""
@@ -190,11 +195,13 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
             else:
                 label = piece.name if section.is_nobits else f"(no symbol) {piece.name}"
                 left = [(piece_start, piece_end)]
-                if strings_placer is not None and is_merged_strings(piece.name):
-                    left = _place_strings(strings_placer, section, piece_start, piece_end, add, counts)
+                strings = is_merged_strings(piece.name)
+                if strings_placer is not None and (strings or piece.object_file in shared_names):
+                    left = _place_strings(strings_placer, section, piece_start, piece_end, add,
+                                          counts if strings else None)
                 for low, high in left:
                     add(object_path_of(piece.object_file), label, low, high - low)
-                    if counts is not None and strings_placer is not None and is_merged_strings(piece.name):
+                    if counts is not None and strings_placer is not None and strings:
                         counts.unreferenced += high - low
             cursor = piece_end
         if cursor < end:

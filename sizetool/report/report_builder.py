@@ -142,10 +142,12 @@ def build_report_and_image(
             owners = _reference_owners(image, placement, index, tree_path, path_of) if image.has_dwarf else None
             path_of = _with_reference_paths(path_of, owners)
             gap_placer = _gap_placer(index, tree_path, owners)
-        elif image.has_dwarf and any(is_merged_strings(s.name) and s.size for s in input_sections):
+        shared_names = shared_object_names(index, input_sections) if input_sections else frozenset()
+        if input_sections and image.has_dwarf and (shared_names or any(is_merged_strings(s.name) and s.size
+                                                                       for s in input_sections)):
             owners = _reference_owners(image, placement, index, tree_path, path_of)
             strings_placer = _strings_placer(owners)
-        merged_strings = MergedStrings()
+        merged_strings = MergedStrings(shared_names=shared_names)
         entries = label_bytes(
             image,
             placement,
@@ -234,6 +236,20 @@ def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
         if 3 * size >= 2 * sum(counts.values()):
             units[object_file] = unit
     return units
+
+
+def shared_object_names(index: SourceIndex, input_sections) -> frozenset[str]:
+    """Objects the map names alike whose code lies in several compile units with none holding two thirds of it:
+    archive members of one name from different directories (TFLM's lite/kernels/kernel_util.o and
+    lite/micro/kernels/kernel_util.o in libtensorflow-microlite.a), which the map's name cannot tell apart."""
+    votes: dict[str, Counter] = {}
+    for piece in input_sections:
+        if piece.object_file and piece.size and piece.name.startswith(".text"):
+            unit = index.unit_covering(piece.address)
+            if unit is not None:
+                votes.setdefault(piece.object_file, Counter())[unit] += piece.size
+    return frozenset(name for name, counts in votes.items()
+                     if len(counts) > 1 and 3 * max(counts.values()) < 2 * sum(counts.values()))
 
 
 def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex, tree_path, path_of):
