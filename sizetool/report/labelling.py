@@ -197,7 +197,7 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
                 left = [(piece_start, piece_end)]
                 strings = is_merged_strings(piece.name)
                 if strings_placer is not None and (strings or piece.object_file in shared_names):
-                    left = _place_strings(strings_placer, section, piece_start, piece_end, add,
+                    left = _place_strings(strings_placer, section, piece_start, piece_end, label, add,
                                           counts if strings else None)
                 for low, high in left:
                     add(object_path_of(piece.object_file), label, low, high - low)
@@ -212,10 +212,9 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
     ]
 
 
-def _place_strings(placer, section, start, end, add, counts) -> list[tuple[int, int]]:
-    """Adds the merged-string bytes [start, end) that placer gives a file (labelled as without a map); returns the
+def _place_strings(placer, section, start, end, label, add, counts) -> list[tuple[int, int]]:
+    """Adds the bytes [start, end) that placer gives a file, labelled with the input section they lie in; returns the
     ranges it leaves out."""
-    label = f"{NO_SYMBOL} {section.name}"
     left, cursor = [], start
     for low, high, path in placer(section, start, end):
         low, high = max(low, cursor), min(high, end)
