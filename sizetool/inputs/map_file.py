@@ -93,6 +93,15 @@ class LinkerMap:
         return found
 
 
+_MERGED_STRINGS = re.compile(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
+
+
+def is_merged_strings(input_section: str) -> bool:
+    """An input section of string literals ld merges across objects (`.rodata.str1.1`, `.rodata.<function>.str1.4`):
+    GNU ld keeps the merged strings of all objects in the first such section and lists them under its object."""
+    return bool(_MERGED_STRINGS.search(input_section))
+
+
 def is_allocated_name(output_section: str) -> bool:
     """False for the output sections a linker never loads (debug info, comments, attributes, /DISCARD/)."""
     return not _NOT_ALLOCATED.match(output_section)

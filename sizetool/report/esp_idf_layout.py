@@ -33,85 +33,19 @@ from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
 from sizetool.inputs.input_files import read_input
 from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion
+from sizetool.report.esp_idf_chips import (  # noqa: F401 (CHIPS, ESP_IDF_SIZE_NAMES, IMAGE_SUFFIX: this layout's API)
+    CHIPS, DIRAM, DRAM, ESP_IDF_SIZE_NAMES, FLASH_CODE, FLASH_DATA, IMAGE_SUFFIX, IRAM, PSRAM_SECTIONS, RTC_FAST,
+    RTC_SLOW, SPI_RAM, MemoryType, split_by_types,
+)
 from sizetool.report.placement import RAM, ROM, Area, PlacedSection, Placement, check_map_matches, placed_sections
 
-FLASH_CODE, FLASH_DATA = "Flash Code", "Flash Data"
-IRAM, DRAM, DIRAM = "IRAM", "DRAM", "DIRAM"
-RTC_FAST, RTC_SLOW, SPI_RAM = "RTC FAST", "RTC SLOW", "SPI RAM"
-IMAGE_SUFFIX = " (image)"  # the ROM area of a RAM type: its initial contents stored in the app image
-
-
-@dataclass(frozen=True)
-class MemoryType:
-    name: str
-    memory: str  # ROM or RAM
-    start: int
-    length: int
-    alias: int = 0  # the same memory's address on the other bus (0: none)
-
-    def offset_of(self, address: int) -> int | None:
-        """The offset of an address in this memory, through either bus; None when outside."""
-        for base in (self.start, self.alias) if self.alias else (self.start,):
-            if base <= address < base + self.length:
-                return address - base
-        return None
-
-
-def _t(name: str, start: int, length: int, alias: int = 0) -> MemoryType:
-    return MemoryType(name, ROM if name.startswith("Flash") else RAM, start, length, alias)
-
-
-# Address maps (data bus address first; `alias` is the instruction-bus view of the same SRAM). The order matters
-# where windows share addresses: the first type holding an address wins (ESP32-S3's PSRAM window lies over flash
-# data; PSRAM sections are told apart by name, see _PSRAM_SECTIONS).
-CHIPS: dict[str, tuple[MemoryType, ...]] = {
-    # ESP8266 (lx106): 96 KB DRAM, up to 48 KB IRAM, 1 MB of flash mapped for code (irom0), read-only data in DRAM
-    # or flash. First: its addresses also lie inside ESP32's wide flash-code window.
-    "esp8266": (
-        _t(DRAM, 0x3FFE8000, 0x18000), _t(IRAM, 0x40100000, 0xC000), _t(FLASH_CODE, 0x40200000, 0x100000),
-        _t(RTC_SLOW, 0x60001000, 0x200),
-    ),
-    "esp32": (
-        _t(DRAM, 0x3FFAE000, 17 * 0x2000 + 4 * 0x8000 + 4 * 0x4000), _t(IRAM, 0x40070000, 0x50000),
-        _t(FLASH_CODE, 0x400C2000, 0xB3E000), _t(FLASH_DATA, 0x3F400000, 0x400000), _t(SPI_RAM, 0x3F800000, 0x400000),
-        _t(RTC_FAST, 0x3FF80000, 0x2000, 0x400C0000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32s2": (
-        _t(DIRAM, 0x3FFB2000, 3 * 0x2000 + 18 * 0x4000, 0x40022000), _t(FLASH_DATA, 0x3F000000, 0x400000),
-        _t(SPI_RAM, 0x3F500000, 0xA80000), _t(FLASH_CODE, 0x40080000, 0x780000),
-        _t(RTC_FAST, 0x40070000, 0x2000, 0x3FF9E000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32s3": (
-        _t(IRAM, 0x40370000, 0x8000), _t(DIRAM, 0x3FC88000, 0x8000 + 6 * 0x10000, 0x40378000),
-        _t(DRAM, 0x3FCF0000, 0x10000), _t(FLASH_CODE, 0x42000000, 0x2000000), _t(FLASH_DATA, 0x3C000000, 0x2000000),
-        _t(RTC_FAST, 0x3FF80000, 0x2000, 0x600FE000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32c2": (
-        _t(DIRAM, 0x3FCA0000, 0x40000, 0x40380000), _t(IRAM, 0x4037C000, 0x4000),
-        _t(FLASH_CODE, 0x42000000, 0x400000), _t(FLASH_DATA, 0x3C000000, 0x400000),
-    ),
-    "esp32c3": (
-        _t(DIRAM, 0x3FC80000, 0x60000, 0x40380000), _t(IRAM, 0x4037C000, 0x4000),
-        _t(FLASH_CODE, 0x42000000, 0x800000), _t(FLASH_DATA, 0x3C000000, 0x800000), _t(RTC_SLOW, 0x50000000, 0x2000),
-    ),
-    "esp32c6": (
-        _t(DIRAM, 0x40800000, 0x80000), _t(FLASH_CODE, 0x42000000, 0x1000000), _t(RTC_SLOW, 0x50000000, 0x4000),
-    ),
-    "esp32h2": (
-        _t(DIRAM, 0x40800000, 0x50000), _t(FLASH_CODE, 0x42000000, 0x1000000), _t(RTC_SLOW, 0x50000000, 0x1000),
-    ),
-}
-# Names esp-idf-size gives the same memory types (ESP32-C3's and C2's shared SRAM is its "DRAM"; C6/H2 RTC: LP SRAM).
-ESP_IDF_SIZE_NAMES = {
-    "esp8266": {},
-    "esp32c3": {DIRAM: "DRAM"}, "esp32c2": {}, "esp32c6": {RTC_SLOW: "LP SRAM"}, "esp32h2": {RTC_SLOW: "LP SRAM"},
-    "esp32s3": {SPI_RAM: "External RAM"}, "esp32": {SPI_RAM: "SPI DRAM"}, "esp32s2": {SPI_RAM: "SPI DRAM"},
-}
-
+_APP_DESC_MAGIC = 0xABCD5432  # esp_app_desc_t.magic_word
+_IDF_VER_OFFSET, _IDF_VER_LENGTH = 112, 32  # esp_app_desc_t.idf_ver, after magic, secure_version, reserv1[2],
+# version[32], project_name[32], time[16], date[16]
+_STORED_TYPES = ("SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY")  # esptool elf2image's
 _RISCV_CHIPS = frozenset({"esp32c2", "esp32c3", "esp32c6", "esp32h2"})
 _TARGET = re.compile(r"IDF_TARGET_(ESP32\w*) =|project_elf_src_(esp32\w*)\.c\.obj|/xtensa-(esp32\w*)-elf/")
 _PLACEHOLDER = re.compile(r"(dummy|reserved_for_iram|noload)$")
-_PSRAM_SECTIONS = (".ext_ram.bss", ".ext_ram_noinit", ".ext_ram.data")
 # By region name when the chip is unknown (first match wins).
 _REGION_TYPES = (
     (re.compile(r"^(iram0_2_seg|irom|default_code_seg|flash_text)", re.I), FLASH_CODE),
@@ -208,6 +142,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
     else:
         chip, padding, regions = chip_of_sections(image), set(), []
     types = CHIPS.get(chip or "", ())
+    names = ESP_IDF_SIZE_NAMES.get(chip or "", {})
     by_name_type = {r.name: _region_type(r.name) for r in regions}
 
     placed: list[PlacedSection] = []
@@ -218,7 +153,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
         if _PLACEHOLDER.search(section.name) or section.name in padding:
             placed.append(PlacedSection(section, None, None))
             continue
-        pieces = _split(section, types, regions, by_name_type)
+        pieces = [(names.get(kind, kind), size) for kind, size in _split(section, types, regions, by_name_type)]
         if not pieces:
             warnings.append(f"section {section.name} (0x{section.address:x}) lies in no ESP-IDF memory type; "
                             "counted as RAM")
@@ -234,7 +169,9 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
 
     sizes = _type_sizes(regions, types, by_name_type) if regions else {t.name: t.length for t in types
                                                                         if t.memory == RAM and t.name != SPI_RAM}
-    order = [t.name for t in types] or [name for _, name in _REGION_TYPES]
+    sizes = {names.get(name, name): size for name, size in sizes.items()}
+    order = [names.get(t.name, t.name) for t in types] or [name for _, name in _REGION_TYPES]
+    start_of = {names.get(t.name, t.name): t.start for t in types}
     uses = []
     for name in sorted(parts, key=lambda n: (memory_of[n] != ROM, order.index(n) if n in order else len(order))):
         uses.append(EspIdfUse(name, memory_of[name], sum(size for _, size in parts[name]), sizes.get(name, 0),
@@ -244,7 +181,7 @@ def esp_idf_placement(image: ElfImage, linker_map: LinkerMap | None) -> tuple[Pl
     for p in placed:
         if p.rom_area is not None and p.ram_area is not None:
             stored[p.rom_area] = stored.get(p.rom_area, 0) + p.section.size
-    areas = [Area(use.name, use.memory, _type_start(types, use.name), use.size, "", use.used) for use in uses]
+    areas = [Area(use.name, use.memory, start_of.get(use.name, 0), use.size, "", use.used) for use in uses]
     areas += [Area(name, ROM, 0, 0, "", used) for name, used in stored.items()]
     return Placement(placed, areas=areas, warnings=warnings), uses, chip
 
@@ -256,35 +193,18 @@ def _region_type(region_name: str) -> str | None:
     return None
 
 
-def _type_start(types: tuple[MemoryType, ...], name: str) -> int:
-    return next((t.start for t in types if t.name == name), 0)
-
-
 def _split(section: Section, types: tuple[MemoryType, ...], regions: list[MapRegion],
            by_name_type: dict[str, str | None]) -> list[tuple[str, int]]:
     """(memory type, bytes) of a section: by the chip's address map, a section crossing from one type into the next
     split at the boundary; PSRAM sections by name; without a chip, by the name of the region holding it."""
-    if section.name.startswith(_PSRAM_SECTIONS):
+    if section.name.startswith(PSRAM_SECTIONS):
         return [(SPI_RAM, section.size)]
     if not types:
         for region in regions:
             if region.origin <= section.address < region.origin + region.length and by_name_type.get(region.name):
                 return [(by_name_type[region.name] or DRAM, section.size)]
         return []
-    pieces: list[tuple[str, int]] = []
-    address, remaining = section.address, section.size
-    while remaining > 0:
-        for memory_type in types:
-            offset = memory_type.offset_of(address)
-            if offset is not None:
-                size = min(remaining, memory_type.length - offset)
-                pieces.append((memory_type.name, size))
-                address += size
-                remaining -= size
-                break
-        else:
-            return pieces
-    return pieces
+    return split_by_types(types, section.address, section.size)
 
 
 def _type_sizes(regions: list[MapRegion], types: tuple[MemoryType, ...],
@@ -324,3 +244,45 @@ def _type_sizes(regions: list[MapRegion], types: tuple[MemoryType, ...],
             end = high
         sizes[name] = total
     return sizes
+
+
+def esp_idf_version(image: ElfImage) -> str | None:
+    """The ESP-IDF version the app was built with: `idf_ver` of its `esp_app_desc` (ESP-IDF 4.x and 5.x alike), or
+    None when the ELF has no application description."""
+    symbol = next((s for s in image.symbols if s.name == "esp_app_desc" and s.size >= _IDF_VER_OFFSET + 32), None)
+    section = next((s for s in image.sections if symbol and not s.is_nobits and s.contains(symbol.address)), None)
+    if symbol is None or section is None:
+        return None
+    data = image.section_data(section)[symbol.address - section.address:][: symbol.size]
+    order = "little" if image.little_endian else "big"
+    if len(data) < _IDF_VER_OFFSET + _IDF_VER_LENGTH or int.from_bytes(data[:4], order) != _APP_DESC_MAGIC:
+        return None
+    text = data[_IDF_VER_OFFSET: _IDF_VER_OFFSET + _IDF_VER_LENGTH].split(b"\0", 1)[0].decode("ascii", "replace")
+    return text if text.isprintable() and text else None
+
+
+def image_note(image: ElfImage, rom_total: int) -> str | None:
+    """One line when the image esptool's elf2image would write from this ELF holds other than `rom_total` bytes of
+    segment data (the report's ROM, esp-idf-size's "Total image size": every allocated PROGBITS section), with the
+    causes: elf2image stores every PROGBITS or init/fini array section with an address and a size, allocated or not,
+    and pads each one's data with zeros to a multiple of 4 bytes (segment headers, the checksum and the hash come on
+    top, in every image alike). None when they are equal."""
+    stored = [s for s in image.sections if s.type in _STORED_TYPES and s.address and s.size]
+    padding = [s for s in stored if s.size % 4]
+    counted = {s.index for s in image.sections if s.type == "SHT_PROGBITS" and s.is_alloc and s.size}
+    extra = [s for s in stored if s.index not in counted]
+    written = sum((s.size + 3) & ~3 for s in stored)
+    if written == rom_total:
+        return None
+    causes = []
+    if padding:
+        causes.append(f"{sum(-s.size % 4 for s in padding)} of zero padding that rounds {len(padding)} "
+                      f"section{'s' if len(padding) > 1 else ''} up to 4 bytes")
+    if extra:
+        causes.append(f"{sum(s.size for s in extra)} in sections esp-idf-size does not count ("
+                      + ", ".join(f"{s.name} {s.size}" for s in extra) + ")")
+    other = written - rom_total - sum(-s.size % 4 for s in padding) - sum(s.size for s in extra)
+    if other:
+        causes.append(f"{other:+d} in sections the ROM and elf2image count differently")
+    return (f"image: esptool elf2image would store {written} bytes of segment data, {written - rom_total:+d} "
+            f"against ROM {rom_total} (esp-idf-size's Total image size): " + "; ".join(causes))

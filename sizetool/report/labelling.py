@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from dataclasses import dataclass
 from collections.abc import Callable
 from itertools import accumulate
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
-from sizetool.inputs.map_file import FILL, InputSection
+from sizetool.inputs.map_file import FILL, InputSection, is_merged_strings
 from sizetool.inputs.symbol_runs import NO_SYMBOL, section_gaps, symbol_runs
 from sizetool.report.placement import Placement
 from sizetool.report.ram_use import FREE, RESERVED
@@ -29,8 +30,21 @@ NO_DEBUG_INFO = "(no debug info)"
 PathOf = Callable[[Symbol], tuple[str, ...]]
 ObjectPathOf = Callable[[str], tuple[str, ...]]
 # Without a map: the pieces of a run of symbol-less bytes [start, end) of a section whose source file is known, as
-# (start, end, path); what it leaves out stays a catch-all.
+# (start, end, path); what it leaves out stays a catch-all. With a map: the same for merged string sections, whose
+# bytes the map lists under the first object that had such a section; what it leaves out stays with that object.
 GapPlacer = Callable[[Section, int, int], "list[tuple[int, int, tuple[str, ...]]]"]
+
+
+@dataclass
+class MergedStrings:
+    """With a map: the bytes of merged string sections placed by the code that refers to them, and those left under
+    the map's object because no code refers to them."""
+
+    by_references: int = 0
+    unreferenced: int = 0
+    # objects named alike by several archive members (two kernel_util.o in one library, told apart by the DWARF units
+    # their code lies in): their symbol-less bytes go by references too, the map's name saying nothing of which
+    shared_names: frozenset[str] = frozenset()
 
 
 def label_bytes(
@@ -41,12 +55,15 @@ def label_bytes(
     input_sections: list[InputSection] | None = None,
     object_path_of: ObjectPathOf | None = None,
     gap_placer: GapPlacer | None = None,
+    strings_placer: GapPlacer | None = None,
+    merged_strings: MergedStrings | None = None,
 ) -> list[SizeEntry]:
     """One entry per symbol (or catch-all run) per memory the section's bytes occupy, plus the fill between sections.
 
     With the linker map's input sections, bytes no symbol covers are given to the object file that contributed
     them (one entry per object and input section); only what the map does not explain stays a catch-all. Without
-    a map, gap_placer may name the source file of such bytes (what it leaves out is a catch-all).
+    a map, gap_placer may name the source file of such bytes (what it leaves out is a catch-all); with a map,
+    strings_placer places the bytes of merged string sections (counted in merged_strings, once per section).
     """
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
@@ -80,7 +97,10 @@ def label_bytes(
             gaps = section_gaps(section, runs)
             if gap_placer is not None and not inside and not section.is_nobits:
                 gaps = _placed_gap_entries(memory, section, gaps, gap_placer, entries)
-            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of))
+            strings = strings_placer if inside and not section.is_nobits else None
+            counts = merged_strings if memory == memories[0] else None
+            shared = merged_strings.shared_names if merged_strings is not None else frozenset()
+            entries.extend(_gap_entries(memory, section, gaps, inside, object_path_of, strings, counts, shared))
     entries.extend(fill_entries(placement))
     return entries
 
@@ -140,8 +160,11 @@ def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tupl
     return left
 
 
-def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntry]:
-    """Entries for the bytes no symbol covers, from the map's input sections that start inside the section."""
+def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=None, counts=None,
+                 shared_names=frozenset()) -> list[SizeEntry]:
+    """Entries for the bytes no symbol covers, from the map's input sections that start inside the section; the
+    bytes of merged string sections go where strings_placer says (the code that refers to them), the rest of them
+    to the map's object."""
     by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
 
     def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
@@ -171,7 +194,15 @@ def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntr
                 add((NO_SYMBOL,), f"(fill) {section.name}", piece_start, piece_end - piece_start)
             else:
                 label = piece.name if section.is_nobits else f"(no symbol) {piece.name}"
-                add(object_path_of(piece.object_file), label, piece_start, piece_end - piece_start)
+                left = [(piece_start, piece_end)]
+                strings = is_merged_strings(piece.name)
+                if strings_placer is not None and (strings or piece.object_file in shared_names):
+                    left = _place_strings(strings_placer, section, piece_start, piece_end, label, add,
+                                          counts if strings else None)
+                for low, high in left:
+                    add(object_path_of(piece.object_file), label, low, high - low)
+                    if counts is not None and strings_placer is not None and strings:
+                        counts.unreferenced += high - low
             cursor = piece_end
         if cursor < end:
             add(unnamed_path, unnamed, cursor, end - cursor)
@@ -179,3 +210,22 @@ def _gap_entries(memory, section, gaps, inside, object_path_of) -> list[SizeEntr
         SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
         for (path, symbol), (address, size) in sorted(by_label.items())
     ]
+
+
+def _place_strings(placer, section, start, end, label, add, counts) -> list[tuple[int, int]]:
+    """Adds the bytes [start, end) that placer gives a file, labelled with the input section they lie in; returns the
+    ranges it leaves out."""
+    left, cursor = [], start
+    for low, high, path in placer(section, start, end):
+        low, high = max(low, cursor), min(high, end)
+        if high <= low:
+            continue
+        if low > cursor:
+            left.append((cursor, low))
+        add(path, label, low, high - low)
+        if counts is not None:
+            counts.by_references += high - low
+        cursor = high
+    if cursor < end:
+        left.append((cursor, end))
+    return left

@@ -11,6 +11,12 @@ most of it the free gap below the stack. This module splits each RAM region thre
 
 static + reserved + free is the region's length. Works on fresh and saved reports alike (the split is read from the
 entries' labels); a region without a length (no map and no --ram-size) has no free figure.
+
+An ESP-IDF report's regions are memory types, and a type's `used` is every byte of the sections placed in it
+(esp-idf-size's `used`): code that runs from DIRAM through the instruction bus (ESP32-S3's and C3's `.iram0.text`)
+included, which an address match against the type's data-bus origin would leave out. Its reserved bytes are found
+by the type's address windows through either bus, and static is the rest of `used`, so that free is esp-idf-size's
+`remain`.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
 
 RESERVED = "(reserved)"
@@ -52,15 +59,22 @@ def ram_use(report: SizeReport) -> list[RegionUse]:
     if not regions:
         return []
     sums = {r.name: [0, 0, 0] for r in regions}  # static, reserved, free-inside-use
+    chip = layout_chip(report.input_format)
     for entry in report.entries_for("ram"):
-        region = _region_of(regions, entry)
-        if region is None:
+        kind = 2 if is_free(entry) else 1 if is_reserved(entry) else 0
+        if chip is not None:
+            for type_name, size in ram_type_spans(chip, entry.section, entry.address, entry.size):
+                if type_name in sums:
+                    sums[type_name][kind] += size
             continue
-        slot = sums[region.name]
-        slot[2 if is_free(entry) else 1 if is_reserved(entry) else 0] += entry.size
+        region = _region_of(regions, entry)
+        if region is not None:
+            sums[region.name][kind] += entry.size
     uses = []
     for region in regions:
-        static, reserved, _ = sums[region.name]
+        static, reserved, free_inside = sums[region.name]
+        if chip is not None:  # entries grouped per file may start in one type and run on in the next
+            static = region.used - reserved - free_inside
         uses.append(RegionUse(region.name, region.length, region.used, static, reserved,
                               region.length - static - reserved))
     return uses

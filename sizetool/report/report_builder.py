@@ -93,8 +93,11 @@ def build_report_and_image(
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_formats import describe, read_linker_map
-    from sizetool.report.labelling import NO_DEBUG_INFO, label_bytes, section_entries
-    from sizetool.report.esp_idf_layout import chip_of_sections, esp_idf_placement, is_esp_idf_map
+    from sizetool.inputs.map_file import is_merged_strings
+    from sizetool.report.labelling import NO_DEBUG_INFO, MergedStrings, label_bytes, section_entries
+    from sizetool.report.esp_idf_layout import (
+        chip_of_sections, esp_idf_placement, esp_idf_version, image_note, is_esp_idf_map,
+    )
     from sizetool.report.map_placement import place_by_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
@@ -106,14 +109,19 @@ def build_report_and_image(
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
     elif linker_map is not None and is_esp_idf_map(linker_map):
         placement, _uses, chip = esp_idf_placement(image, linker_map)
-        input_format = f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'})"
+        input_format = (f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'}"
+                        f"{_idf_version_text(esp_idf_version(image))})")
     elif linker_map is None and (chip := chip_of_sections(image)):
         placement = esp_idf_placement(image, None)[0]
-        input_format = f"ELF (ESP-IDF layout, {chip}, from the section addresses; no map)"
+        input_format = (f"ELF (ESP-IDF layout, {chip}{_idf_version_text(esp_idf_version(image))}, from the section "
+                        "addresses; no map)")
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
+    if "ESP-IDF layout" in input_format and (note := image_note(image, placement.rom_total)):
+        warnings.append(f"{elf_path}: {note}")
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
+    merged: tuple[int, int] | None = None
     if not image.has_symtab:
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
         entries = section_entries(image, placement)
@@ -129,11 +137,17 @@ def build_report_and_image(
         object_path_of = _object_finder(source_files, {o: tree_path(u) for o, u in object_units.items()})
         path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
-        gap_placer = None
+        gap_placer = strings_placer = None
         if not input_sections:
             owners = _reference_owners(image, placement, index, tree_path, path_of) if image.has_dwarf else None
             path_of = _with_reference_paths(path_of, owners)
             gap_placer = _gap_placer(index, tree_path, owners)
+        shared_names = shared_object_names(index, input_sections) if input_sections else frozenset()
+        if input_sections and image.has_dwarf and (shared_names or any(is_merged_strings(s.name) and s.size
+                                                                       for s in input_sections)):
+            owners = _reference_owners(image, placement, index, tree_path, path_of)
+            strings_placer = _strings_placer(owners)
+        merged_strings = MergedStrings(shared_names=shared_names)
         entries = label_bytes(
             image,
             placement,
@@ -142,7 +156,15 @@ def build_report_and_image(
             input_sections=input_sections,
             object_path_of=object_path_of,
             gap_placer=gap_placer,
+            strings_placer=strings_placer,
+            merged_strings=merged_strings,
         )
+        if strings_placer is not None:
+            merged = (merged_strings.by_references, merged_strings.unreferenced)
+        if merged_strings.unreferenced:
+            warnings.append(f"{map_path}: {merged_strings.unreferenced} bytes of merged string sections that no code "
+                            "refers to stay under the object the map lists them under (the first object with such a "
+                            f"section); {merged_strings.by_references} went to the files whose code refers to them")
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
@@ -154,16 +176,20 @@ def build_report_and_image(
         regions=_regions(placement, flash_size, ram_size),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
-        linker_map=_map_source(linker_map, describe) if linker_map else None,
+        linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
         input_format=input_format,
     )
     return report, image
 
 
-def _map_source(linker_map: LinkerMap, describe) -> MapSource:
+def _idf_version_text(version: str | None) -> str:
+    return f", ESP-IDF {version}" if version else ""
+
+
+def _map_source(linker_map: LinkerMap, describe, merged_strings: tuple[int, int] | None = None) -> MapSource:
     layout = linker_map.layout
     return MapSource(linker_map.format, describe(linker_map), os.path.basename(linker_map.path),
-                     layout.rom_total if layout else None, layout.ram_total if layout else None)
+                     layout.rom_total if layout else None, layout.ram_total if layout else None, merged_strings)
 
 
 def _allocated_input_sections(image: ElfImage, linker_map: LinkerMap):
@@ -210,6 +236,20 @@ def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
         if 3 * size >= 2 * sum(counts.values()):
             units[object_file] = unit
     return units
+
+
+def shared_object_names(index: SourceIndex, input_sections) -> frozenset[str]:
+    """Objects the map names alike whose code lies in several compile units with none holding two thirds of it:
+    archive members of one name from different directories (TFLM's lite/kernels/kernel_util.o and
+    lite/micro/kernels/kernel_util.o in libtensorflow-microlite.a), which the map's name cannot tell apart."""
+    votes: dict[str, Counter] = {}
+    for piece in input_sections:
+        if piece.object_file and piece.size and piece.name.startswith(".text"):
+            unit = index.unit_covering(piece.address)
+            if unit is not None:
+                votes.setdefault(piece.object_file, Counter())[unit] += piece.size
+    return frozenset(name for name, counts in votes.items()
+                     if len(counts) > 1 and 3 * max(counts.values()) < 2 * sum(counts.values()))
 
 
 def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex, tree_path, path_of):
@@ -261,6 +301,16 @@ def _gap_placer(index: SourceIndex, tree_path, owners):
                 return [(low, high, tree_path(unit)) for low, high, unit in covered]
         if owners is None:
             return []
+        return [(piece.start, piece.end, piece.path) for piece in owners.pieces(start, end)]
+
+    return place
+
+
+def _strings_placer(owners):
+    """With a map: the bytes of merged string sections go to the file whose code refers to them, by the rule the
+    no-map placement uses (referenced_bytes.py), not to the first object ld merged them into."""
+
+    def place(_section, start: int, end: int) -> list[tuple[int, int, tuple[str, ...]]]:
         return [(piece.start, piece.end, piece.path) for piece in owners.pieces(start, end)]
 
     return place

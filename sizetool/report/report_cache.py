@@ -113,7 +113,7 @@ def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) ->
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 4
+_FORMAT = 5  # 5: merged strings placed by references with a map, ESP-IDF names and notes
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -147,7 +147,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         warnings=list(warnings),
         berkeley=Berkeley(*berkeley) if berkeley else None,
         input_format=input_format,
-        linker_map=MapSource(*linker_map) if linker_map else None,
+        linker_map=MapSource(*linker_map[:5], tuple(linker_map[5]) if linker_map[5] else None) if linker_map else None,
     )
 
 
@@ -164,4 +164,5 @@ def _prune(directory: str, kinds: tuple[str, ...], max_entries: int) -> None:
 
 
 def _map_fields(source: MapSource) -> tuple:
-    return (source.format, source.description, source.file, source.rom_total, source.ram_total)
+    return (source.format, source.description, source.file, source.rom_total, source.ram_total,
+            source.merged_strings)

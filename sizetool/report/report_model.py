@@ -138,6 +138,9 @@ class MapSource:
     file: str  # the map's file name
     rom_total: int | None = None  # the map's own ROM figure (armlink "Total ROM Size", IAR readonly code + data)
     ram_total: int | None = None  # the map's own RAM figure (armlink "Total RW Size", IAR readwrite data)
+    # GNU ld maps with merged string sections: (bytes placed by the code that refers to them, bytes no code refers to,
+    # left under the object the map lists them under)
+    merged_strings: tuple[int, int] | None = None
 
 
 def map_source_to_dict(source: MapSource | None) -> dict | None:
@@ -146,6 +149,8 @@ def map_source_to_dict(source: MapSource | None) -> dict | None:
     data = {"format": source.format, "description": source.description, "file": source.file}
     if source.rom_total is not None:
         data.update({"rom_total": source.rom_total, "ram_total": source.ram_total})
+    if source.merged_strings is not None:
+        data["merged_strings"] = {"by_references": source.merged_strings[0], "unreferenced": source.merged_strings[1]}
     return data
 
 
@@ -155,10 +160,16 @@ def _map_source_checked(data) -> MapSource | None:
         return None
     need_dict(data, "map")
     totals = [member(data, key, "map", None) for key in ("rom_total", "ram_total")]
+    strings = member(data, "merged_strings", "map", None)
+    if strings is not None:
+        need_dict(strings, "map.merged_strings")
+        strings = tuple(need_count(member(strings, key, "map.merged_strings"), f"map.merged_strings.{key}")
+                        for key in ("by_references", "unreferenced"))
     return MapSource(need_str(member(data, "format", "map"), "map.format"),
                      need_str(member(data, "description", "map"), "map.description"),
                      need_str(member(data, "file", "map", ""), "map.file"),
-                     *(None if t is None else need_count(t, f"map.{k}") for t, k in zip(totals, ("rom_total", "ram_total"))))
+                     *(None if t is None else need_count(t, f"map.{k}") for t, k in zip(totals, ("rom_total", "ram_total"))),
+                     merged_strings=strings)
 
 
 @dataclass

@@ -150,3 +150,27 @@ def test_corrupt_dwarf_gives_the_symbol_report_and_a_warning(tmp_path):
     assert sum(e.size for e in report.entries_for("rom")) == report.rom_total == (
         SIZES["cortex-m4/firmware.elf"]["text"] + SIZES["cortex-m4/firmware.elf"]["data"])
     assert any(e.symbol == "tflite::Register_SOFTMAX()" for e in report.entries_for("rom"))
+
+
+def test_archive_members_of_one_name_from_two_directories_are_told_apart_by_their_compile_units():
+    """libtensorflow-microlite.a holds lite/kernels/kernel_util.o and lite/micro/kernels/kernel_util.o: the map names
+    both `libtensorflow-microlite.a(kernel_util.o)`, but their code lies in two units; such a name is shared (its
+    symbol-less bytes then go by what refers to them), one object's code in one unit is not."""
+    from types import SimpleNamespace
+
+    from sizetool.inputs.map_file import InputSection
+    from sizetool.report.report_builder import shared_object_names
+
+    units = [(0x100, 0x200, "tflite-micro/tensorflow/lite/kernels/kernel_util.cc"),
+             (0x200, 0x300, "tflite-micro/tensorflow/lite/micro/kernels/kernel_util.cc"),
+             (0x300, 0x400, "tflite-micro/tensorflow/lite/micro/micro_interpreter.cc")]
+    index = SimpleNamespace(unit_covering=lambda a: next((u for lo, hi, u in units if lo <= a < hi), None))
+    member = "libtensorflow-microlite.a(kernel_util.o)"
+    pieces = [InputSection(".text.a", 0x100, 0x80, member), InputSection(".text.b", 0x200, 0x90, member),
+              InputSection(".rodata.c", 0x1000, 0x40, member),
+              InputSection(".text.d", 0x300, 0x80, "libtensorflow-microlite.a(micro_interpreter.o)"),
+              InputSection(".text.e", 0x380, 0x10, "libtensorflow-microlite.a(micro_interpreter.o)")]
+    assert shared_object_names(index, pieces) == {member}
+    # One member with a little code of a header's inline function elsewhere keeps its name.
+    pieces[1] = InputSection(".text.b", 0x200, 0x10, member)
+    assert shared_object_names(index, pieces) == set()
