@@ -7,6 +7,9 @@
 #                   [MODELS a.tflite ...] [ELF file.elf])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
+# ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the
+# targets added are then named after <target> all the same (zephyr_size_check, zephyr_rom_report, ...).
+#
 # Loaded by find_package(TflmSizeToolkit) (TflmSizeToolkitConfig.cmake, in the folder `gen-resolver --cmake-dir`
 # prints), by the Zephyr module (zephyr/CMakeLists.txt) and by the ESP-IDF component (project_include.cmake).
 # The tools are found once, in the cache variables TFLM_GEN_RESOLVER and TFLM_SIZE_REPORT (set them to override):
@@ -177,10 +180,10 @@ function(tflm_size_check target)
   _tflm_binary(tflm_size_check "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
   set(depends "${TFLM_SIZE_REPORT}")
-  if(TARGET ${target})
-    list(APPEND depends ${target})  # target-level, and file-level on its binary: the check reruns after each link
-  else()
+  if(ARG_ELF)  # the file another target links (Zephyr's zephyr.elf): Ninja builds it first
     list(APPEND depends "${binary}")
+  else()  # target-level, and file-level on its binary: the check reruns after each link
+    list(APPEND depends ${target})
   endif()
   if(ARG_BUDGET)
     _tflm_input_files(tflm_size_check "${target}" BUDGET budget "${ARG_BUDGET}")
@@ -236,8 +239,9 @@ function(tflm_size_report target)
   _tflm_check_arguments(tflm_size_report "${target}" MAP MODELS ELF)
   _tflm_binary(tflm_size_report "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
-  set(depends)
-  if(TARGET ${target})
+  if(ARG_ELF)
+    set(depends "${binary}")
+  else()
     set(depends ${target})
   endif()
   set(map_option)

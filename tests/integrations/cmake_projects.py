@@ -39,14 +39,14 @@ def write_stand_in(root: Path) -> Path:
     return root
 
 
-def copy_project(name: str, destination: Path, models: tuple[str, ...] = ()) -> Path:
-    """A copy of tests/integrations/projects/<name> with fixture models in models/ (the test may touch them)."""
+def copy_project(name: str, destination: Path, models: tuple[str, ...] = (), models_dir: str = "models") -> Path:
+    """A copy of tests/integrations/projects/<name> with fixture models in models_dir (the test may touch them)."""
     project = destination / name
     shutil.copytree(PROJECTS / name, project)
     if models:
-        (project / "models").mkdir()
+        (project / models_dir).mkdir()
         for model in models:
-            shutil.copy2(FIXTURES / "models" / model, project / "models" / model)
+            shutil.copy2(FIXTURES / "models" / model, project / models_dir / model)
     return project
 
 
