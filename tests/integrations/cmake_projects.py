@@ -39,14 +39,16 @@ def write_stand_in(root: Path) -> Path:
     return root
 
 
-def copy_project(name: str, destination: Path, models: tuple[str, ...] = (), models_dir: str = "models") -> Path:
-    """A copy of tests/integrations/projects/<name> with fixture models in models_dir (the test may touch them)."""
+def copy_project(name: str, destination: Path, models: tuple[str, ...] | dict[str, str] = (),
+                 models_dir: str = "models") -> Path:
+    """A copy of tests/integrations/projects/<name> with fixture models in models_dir (the test may touch them);
+    models maps a name in the project to a fixture model, or lists fixture models kept under their names."""
     project = destination / name
     shutil.copytree(PROJECTS / name, project)
     if models:
         (project / models_dir).mkdir()
-        for model in models:
-            shutil.copy2(FIXTURES / "models" / model, project / models_dir / model)
+        for model, fixture in (models.items() if isinstance(models, dict) else zip(models, models)):
+            shutil.copy2(FIXTURES / "models" / fixture, project / models_dir / model)
     return project
 
 

@@ -28,7 +28,7 @@ def test_the_zephyr_module_points_at_its_cmake():
 
 def test_a_zephyr_app_calls_the_functions_after_find_package_zephyr(tmp_path):
     require_tools("cmake", "ninja", "c++")
-    project = copy_project("zephyr_app", tmp_path, ("arena_while.tflite",))
+    project = copy_project("zephyr_app", tmp_path, {"kws.tflite": "arena_while.tflite"})
     build_dir = tmp_path / "build"
     configured = configure(project, build_dir, f"-DZephyr_DIR={PROJECTS / 'zephyr_stand_in'}",
                            f"-DZEPHYR_EXTRA_MODULES={REPO_ROOT}", f"-DPython3_EXECUTABLE={sys.executable}",
@@ -49,7 +49,8 @@ def test_the_esp_idf_component_defines_the_functions_for_every_component_and_the
     require_tools("cmake", "ninja", "c++")
     manifest = (REPO_ROOT / "esp-idf" / "tflm_size_toolkit" / "idf_component.yml").read_text()
     assert 'version: "0.1.0"' in manifest and "dependencies:" in manifest
-    project = copy_project("esp_idf_app", tmp_path, ("arena_while.tflite",), models_dir="main/models")
+    project = copy_project("esp_idf_app", tmp_path, {"kws.tflite": "arena_while.tflite"},
+                           models_dir="main/models")
     build_dir = tmp_path / "build"
     os.environ["IDF_PATH"] = str(PROJECTS / "esp_idf_stand_in")
     try:
