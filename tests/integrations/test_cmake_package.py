@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -220,3 +221,24 @@ def test_an_incompatible_version_is_refused(tmp_path):
         "cmake_minimum_required(VERSION 3.16)\nproject(v NONE)\nfind_package(TflmSizeToolkit 1.0 REQUIRED)\n")
     result = configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}")
     assert result.returncode != 0 and f"version: {__version__}" in result.stderr
+
+
+def test_the_tools_are_found_next_to_the_python_that_installed_the_package(tmp_path):
+    """A wheel install: <prefix>/lib/pythonX.Y/site-packages/resolver_gen/cmake, the scripts in <prefix>/bin."""
+    require_tools("cmake", "ninja")
+    package = tmp_path / "prefix" / "lib" / "python3.11" / "site-packages" / "resolver_gen" / "cmake"
+    package.mkdir(parents=True)
+    for path in package_dir().glob("*.cmake"):
+        (package / path.name).write_text(path.read_text())
+    scripts = tmp_path / "prefix" / "bin"
+    scripts.mkdir()
+    for tool in ("gen-resolver", "size-report"):
+        (scripts / tool).write_text("#!/bin/sh\n")
+        (scripts / tool).chmod(0o755)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(w NONE)\nfind_package(TflmSizeToolkit REQUIRED)\n"
+        "tflm_size_report(fw ELF fw.elf)\nmessage(STATUS \"size-report: ${TFLM_SIZE_REPORT}\")\n")
+    result = configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={package}")
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"size-report: (.*)", result.stdout).group(1)
+    assert Path(found).resolve() == (scripts / "size-report").resolve()
