@@ -53,7 +53,7 @@ function(_tflm_generator_files out)
   # The Python packages whose code decides what gen-resolver writes: a header is regenerated when one of their files
   # changes (an upgrade, or an edit in an editable install). tests/integrations/test_cmake_package.py checks that
   # this list covers every package gen-resolver imports.
-  set(generator_packages resolver_gen tflm_facts)
+  set(generator_packages resolver_gen tflm_facts tflm_model)
   set(globs)
   foreach(package IN LISTS generator_packages)
     list(APPEND globs "${python_root}/${package}/*.py" "${python_root}/${package}/*.j2")
@@ -211,12 +211,8 @@ function(tflm_size_check target)
   if(ARG_MODELS)
     _tflm_input_files(tflm_size_check "${target}" MODELS models ${ARG_MODELS})
     list(APPEND depends ${models})
-    set(model_options)
-    foreach(model IN LISTS models)
-      list(APPEND model_options --model "${model}")
-    endforeach()
-    # Exit 1 when the firmware lacks an op a model needs or its tensor arena is too small.
-    set(model_command COMMAND "${TFLM_SIZE_REPORT}" "${binary}" ${map_option} ${model_options}
+    # size-report fit: exit 1 when the firmware lacks an op a model needs or its tensor arena is too small.
+    set(model_command COMMAND "${TFLM_SIZE_REPORT}" fit "${binary}" ${models} ${map_option}
                               --format markdown -o "${base}.models.md")
   endif()
   string(MAKE_C_IDENTIFIER "${target}" stamp_name)
@@ -250,7 +246,7 @@ function(tflm_size_report target)
     set(map_option --map "${map}")
   endif()
   set(model_options)
-  if(ARG_MODELS)
+  if(ARG_MODELS)  # the stack walk follows calls through TFLM registrations to these models' kernels only
     _tflm_input_files(tflm_size_report "${target}" MODELS models ${ARG_MODELS})
     foreach(model IN LISTS models)
       list(APPEND model_options --model "${model}")
@@ -264,6 +260,6 @@ function(tflm_size_report target)
     COMMAND "${TFLM_SIZE_REPORT}" "${binary}" ${map_option} --ram
     DEPENDS ${depends} USES_TERMINAL VERBATIM)
   add_custom_target(${target}_stack_report
-    COMMAND "${TFLM_SIZE_REPORT}" "${binary}" --stack ${model_options}
+    COMMAND "${TFLM_SIZE_REPORT}" stack "${binary}" ${model_options}
     DEPENDS ${depends} USES_TERMINAL VERBATIM)
 endfunction()

@@ -242,3 +242,23 @@ def test_the_tools_are_found_next_to_the_python_that_installed_the_package(tmp_p
     assert result.returncode == 0, result.stderr
     found = re.search(r"size-report: (.*)", result.stdout).group(1)
     assert Path(found).resolve() == (scripts / "size-report").resolve()
+
+
+@pytest.mark.parametrize("model,passes", [("vision_subset.tflite", True), ("two_subgraphs.tflite", False)])
+def test_size_check_models_runs_size_report_fit_on_the_firmware(tmp_path, model, passes):
+    """MODELS: the build fails when the firmware lacks an op a model needs (here the fixture TFLM-shaped firmware)."""
+    require_tools("cmake", "ninja")
+    firmware = REPO_ROOT / "fixtures" / "firmware" / "out" / "cortex-m4"
+    elf = tmp_path / "firmware.elf"
+    elf.write_bytes((firmware / "firmware.elf").read_bytes())
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(m NONE)\nfind_package(TflmSizeToolkit REQUIRED)\n"
+        f"tflm_size_check(fw ELF {elf} MAP {firmware / 'firmware.map'} "
+        f"MODELS {REPO_ROOT / 'fixtures' / 'models' / model})\n")
+    assert configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}",
+                     f"-DPython3_EXECUTABLE={sys.executable}").returncode == 0
+    built = build(tmp_path / "build")
+    assert (built.returncode == 0) == passes, built.stdout
+    report = (tmp_path / "firmware.models.md").read_text()
+    assert report.startswith("# Does it fit: firmware.elf")
+    assert json.loads((tmp_path / "firmware.size.json").read_text())["status"] == "pass"  # no budget: no rules

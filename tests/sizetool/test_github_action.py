@@ -1,4 +1,4 @@
-"""The GitHub Action: action.yml runs sizetool.ci.github_action, which fills the step summary and outputs, annotates,
+"""The GitHub Action: action.yml runs sizetool.commands.github_action, which fills the step summary and outputs, annotates,
 fails the step on a breach, and keeps one sticky pull-request comment (requests checked here, never sent)."""
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sizetool.ci import github_action
+from sizetool.commands import github_action
 from sizetool.ci.github_comment import (
     MARKER,
     ApiRequest,
@@ -19,7 +19,7 @@ from sizetool.ci.github_comment import (
 from sizetool.errors import SizeToolError
 from sizetool.report.report_builder import build_report
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 OUT = REPO_ROOT / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4/firmware.elf"
 MAP = OUT / "cortex-m4/firmware.map"
@@ -33,7 +33,7 @@ def run_action_step(tmp_path, **inputs):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_"))}
     environment.update({"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs)})
     environment.update({f"INPUT_{name.upper()}": str(value) for name, value in inputs.items()})
-    result = subprocess.run([sys.executable, "-m", "sizetool.ci.github_action"], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "sizetool.commands.github_action"], capture_output=True, text=True,
                             env=environment, cwd=REPO_ROOT)
     read = lambda path: path.read_text() if path.exists() else ""  # noqa: E731
     return result, read(summary), dict(line.split("=", 1) for line in read(outputs).splitlines())
@@ -50,7 +50,7 @@ def test_action_yml_runs_this_module_with_every_input():
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     (step,) = [s for s in action["runs"]["steps"] if s.get("id") == "check"]
-    assert step["run"] == '"$ACTION_PYTHON" -m sizetool.ci.github_action'
+    assert step["run"] == '"$ACTION_PYTHON" -m sizetool.commands.github_action'
     passed = {name for name in step["env"] if name.startswith("INPUT_")}
     expected = {f"INPUT_{name.upper().replace('-', '_')}" for name in action["inputs"]} - {"INPUT_INSTALL",
                                                                                             "INPUT_PYTHON"}
@@ -89,7 +89,7 @@ def test_models_the_firmware_cannot_run_fail_the_step(tmp_path):
     result, summary, outputs = run_action_step(tmp_path, elf=ELF, map=MAP, models="\n".join(
         str(MODELS / m) for m in ("vision_subset.tflite", "two_subgraphs.tflite")))
     assert result.returncode == 1
-    assert summary.startswith("**Size: no budget rules**") and "# Operator cost: firmware.elf" in summary
+    assert summary.startswith("**Size: no budget rules**") and "# Does it fit: firmware.elf" in summary
     assert outputs["status"] == "pass"  # the budget (none) passed; the models did not
 
 

@@ -1,7 +1,8 @@
-"""The GitHub Action's step (action.yml runs `python -m sizetool.ci.github_action`): `size-report check` on the
+"""The GitHub Action's step (action.yml runs `python -m sizetool.commands.github_action`): `size-report check` on the
 firmware with the inputs given as INPUT_* variables, the markdown summary appended to $GITHUB_STEP_SUMMARY, the
 outputs rom, ram, rom-delta, ram-delta and status written to $GITHUB_OUTPUT, annotations for failed rules (check
-prints them under GITHUB_ACTIONS=true), optionally the model cross-check and one sticky pull-request comment.
+prints them under GITHUB_ACTIONS=true), optionally `size-report fit` on the models and one sticky pull-request
+comment.
 
 Exit status: 0 every rule passes, 1 a rule failed or a model needs an op the firmware lacks (the step fails), 2 bad
 input. A comment that cannot be written (a fork's read-only token) is a warning, not a failure.
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
-from sizetool import cli
 from sizetool.ci.github_comment import marker_for, send_request, upsert_sticky_comment
+from sizetool.commands import check, fit
 from sizetool.errors import SizeToolError
 
 TRUE_WORDS = ("true", "yes", "1", "on")
@@ -49,8 +50,8 @@ def read_inputs(environment: Mapping[str, str]) -> ActionInputs:
 
 def check_arguments(inputs: ActionInputs, budget: str, summary: str, summary_json: str,
                     github_output: str | None) -> list[str]:
-    """The `size-report check` command line the step runs."""
-    argv = ["check", inputs.elf, "--budget", budget, "--summary", summary, "--summary-json", summary_json]
+    """The `size-report check` arguments the step runs."""
+    argv = [inputs.elf, "--budget", budget, "--summary", summary, "--summary-json", summary_json]
     if inputs.map_file:
         argv += ["--map", inputs.map_file]
     if inputs.baseline:
@@ -60,14 +61,21 @@ def check_arguments(inputs: ActionInputs, budget: str, summary: str, summary_jso
     return argv
 
 
-def model_arguments(inputs: ActionInputs, output: str) -> list[str]:
-    """The model cross-check: exit 1 when the firmware lacks an op a model needs or its arena is too small."""
-    argv = [inputs.elf]
+def fit_arguments(inputs: ActionInputs, output: str) -> list[str]:
+    """`size-report fit`: exit 1 when the firmware lacks an op a model needs or its arena is too small."""
+    argv = [inputs.elf, *inputs.models]
     if inputs.map_file:
         argv += ["--map", inputs.map_file]
-    for model in inputs.models:
-        argv += ["--model", model]
     return argv + ["--format", "markdown", "-o", output]
+
+
+def _command(module, prog: str, argv: list[str]) -> int:
+    """A size-report sub-command, its bad input reported as the command line does (one line, exit 2)."""
+    try:
+        return module.main(argv, prog)
+    except SizeToolError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
 
 
 def pull_request_number(environment: Mapping[str, str]) -> int | None:
@@ -101,13 +109,14 @@ def run(environment: Mapping[str, str], send: Callable = send_request) -> int:
             budget = os.path.join(work, "no-rules.toml")
             Path(budget).write_text("", encoding="utf-8")
         summary, summary_json = os.path.join(work, "summary.md"), os.path.join(work, "summary.json")
-        status = cli.main(check_arguments(inputs, budget, summary, summary_json, environment.get("GITHUB_OUTPUT")))
+        status = _command(check, "size-report check",
+                          check_arguments(inputs, budget, summary, summary_json, environment.get("GITHUB_OUTPUT")))
         if status == 2 or not os.path.exists(summary):
             return 2
         text = Path(summary).read_text(encoding="utf-8")
         if inputs.models:
             models_md = os.path.join(work, "models.md")
-            model_status = cli.main(model_arguments(inputs, models_md))
+            model_status = _command(fit, "size-report fit", fit_arguments(inputs, models_md))
             if model_status == 2:
                 return 2
             text += "\n" + Path(models_md).read_text(encoding="utf-8")
