@@ -29,6 +29,22 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise ResolverGenError(message)
 
 
+def cmake_package_dir() -> Path:
+    """The CMake package shipped in the wheel (TflmSizeToolkitConfig.cmake: tflm_op_resolver, tflm_size_check, ...)."""
+    return Path(__file__).resolve().parent / "cmake"
+
+
+class _PrintCMakeDir(argparse.Action):
+    """--cmake-dir: print the CMake package's folder and exit, like --version (no model needed)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(cmake_package_dir())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(
         prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
@@ -65,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="for --arena: TFLM is compiled with short enums, as arm-none-eabi GCC does for Cortex-M "
                              "by default (exact there; without it the figure is for int-sized enums, a few dozen "
                              "bytes more, safe for every 32-bit target)")
+    parser.add_argument("--cmake-dir", action=_PrintCMakeDir,
+                        help="print the folder of the CMake package (find_package(TflmSizeToolkit): put it on "
+                             "CMAKE_PREFIX_PATH) and exit")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 

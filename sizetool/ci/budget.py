@@ -160,13 +160,20 @@ def read_budget(path: str) -> Budget:
     return Budget(path=path, rules=_rules(data, text, path))
 
 
-def _line_of(text: str, key: str, table: str | None = None) -> int:
-    """The line a key (or [table] header) is written on, for error messages and reports."""
+def _line_of(text: str, key: str, table: str | None = None, within: str | None = None) -> int:
+    """The line a key (or [table] header) is written on, for error messages and reports. With `within`, the key is
+    looked for under that table's header first (`total` of [ram] is not `total` of [rom])."""
     if table is not None:
         pattern = re.compile(r"^[ \t]*\[[ \t]*" + re.escape(table) + r"[ \t]*\]", re.MULTILINE)
     else:
         pattern = re.compile(r'^[ \t]*(?:"' + re.escape(key) + r'"|' + re.escape(key) + r")[ \t]*=", re.MULTILINE)
-    match = pattern.search(text)
+    start, end = 0, len(text)
+    if within is not None and table is None:
+        header = re.compile(r"^[ \t]*\[[ \t]*" + re.escape(within) + r"[ \t]*\]", re.MULTILINE).search(text)
+        if header:
+            following = re.compile(r"^[ \t]*\[", re.MULTILINE).search(text, header.end())
+            start, end = header.end(), following.start() if following else len(text)
+    match = pattern.search(text, start, end) or pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 0
 
 
@@ -209,12 +216,12 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
         section = data.get(memory, {})
         for key, value in section.items():
             if key not in MEMORY_KEYS:
-                _fail(path, _line_of(text, key), f"unknown key '{key}' in [{memory}] (expected one of: "
+                _fail(path, _line_of(text, key, within=memory), f"unknown key '{key}' in [{memory}] (expected one of: "
                       f"{', '.join(sorted(MEMORY_KEYS))})")
             if key == "operators":
                 rules.extend(_operator_rules(memory, value, text, path))
                 continue
-            line = _line_of(text, key)
+            line = _line_of(text, key, within=memory)
             if key == "occupied":
                 if memory != "ram":
                     _fail(path, line, "occupied is a RAM rule (static data + reserved): put it in [ram]")
@@ -235,14 +242,14 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                     _fail(path, line, f"[{memory}.{key}] must be a table of \"glob\" = size")
                 kind = "path" if key == "paths" else "path_growth"
                 for pattern, limit in value.items():
-                    pattern_line = _line_of(text, pattern)
+                    pattern_line = _line_of(text, pattern, within=f"{memory}.{key}")
                     rules.append(Rule(f"{memory}.{key}[{pattern}]", memory, kind,
                                       _limit(limit, path, pattern_line, f"[{memory}.{key}] {pattern!r}",
                                              percent_allowed=kind == "path_growth"),
                                       pattern=pattern, line=pattern_line))
     folder = os.path.dirname(path)
     for model, limit in data.get("models", {}).items():
-        line = _line_of(text, model)
+        line = _line_of(text, model, within="models")
         model_path = os.path.join(folder, model)
         if not isinstance(limit, dict):
             rules.append(Rule(f"models[{model}]", "rom", "model",
@@ -263,14 +270,14 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                               _limit(limit[key], path, line, f"[models] {model!r} {key}", percent_allowed=False),
                               pattern=model_path, line=line))
     for root, limit in data.get("stack", {}).items():
-        line = _line_of(text, root)
+        line = _line_of(text, root, within="stack")
         if isinstance(limit, dict):
             _fail(path, line, f"[stack] {root!r}: must be a size, not a table")
         rules.append(Rule(f"stack[{root}]", "stack", "stack",
                           _limit(limit, path, line, f"[stack] {root!r}", percent_allowed=False),
                           pattern=root, line=line))
     for region, limit in data.get("regions", {}).items():
-        line = _line_of(text, region)
+        line = _line_of(text, region, within="regions")
         rules.append(Rule(f"regions.{region}", "", "region",
                           _limit(limit, path, line, f"[regions] {region}", percent_allowed=True), pattern=region,
                           line=line))
@@ -286,7 +293,7 @@ def _operator_rules(memory: str, table, text: str, path: str) -> list[Rule]:
         _fail(path, _line_of(text, "operators"), '[rom.operators] must be a table of OP = size, e.g. CONV_2D = "8K"')
     rules = []
     for op, limit in table.items():
-        line = _line_of(text, op)
+        line = _line_of(text, op, within=memory + ".operators")
         if isinstance(limit, dict):
             _fail(path, line, f"[rom.operators] {op}: must be a size, not a table")
         rules.append(Rule(f"rom.operators[{op}]", "rom", "operator",

@@ -40,6 +40,19 @@ def build_parser(prog: str = "size-report check"):
     parser.add_argument("--save", metavar="REPORT.json", help="Also save the build's report as JSON.")
     parser.add_argument("--kernels", metavar="reference|cmsis_nn",
                         help="The kernel set for [models] arena rules (default: detected from the ELF).")
+    parser.add_argument("--summary", metavar="FILE.md",
+                        help="Also write a markdown summary: verdict, ROM/RAM totals and deltas against --baseline, "
+                             "one line per failed rule, the rules (a CI page, a PR comment, a report beside the "
+                             "binary).")
+    parser.add_argument("--summary-json", metavar="FILE.json",
+                        help="Also write the summary as JSON: status, rom, ram, rom_delta, ram_delta, failures, "
+                             "rules.")
+    parser.add_argument("--github-output", metavar="FILE",
+                        help="Append rom, ram, rom-delta, ram-delta and status as name=value lines to FILE (a GitHub "
+                             "Actions step's $GITHUB_OUTPUT).")
+    parser.add_argument("--reasons", action="store_true",
+                        help="Print one line per failed rule on stderr ('size-report check: FAIL rom.total: ...'), "
+                             "for build systems that show a failed command's stderr.")
     return parser
 
 
@@ -49,9 +62,13 @@ def main(args: list[str], prog: str = "size-report check") -> int:
 
 def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file: Optional[str] = None,
           flash_size: Optional[str] = None, ram_size: Optional[str] = None, output_format: str = "tree",
-          junit: Optional[str] = None, save: Optional[str] = None, kernels: Optional[str] = None) -> int:
+          junit: Optional[str] = None, save: Optional[str] = None, kernels: Optional[str] = None,
+          summary: Optional[str] = None, summary_json: Optional[str] = None, github_output: Optional[str] = None,
+          reasons: bool = False) -> int:
     from sizetool.ci.budget import check_budget, read_budget
     from sizetool.ci.ci_output import (
+        BuildTotals,
+        failure_reason,
         github_annotations,
         junit_xml,
         render_results_json,
@@ -140,7 +157,29 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
         sys.stdout.write(github_annotations(results, budget_file))
     if junit:
         write_text_atomically(junit, junit_xml(results))
+    if summary or summary_json or github_output:
+        _write_summaries(results, BuildTotals(report.rom_total, report.ram_total, base and base.rom_total,
+                                              base and base.ram_total), summary, summary_json, github_output)
+    if reasons:
+        sys.stderr.writelines(f"size-report check: FAIL {failure_reason(r)}\n" for r in results if not r.passed)
     if save:
         save_report(report, save)
     return 0 if all(r.passed for r in results) else 1
+
+
+def _write_summaries(results, totals, summary: Optional[str], summary_json: Optional[str],
+                     github_output: Optional[str]) -> None:
+    from sizetool.ci.ci_output import github_step_outputs, render_summary_json, render_summary_markdown
+    from sizetool.report.report_model import write_text_atomically
+
+    if summary:
+        write_text_atomically(summary, render_summary_markdown(results, totals))
+    if summary_json:
+        write_text_atomically(summary_json, render_summary_json(results, totals))
+    if github_output:  # appended, as GitHub expects: the file may hold other outputs of the step
+        try:
+            with open(github_output, "a", encoding="utf-8") as stream:
+                stream.write(github_step_outputs(results, totals))
+        except OSError as error:
+            raise SizeToolError(f"{github_output}: cannot write ({error.strerror or error})") from None
 

@@ -354,3 +354,10 @@ def test_bad_occupied_rules_name_the_file_and_line(tmp_path, text, message):
     with pytest.raises(SizeToolError) as error:
         read_budget(path)
     assert f"{path}:2:" in str(error.value) and message in str(error.value)
+
+
+def test_each_rule_names_the_line_of_its_own_table(tmp_path):
+    budget = read_budget(budget_file(tmp_path, '[ram]\ntotal = "1M"\n\n[rom]\ntotal = "1M"\n[rom.paths]\n'
+                                               '"a/**" = 1\n[regions]\nRAM = 1\n[stack]\n"RAM" = 1\n'))
+    assert {rule.name: rule.line for rule in budget.rules} == {
+        "rom.total": 5, "rom.paths[a/**]": 7, "ram.total": 2, "regions.RAM": 9, "stack[RAM]": 11}

@@ -1,0 +1,17 @@
+# The package version is the Python distribution's (tests check they agree). Compatible: the same major version,
+# at least the version asked for (as write_basic_package_version_file's SameMajorVersion).
+set(PACKAGE_VERSION "0.1.0")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  string(REGEX MATCH "^[0-9]+" _tflm_major "${PACKAGE_VERSION}")
+  if(PACKAGE_FIND_VERSION_MAJOR STREQUAL "" OR PACKAGE_FIND_VERSION_MAJOR STREQUAL _tflm_major)
+    set(PACKAGE_VERSION_COMPATIBLE TRUE)
+    if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+      set(PACKAGE_VERSION_EXACT TRUE)
+    endif()
+  else()
+    set(PACKAGE_VERSION_COMPATIBLE FALSE)
+  endif()
+  unset(_tflm_major)
+endif()
