@@ -171,8 +171,8 @@ def singles(operator_graph: OperatorGraph) -> dict[str, SetCost]:
 
 def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:
     """The source file (tree path) of each node's flash bytes, from the report entry that holds its address."""
-    entries = sorted((e.address, e.address + e.size, "/".join(e.path)) for e in report.entries
-                     if e.memory == "rom" and e.size)
+    entries = sorted((address, address + size, "/".join(e.path)) for e in report.entries if e.memory == "rom" and e.size
+                     for address, size in (e.pieces or ((e.address, e.size),)))
     starts = [start for start, _, _ in entries]
     paths = []
     for node in graph.nodes:

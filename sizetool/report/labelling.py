@@ -165,12 +165,10 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
     """Entries for the bytes no symbol covers, from the map's input sections that start inside the section; the
     bytes of merged string sections go where strings_placer says (the code that refers to them), the rest of them
     to the map's object."""
-    by_label: dict[tuple[tuple[str, ...], str], list[int]] = {}  # (path, symbol) -> [first address, bytes]
+    by_label: dict[tuple[tuple[str, ...], str], list[tuple[int, int]]] = {}  # (path, symbol) -> its runs
 
     def add(path: tuple[str, ...], symbol: str, address: int, size: int) -> None:
-        slot = by_label.setdefault((path, symbol), [address, 0])
-        slot[0] = min(slot[0], address)
-        slot[1] += size
+        by_label.setdefault((path, symbol), []).append((address, size))
 
     # The furthest any piece so far reaches: the first piece that can reach into a gap is found by bisection.
     reach = list(accumulate((piece.address + piece.size for piece in inside), max))
@@ -206,10 +204,22 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
             cursor = piece_end
         if cursor < end:
             add(unnamed_path, unnamed, cursor, end - cursor)
-    return [
-        SizeEntry(memory=memory, path=path, symbol=symbol, section=section.name, address=address, size=size)
-        for (path, symbol), (address, size) in sorted(by_label.items())
-    ]
+    return [_summed_entry(memory, path, symbol, section.name, runs) for (path, symbol), runs in sorted(by_label.items())]
+
+
+def _summed_entry(memory: str, path: tuple[str, ...], symbol: str, section: str, runs: list[tuple[int, int]]) -> SizeEntry:
+    """One entry for a label's runs (one leaf in the tree, as the map lists one line per object and section); when the
+    runs lie apart (strings placed by the code that refers to them), `pieces` keeps where each one is."""
+    runs.sort()
+    joined: list[list[int]] = []
+    for address, size in runs:
+        if joined and joined[-1][0] + joined[-1][1] == address:
+            joined[-1][1] += size
+        else:
+            joined.append([address, size])
+    pieces = tuple((address, size) for address, size in joined) if len(joined) > 1 else ()
+    return SizeEntry(memory=memory, path=path, symbol=symbol, section=section, address=joined[0][0],
+                     size=sum(size for _, size in runs), pieces=pieces)
 
 
 def _place_strings(placer, section, start, end, label, add, counts) -> list[tuple[int, int]]:

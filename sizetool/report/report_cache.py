@@ -113,7 +113,7 @@ def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) ->
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 5  # 5: merged strings placed by references with a map, ESP-IDF names and notes
+_FORMAT = 6  # 5: merged strings placed by references with a map, ESP-IDF names and notes; 6: entry pieces
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -122,7 +122,8 @@ def _to_plain(report: SizeReport) -> tuple:
         report.arch,
         report.rom_total,
         report.ram_total,
-        [(e.memory, e.path, e.symbol, e.section, e.address, e.size, e.mangled, e.aliases) for e in report.entries],
+        [(e.memory, e.path, e.symbol, e.section, e.address, e.size, e.mangled, e.aliases, e.pieces)
+         for e in report.entries],
         [(r.name, r.origin, r.length, r.used, r.attributes, r.memory) for r in report.regions],
         json.dumps(operator_table_to_dict(report.operators)) if report.operators is not None else "",
         list(report.warnings),

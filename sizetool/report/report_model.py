@@ -40,6 +40,9 @@ class SizeEntry:
     size: int
     mangled: str = ""
     aliases: tuple[str, ...] = ()  # other symbols at the same address and size, counted once
+    # (address, size) of each run when the entry sums runs that lie apart (merged strings placed by the code that
+    # refers to them); empty when the entry is the one run [address, address + size)
+    pieces: tuple[tuple[int, int], ...] = ()
 
 
 def entry_order(entry: SizeEntry) -> tuple:
