@@ -537,6 +537,8 @@ def _tie_split_strings(graph: ReferenceGraph, edge_sets: list[set[int]], section
         ends_at = tail_bytes.find(b"\0")
         if not _printable(tail_bytes if ends_at < 0 else tail_bytes[:ends_at]):
             continue  # (a string cut twice goes on through a chunk without a NUL)
+        if len(unterminated) + (len(tail_bytes) if ends_at < 0 else ends_at) < 4:
+            continue  # too short to tell from numbers: the float 10.0 is the bytes "\0\0 A"
         edge_sets[index].add(index + 1)
         if ends_at == 0 and not tail_bytes.strip(b"\0"):
             terminators.append((index, index + 1))
