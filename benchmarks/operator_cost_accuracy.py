@@ -11,7 +11,7 @@ Two ground truths:
 
 Without arguments: the committed fixture firmware (Cortex-M4, with --emit-relocs, RV32, host x86-64, Xtensa lx106, and
 the three TFLM-shaped Cortex-M4 builds: kernels -O2 with and without a speed define, or -Os, in a static archive,
-linked at address 0), whose variants, keep-only builds and sizes are in fixtures/firmware/out. With --elf and --truth: any firmware you built
+linked at address 0; and fixtures/merged_strings, kernels sharing merged string literals), whose variants, keep-only builds and sizes are in fixtures/firmware/out. With --elf and --truth: any firmware you built
 yourself (e.g. real TFLM, outside this repository), described by a JSON file with either or both of
 
     {"variants": {"CONV_2D": {"saving": 1448}, ...},                 (saving = full flash - variant flash)
@@ -64,6 +64,12 @@ def fixture_cases() -> list[tuple[str, str | None, dict[str, int], dict[str, int
         base = OUT / shape / "firmware.elf"
         cases.append((str(base), None, {}, models))
         cases.append((str(base), str(base.with_suffix(".map")), {}, models))
+    # Kernels sharing merged string literals (fixtures/merged_strings: identical strings, one string the tail of
+    # another), leave-one-out builds only; read with the map, as --drop OP --map is.
+    merged = REPO / "fixtures" / "merged_strings" / "out"
+    variants = json.loads((merged / "manifest.json").read_text())["variants"]
+    cases.append((str(merged / "firmware.elf"), str(merged / "firmware.map"),
+                  {op: build["saving"] for op, build in variants.items()}, {}))
     return cases
 
 

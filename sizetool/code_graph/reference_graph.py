@@ -207,6 +207,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             edge_sets[function_node].add(entry_node)
     if with_edges:
         _give_padding_to_functions(graph, edge_sets, {target for _, target in references})
+        _tie_split_strings(graph, edge_sets, sections, contents)
         if input_sections:
             _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
@@ -509,6 +510,50 @@ def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_
         if len(members) > 1:
             for this, following in zip(members, members[1:] + members[:1]):
                 edge_sets[this].add(following)
+
+
+def _tie_split_strings(graph: ReferenceGraph, edge_sets: list[set[int]], sections: list[Section], contents) -> None:
+    """A string literal cut into chunks by a reference into it stays whole. GNU ld merges string literals
+    (SHF_MERGE|SHF_STRINGS sections) and stores a string that is the tail of another one inside it: "not supported."
+    in "Output type %s (%d) not supported.", "" in any string's terminating NUL. The reference to the tail cuts the
+    longer string in two, but the code using the longer string needs all of it: its head chunk refers to the rest,
+    so the tail stays while either user stays. A chunk of NULs that only ends another string (with its alignment
+    padding) belongs to that string alone: an empty string referring to it would share any other string's NUL once
+    that string went."""
+    nodes = graph.nodes
+    data_of = {section.name: (section.address, contents[section.index]) for section in sections
+               if section.index in contents and not section.is_nobits}
+    terminators: list[tuple[int, int]] = []  # (string head chunk, chunk of its NUL and padding)
+    for index in range(len(nodes) - 1):
+        head, tail = nodes[index], nodes[index + 1]
+        if head.kind != "chunk" or tail.kind != "chunk" or head.end != tail.address or head.section != tail.section:
+            continue
+        base, data = data_of.get(head.section, (0, b""))
+        head_bytes = data[head.address - base : head.end - base]
+        tail_bytes = data[tail.address - base : tail.end - base]
+        unterminated = head_bytes.rsplit(b"\0", 1)[-1]
+        if not unterminated or not _printable(unterminated):
+            continue  # the head chunk ends with its own NUL (or is not text): no string goes on into the next chunk
+        ends_at = tail_bytes.find(b"\0")
+        if not _printable(tail_bytes if ends_at < 0 else tail_bytes[:ends_at]):
+            continue  # (a string cut twice goes on through a chunk without a NUL)
+        if len(unterminated) + (len(tail_bytes) if ends_at < 0 else ends_at) < 4:
+            continue  # too short to tell from numbers: the float 10.0 is the bytes "\0\0 A"
+        edge_sets[index].add(index + 1)
+        if ends_at == 0 and not tail_bytes.strip(b"\0"):
+            terminators.append((index, index + 1))
+    if not terminators:
+        return
+    host_of = {terminator: host for host, terminator in terminators}
+    for source, targets in enumerate(edge_sets):
+        for terminator in host_of.keys() & targets:
+            if host_of[terminator] != source:
+                targets.discard(terminator)
+
+
+def _printable(text: bytes) -> bool:
+    """Whether bytes read as the text of a C string literal (printable ASCII, tabs and newlines)."""
+    return all(32 <= byte < 127 or byte in (9, 10, 13) for byte in text)
 
 
 def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]], targets: set[int]) -> None:

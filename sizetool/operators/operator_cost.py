@@ -77,7 +77,11 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     closures = RuntimeClosures(graph, runtime)
     # What each op's roots reach outside the runtime, as one bit mask per node (bit: the op's position in `roots_of`).
     # Nodes reached by the same operators form one group: sharing is counted per group, not per node and operator.
-    roots_of = {operator.op: operator.nodes for operator in operators}
+    # A root several operators share (ParseConv2D, an Add<Op>() method) counts for each of them: what it reaches is
+    # shared with them (a string tail stored in one op's message and used by a shared parser, too).
+    roots_of = {operator.op: operator.nodes | {shared.node for shared in operator_graph.shared_roots
+                                               if operator.op in shared.users}
+                for operator in operators}
     names = list(roots_of)
     bit_of = {op: 1 << position for position, op in enumerate(names)}
     reached_by = reach_masks(graph, list(roots_of.values()), runtime)

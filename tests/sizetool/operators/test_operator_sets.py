@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_reader import read_elf
 from sizetool.operators import operator_sets
 from sizetool.operators.graph_cache import load_operator_graph
 from sizetool.operators.operator_sets import keep_only, removed_roots, set_cost
@@ -230,3 +231,35 @@ def test_machinery_that_had_a_single_call_already_stays_as_built(graphs):
                                         if add_builtin not in s.targets or s.op == "CONV_2D"])
     assert keep_only(graph, {"CONV_2D"}).inline_bytes > 0
     assert keep_only(single, {"CONV_2D"}).inline_bytes == 0
+
+
+# fixtures/merged_strings: kernels sharing string literals the way GNU ld merges them (identical strings once; a
+# string that is the tail of another stored inside it), linked with every op and once without each.
+MERGED = FIXTURES / "merged_strings" / "out"
+MERGED_TRUTH = json.loads((MERGED / "manifest.json").read_text())["variants"]
+
+
+@pytest.fixture(scope="module")
+def merged_strings_graph():
+    return load_operator_graph(MERGED / "firmware.elf", MERGED / "firmware.map", use_cache=False)
+
+
+@pytest.mark.parametrize("op", sorted(MERGED_TRUTH))
+def test_dropping_an_op_predicts_its_relink_with_merged_strings(merged_strings_graph, op):
+    real = MERGED_TRUTH[op]["saving"]
+    predicted = set_cost(merged_strings_graph, {op}).saving
+    assert abs(predicted - real) <= 32, f"--drop {op} --map predicts {predicted}, the relink saves {real}"
+
+
+@pytest.mark.parametrize("op, longer", [("CAST", b"Output type %s (%d) not supported."),
+                                        ("PACK", b"nin == 1 || nin == 2")])
+def test_a_string_stored_in_a_longer_one_stays_with_it(merged_strings_graph, op, longer):
+    """CAST's "not supported." (PACK's "nin == 2") is stored inside a string other kernels keep: dropping CAST
+    (PACK) frees none of that string's bytes."""
+    image = read_elf(MERGED / "firmware.elf")
+    text = next(section for section in image.sections if section.name == ".text")
+    data = image.section_data(text)
+    host = text.address + data.index(longer + b"\0")
+    graph = merged_strings_graph.graph
+    gone = [graph.nodes[node] for node in set_cost(merged_strings_graph, {op}).gone]
+    assert [node.name for node in gone if host <= node.address <= host + len(longer)] == []
