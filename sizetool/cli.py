@@ -4,6 +4,7 @@
     size-report diff OLD NEW [options]   compare two builds (sizetool/commands/diff.py)
     size-report check ELF --budget FILE  budget and baseline gates (sizetool/commands/check.py)
     size-report history record|show|diff|plot|prune   the size history database (sizetool/commands/history.py)
+    size-report profile ELF -o target.json   a target profile for gen-resolver --fit (sizetool/commands/profile.py)
 
 Exit status: 0 success, 1 a gate or check failed, 2 usage or input error (one line on stderr, never a traceback).
 """
@@ -15,7 +16,7 @@ import os
 import sys
 
 SUBCOMMANDS = {"diff": "sizetool.commands.diff", "check": "sizetool.commands.check",
-               "history": "sizetool.commands.history"}
+               "history": "sizetool.commands.history", "profile": "sizetool.commands.profile"}
 REPORT_COMMAND = "sizetool.commands.report"
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
