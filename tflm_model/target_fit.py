@@ -152,8 +152,8 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     runtime = profile.rom_total - graph_bytes - every_call - profile.model_bytes
     flash_parts = (
         Part("runtime (interpreter, allocator, flatbuffers, libc/libgcc, start-up)", runtime),
-        Part(f"kernels and registrations ({len(kept)})", graph_bytes - cost.code_bytes),
-        Part("resolver's AddXxx() calls", every_call - cost.call_site_bytes - cost.inline_estimate),
+        Part(f"kernels and registrations ({len(kept)})", graph_bytes - cost.code_bytes - cost.inline_estimate),
+        Part("resolver's AddXxx() calls", every_call - cost.call_site_bytes),
         Part(f"model data ({len(model_paths)} .tflite, {MODEL_ALIGNMENT}-byte aligned)", model_bytes),
     )
     flash = sum(part.bytes for part in flash_parts)
