@@ -15,7 +15,9 @@ written deterministically (sorted keys, no whitespace), and holds:
   always kept are summed into `flash.runtime_bytes`; a node reached only through one other is merged into it;
 - `registrations`: per `Register_<OP>()` its function, `Add<Op>()` method, root nodes and worst stack path from
   `Invoke()`; `shared_roots`: the roots several registrations share (`AddConv2D`, `ParsePool`);
-- `ram`: TFLM's static RAM (`.data` + `.bss`, the arena array left out) and the arena array found;
+- `ram`: TFLM's static RAM (`.data` + `.bss`, the arena array left out), the arena array found, and the bytes of
+  the all-ops resolver object (`MicroMutableOpResolver<N>` grows by 36 bytes an op on 32-bit targets), which a fit
+  answer replaces with the user's resolver;
 - `stack`: the root walked (`tflite::MicroInterpreter::Invoke()`), its depth with no kernel, and the function names
   the stack paths use.
 
@@ -131,6 +133,7 @@ class TargetProfile:
     static_ram: int  # .data + .bss of the all-ops firmware, the arena array left out
     arena_symbol: str  # the arena array left out of static_ram ("" when none was found)
     arena_bytes: int
+    resolver_ram: int  # bytes of the all-ops app's MicroMutableOpResolver<N> objects (part of static_ram)
     graph: ProfileGraph
     registrations: tuple[Registration, ...]
     stack_root: str = ""  # the function stack paths start at; "" when the build has none or stack is unsupported
@@ -140,6 +143,17 @@ class TargetProfile:
 
     def registration(self, op: str) -> Registration | None:
         return next((r for r in self.registrations if r.op == op), None)
+
+
+def resolver_object_bytes(op_count: int, pointer_bytes: int) -> int:
+    """sizeof(MicroMutableOpResolver<op_count>) (micro_mutable_op_resolver.h at 90b983c): its vtable pointer,
+    TFLMRegistration registrations_[N] (five function pointers, an int32 code, a name pointer), the count,
+    BuiltinOperator builtin_codes_[N] (int32), builtin_parsers_[N] (pointers) and the builtin count."""
+    if pointer_bytes == 4:
+        return 12 + 36 * op_count
+    size = 8 + 56 * op_count + 4 + 4 * op_count
+    size = -(-size // 8) * 8 + 8 * op_count + 4
+    return -(-size // 8) * 8
 
 
 # -- writing ------------------------------------------------------------------------------------------------------
@@ -274,7 +288,7 @@ def _decode(data: dict) -> TargetProfile:
         name=_str(data["name"]), build=build, rom_total=_int(data["rom_total"]),
         runtime_bytes=_int(data["runtime_bytes"]), model_bytes=_int(data["model_bytes"]),
         static_ram=_int(data["static_ram"]), arena_symbol=_str(data["arena_symbol"]),
-        arena_bytes=_int(data["arena_bytes"]), graph=graph, registrations=registrations,
+        arena_bytes=_int(data["arena_bytes"]), resolver_ram=_int(data["resolver_ram"]), graph=graph, registrations=registrations,
         stack_root=_str(data["stack_root"]), stack_base=_path(data["stack_base"]),
         stack_names=tuple(_str(n) for n in data["stack_names"]), notes=tuple(_str(n) for n in data["notes"]),
     )

@@ -6,7 +6,8 @@ From the .tflite files and a target profile (tflm_facts/target_profile.py, expor
   bytes as embedded (each .tflite array 16-byte aligned, as `alignas(16)` arrays are). The all-ops app's own model
   bytes are taken out of the runtime.
 - RAM = the tensor arena (tflm_model.arena_estimate, for the profile's kernel set and ABI) + TFLM's static RAM
-  (.data/.bss of the all-ops build less its arena, less what the dropped registrations keep).
+  (.data/.bss of the all-ops build less its arena, less what the dropped registrations keep, with the all-ops
+  resolver object replaced by a MicroMutableOpResolver<N> of the models' N ops).
 - Stack = the worst `Invoke()` path over the models' kernels (the largest of the profile's per-registration paths).
 A model op the profile registers no kernel for is named (the answer leaves its code out); the command exits 1.
 """
@@ -18,7 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tflm_facts.registrations import ModelOp, model_op
-from tflm_facts.target_profile import ProfileError, TargetProfile, load_profile, shipped_profiles
+from tflm_facts.target_profile import (
+    ProfileError,
+    TargetProfile,
+    load_profile,
+    resolver_object_bytes,
+    shipped_profiles,
+)
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
 from tflm_model.operator_uses import ModelUses, read_model_uses
@@ -165,7 +172,9 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
                      "counted in the runtime")
     arena = estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
                            short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4)
-    static_ram = profile.static_ram - cost.ram_bytes
+    resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
+    static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
+                  + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
     ram_parts = (Part(f"tensor arena ({profile.build.kernels} kernels{'' if arena.exact else ', upper bound'})",
                       arena.total_bytes),
                  Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))

@@ -40,6 +40,7 @@ from tflm_facts.target_profile import (
     SharedRoot,
     StackPath,
     TargetProfile,
+    resolver_object_bytes,
 )
 
 STACK_ROOT = "tflite::MicroInterpreter::Invoke()"
@@ -125,6 +126,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
     model_bytes = sum(graph.nodes[n].rom_bytes for n in _embedded_models(image, graph) if n in everything)
     static_ram = sum(s.size for s in _static_ram_sections(image))
     arenas = _arenas(image, graph)
+    resolver_ram = _resolver_objects(image, graph, ram_of)
     kernels = detect_kernels(image).kernels
     cpu, fpu = cpu_and_fpu(image.path)
     build = BuildFacts(arch=image.arch, cpu=cpu, fpu=fpu, kernels=kernels, pointer_bytes=image.elf_class // 8,
@@ -138,7 +140,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
     return TargetProfile(
         name=name, build=build, rom_total=rom_total, runtime_bytes=rom_total - sum(profile_graph.flash),
         model_bytes=model_bytes, static_ram=static_ram - sum(size for _, size in arenas),
-        arena_symbol=", ".join(symbol for symbol, _ in arenas), arena_bytes=sum(size for _, size in arenas),
+        arena_symbol=", ".join(symbol for symbol, _ in arenas), arena_bytes=sum(size for _, size in arenas), resolver_ram=resolver_ram,
         graph=profile_graph, registrations=registrations, stack_root=stack_root, stack_base=base,
         stack_names=stack_names, notes=tuple(notes))
 
@@ -207,6 +209,17 @@ def _embedded_models(image: ElfImage, graph) -> list[int]:
         if data[offset + 4: offset + 8] == _TFLITE_IDENTIFIER:
             found.append(index)
     return found
+
+
+_RESOLVER_SIZE = re.compile(r"MicroMutableOpResolver<(\d+)u?>::")
+
+
+def _resolver_objects(image: ElfImage, graph, ram_of: dict[int, int]) -> int:
+    """Bytes of the RAM objects sized as a MicroMutableOpResolver<N> of an N whose members the ELF links."""
+    sizes = {resolver_object_bytes(int(match.group(1)), image.elf_class // 8)
+             for node in graph.nodes if node.kind == "func" for match in [_RESOLVER_SIZE.search(node.name)] if match}
+    return sum(size for index, size in ram_of.items()
+               if size in sizes and graph.nodes[index].kind == "object")
 
 
 def _arenas(image: ElfImage, graph) -> list[tuple[str, int]]:

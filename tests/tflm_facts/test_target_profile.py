@@ -17,6 +17,7 @@ from tflm_facts.target_profile import (
     TargetProfile,
     load_profile,
     profile_to_json,
+    resolver_object_bytes,
     shipped_profiles,
 )
 
@@ -28,7 +29,7 @@ def small_profile() -> TargetProfile:
                          kept_targets={0: ()}, shared_roots=(SharedRoot(2, ("ADD", "MUL")),))
     build = BuildFacts("arm", "cortex-m4", "VFPv4-D16", "reference", 4, True, "GCC: 12.2.1", "-Os", "90b983c",
                        "allops.elf")
-    return TargetProfile("test", build, 1000, 800, 0, 500, "tensor_arena", 8192, graph,
+    return TargetProfile("test", build, 1000, 800, 0, 500, "tensor_arena", 8192, 48, graph,
                          (Registration("ADD", "tflite::Register_ADD()", "AddAdd", (1,), StackPath(300, ((0, 40),))),
                           Registration("MUL", "tflite::Register_MUL()", "AddMul", (2,), None)),
                          "tflite::MicroInterpreter::Invoke()", StackPath(100, ((0, 40),)), ("Invoke()",))
@@ -55,6 +56,12 @@ def test_the_abi_follows_pointer_size_and_enum_size():
     assert build.abi == "eabi"
     assert BuildFacts("riscv", "riscv", "", "reference", 4, False, "", "", "", "x").abi == "ilp32"
     assert BuildFacts("x86_64", "x86-64", "", "reference", 8, False, "", "", "", "x").abi == "lp64"
+
+
+def test_the_resolver_object_grows_by_one_registration_an_op():
+    # measured on real TFLM 90b983c Cortex-M4 builds: main::resolver of MicroMutableOpResolver<118> and <5>
+    assert (resolver_object_bytes(118, 4), resolver_object_bytes(5, 4)) == (0x10A4, 0xC0)
+    assert resolver_object_bytes(1, 8) % 8 == 0 and resolver_object_bytes(2, 8) > resolver_object_bytes(1, 8)
 
 
 def test_an_unknown_profile_name_lists_the_shipped_ones():
