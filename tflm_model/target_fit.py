@@ -146,8 +146,10 @@ def _op_key(models: list[ModelUses], name: str):
 
 
 def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
-        ram_limit: int | None = None, sets: ProfileSets | None = None, models: list[ModelUses] | None = None) -> FitAnswer:
-    """The flash, RAM and stack the models need on the profiled target."""
+        ram_limit: int | None = None, sets: ProfileSets | None = None, models: list[ModelUses] | None = None,
+        arena: ArenaEstimate | None = None) -> FitAnswer:
+    """The flash, RAM and stack the models need on the profiled target (`arena`: the estimate for its kernel set and
+    ABI, when the caller has it already)."""
     models = models if models is not None else read_models(model_paths)
     sets = sets or ProfileSets(profile)
     ops = model_ops(models)
@@ -170,8 +172,7 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     if not profile.model_bytes:
         notes.append("the profile's firmware embeds no .tflite model that was found: its own model data, if any, is "
                      "counted in the runtime")
-    arena = estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
-                           short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4)
+    arena = arena or profile_arena(profile, model_paths)
     resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
     static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
                   + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
@@ -183,6 +184,12 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
                        arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit)
     _stack(answer, profile, kept)
     return answer
+
+
+def profile_arena(profile: TargetProfile, model_paths) -> ArenaEstimate:
+    """The tensor arena the models need with the profile's kernel set, pointer size and enum size."""
+    return estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
+                          short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4)
 
 
 def _stack(answer: FitAnswer, profile: TargetProfile, kept) -> None:
@@ -225,9 +232,10 @@ def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash
     profile = load_profile(profile_name)
     models = read_models(model_paths)
     sets = ProfileSets(profile)
-    main = fit(profile, model_paths, reduce_types, flash_limit, ram_limit, sets, models)
+    arena = profile_arena(profile, model_paths)
+    main = fit(profile, model_paths, reduce_types, flash_limit, ram_limit, sets, models, arena)
     report = FitReport(main)
-    report.reduced = fit(profile, model_paths, not reduce_types, flash_limit, ram_limit, sets, models)
+    report.reduced = fit(profile, model_paths, not reduce_types, flash_limit, ram_limit, sets, models, arena)
     other = other_kernel_set(profile.name) if profile_name == profile.name else None
     if other:
         try:
