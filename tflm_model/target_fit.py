@@ -173,6 +173,9 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
         notes.append("the profile's firmware embeds no .tflite model that was found: its own model data, if any, is "
                      "counted in the runtime")
     arena = arena or profile_arena(profile, model_paths)
+    if profile.build.kernels == "cmsis_nn" and "MVE" in profile.build.fpu:
+        notes.append("CMSIS-NN's MVE (Helium) kernels size their scratch buffers by other rules than the DSP ones the "
+                     "arena estimate models: check the arena on the device (size-report --model on a build)")
     resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
     static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
                   + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
