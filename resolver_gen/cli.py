@@ -198,6 +198,9 @@ def run_fit(args: argparse.Namespace) -> int:
     for option in ("list", "arena", "check", "name", "namespace"):
         if getattr(args, option):
             raise ResolverGenError(f"--fit answers on its own: leave out --{option}")
+    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums:
+        raise ResolverGenError("--fit takes the kernel set, pointer size and enum size from the profile: leave out "
+                               "--kernels, --pointer-size and --short-enums")
     if args.custom or args.allow_unsupported:
         raise ResolverGenError("--fit takes the models' ops as they are: leave out --custom and --allow-unsupported")
     if args.fit == "list":

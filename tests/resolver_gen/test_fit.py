@@ -79,6 +79,8 @@ def test_an_op_the_profile_lacks_is_named_and_exit_1(capsys, profile):
     ([ADD, "--fit", "PROFILE", "--format", "header"], None),
     ([ADD, "--fit", "PROFILE", "--format", "lite"], "--fit prints text, json or markdown"),
     ([ADD, "--flash", "1M"], "--flash and --ram are limits for --fit"),
+    ([ADD, "--fit", "PROFILE", "--kernels", "cmsis_nn"], "from the profile"),
+    ([ADD, "--fit", "PROFILE", "--arena"], "leave out --arena"),
     ([ADD, "--format", "markdown"], "--format markdown goes with --fit"),
     (["--fit", "PROFILE"], "--fit needs at least one .tflite model"),
     ([FIXTURES / "models/truncated.tflite", "--fit", "PROFILE"], "truncated.tflite"),
