@@ -75,10 +75,10 @@ def _text(report: FitReport) -> str:
         lines += [f"       {step.frame:>10,}  {step.function}" for step in answer.stack_path]
     for missing in answer.missing:
         lines.append(f"missing: {missing.op} (in {', '.join(missing.models)}): {missing.reason}")
-    lines += ["", "Beside it:", f"{'':<34}{'flash':>10}{'RAM':>10}{'stack':>8}"]
+    lines += ["", "Beside it:", f"{'':<42}{'flash':>10}{'RAM':>10}{'stack':>8}"]
     for label, other in _alternatives(report):
         stack = "-" if other.stack is None else f"{other.stack:,}"
-        lines.append(f"{label:<34}{other.flash:>10,}{other.ram:>10,}{stack:>8}")
+        lines.append(f"{label:<42}{other.flash:>10,}{other.ram:>10,}{stack:>8}")
     notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
     if notes:
         lines.append("")
