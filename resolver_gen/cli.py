@@ -19,9 +19,10 @@ from pathlib import Path
 from resolver_gen import __version__
 from resolver_gen.errors import ResolverGenError
 from tflm_model.errors import ModelError
+from tflm_facts.target_profile import ProfileError
 
 PROG = "gen-resolver"
-FORMATS = ("header", "lite", "json")
+FORMATS = ("header", "lite", "json", "text", "markdown")  # text and markdown: --fit only
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
         epilog="Exit status: 0 ok, 1 unsupported op or tensor types / model without operators / --check stale, "
                "2 bad input.")
-    parser.add_argument("models", nargs="+", metavar="MODEL", help=".tflite file(s); several give one union resolver")
+    parser.add_argument("models", nargs="*", metavar="MODEL", help=".tflite file(s); several give one union resolver")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--format", choices=FORMATS, default="header",
                         help="header: TFLM MicroMutableOpResolver (default); lite: TFLite MutableOpResolver "
@@ -84,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cmake-dir", action=_PrintCMakeDir,
                         help="print the folder of the CMake package (find_package(TflmSizeToolkit): put it on "
                              "CMAKE_PREFIX_PATH) and exit")
+    parser.add_argument("--fit", metavar="PROFILE",
+                        help="will the models fit this target: flash, RAM and stack from a target profile (a shipped "
+                             "profile's name or a .json path; 'list' names the shipped ones); --format text (default), "
+                             "json or markdown")
+    parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
+    parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -187,11 +194,69 @@ def _estimate(args: argparse.Namespace):
                           short_enums=args.short_enums)
 
 
+def parse_size(text: str, option: str) -> int:
+    """'1M', '256K', '65536', '0x10000' -> bytes (K, M, G binary)."""
+    import re
+
+    match = re.fullmatch(r"\s*(0x[0-9a-fA-F]+|\d+)\s*([KMG]i?B?|B)?\s*", text or "", re.IGNORECASE)
+    if not match:
+        raise ResolverGenError(f"{option} {text!r}: expected a size in bytes such as 1M, 256K or 65536")
+    value = int(match.group(1), 0)
+    unit = (match.group(2) or "").upper()[:1]
+    return value * {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(unit, 1)
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    """--fit PROFILE: flash, RAM and stack from a target profile; exit 1 when over a limit or an op is missing."""
+    from resolver_gen.render_fit import render_fit, render_profile_list
+    from tflm_facts.target_profile import load_profile, shipped_profiles
+
+    output_format = "text" if args.format == "header" else args.format
+    if output_format not in ("text", "json", "markdown"):
+        raise ResolverGenError(f"--fit prints text, json or markdown, not {output_format}")
+    for option in ("list", "arena", "check", "name", "namespace"):
+        if getattr(args, option):
+            raise ResolverGenError(f"--fit answers on its own: leave out --{option}")
+    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums:
+        raise ResolverGenError("--fit takes the kernel set, pointer size and enum size from the profile: leave out "
+                               "--kernels, --pointer-size and --short-enums")
+    if args.custom or args.allow_unsupported:
+        raise ResolverGenError("--fit takes the models' ops as they are: leave out --custom and --allow-unsupported")
+    if args.fit == "list":
+        if args.models:
+            raise ResolverGenError("--fit list names the shipped profiles: give no model")
+        text = render_profile_list([load_profile(name) for name in shipped_profiles()], output_format)
+        status = 0
+    else:
+        from tflm_model.target_fit import fit_report
+
+        if not args.models:
+            raise ResolverGenError("--fit needs at least one .tflite model")
+        flash = parse_size(args.flash, "--flash") if args.flash else None
+        ram = parse_size(args.ram, "--ram") if args.ram else None
+        report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
+        text = render_fit(report, output_format)
+        status = 0 if report.main.passed else 1
+    if args.output:
+        write_atomically(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
+    return status
+
+
 def run(args: argparse.Namespace) -> int:
     from tflm_model.operator_uses import read_model_uses
     from tflm_model.plan import build_plan
     from resolver_gen import render
 
+    if args.fit:
+        return run_fit(args)
+    if args.flash or args.ram:
+        raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
+    if args.format in ("text", "markdown"):
+        raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
+    if not args.models:
+        raise ResolverGenError("no model given (gen-resolver MODEL.tflite ...)")
     if args.list and (args.output or args.check):
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     if args.arena and args.format == "lite" and not args.list:
@@ -241,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         return run(build_parser().parse_args(argv))
-    except (ResolverGenError, ModelError) as error:
+    except (ResolverGenError, ModelError, ProfileError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -7,6 +7,7 @@
     size-report diff OLD NEW [options]   compare two builds (sizetool/commands/diff.py)
     size-report check ELF --budget FILE  budget and baseline gates (sizetool/commands/check.py)
     size-report history record|show|diff|plot|prune   the size history database (commands/history.py)
+    size-report profile ELF -o target.json   a target profile for gen-resolver --fit (commands/profile.py)
 
 The report's flags --ops, --model, --drop, --keep and --stack stay as aliases of the ops and stack modes.
 
@@ -21,7 +22,7 @@ import sys
 
 SUBCOMMANDS = {"ops": "sizetool.commands.ops", "fit": "sizetool.commands.fit", "stack": "sizetool.commands.stack",
                "diff": "sizetool.commands.diff", "check": "sizetool.commands.check",
-               "history": "sizetool.commands.history"}
+               "history": "sizetool.commands.history", "profile": "sizetool.commands.profile"}
 REPORT_COMMAND = "sizetool.commands.report"
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2

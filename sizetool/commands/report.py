@@ -114,6 +114,9 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
                             help=f"{alias}hat if only these registrations (op names or .tflite models) were kept "
                                  "(repeatable).")
     if mode is None:
+        parser.add_argument("--export-profile", metavar="PROFILE.json",
+                            help="Alias of 'size-report profile ELF [--map MAP] -o PROFILE.json': write a target "
+                                 "profile of this all-ops firmware for gen-resolver --fit.")
         parser.add_argument("--stack", action="store_true",
                             help="Alias of 'size-report stack ELF [ROOT ...]': worst-case stack depth and the path "
                                  "reaching it; root functions follow the ELF.")
@@ -138,6 +141,13 @@ def main(args: list[str], prog: str = "size-report", mode: str | None = None) ->
     """Parse the arguments (SizeToolError on a usage error) and run the report, or one of its modes."""
     options = vars(build_parser(prog, mode).parse_intermixed_args(args))
     paths = [options.pop("elf")] + options.pop("extra_models")
+    profile_path = options.pop("export_profile", None)
+    if profile_path:
+        from sizetool.commands import profile
+
+        return profile.main([paths[0], "-o", profile_path] + (["--map", options["map_file"]] if options["map_file"]
+                                                              else []) + (["--no-cache"] if options["no_cache"] else []),
+                            prog)
     if mode in ("ops", "fit"):  # the models follow the ELF
         options["models"] = (options.get("models") or []) + paths[1:] or None
         paths = paths[:1]

@@ -183,6 +183,31 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
     return report
 
 
+def depth_per_registration(image: ElfImage, root: str) -> tuple[RootDepth, dict[str, RootDepth]]:
+    """The root's worst case with no kernel followed, and with each registration's kernels alone: the worst case for
+    any set of registrations is the largest of these (a target profile keeps them instead of the ELF)."""
+    if not image.has_symtab:
+        raise SizeToolError(f"{image.path}: has no symbol table (stripped?): stack depth needs function symbols")
+    if image.arch not in SUPPORTED_ARCHITECTURES or not image.little_endian:
+        raise SizeToolError(f"{image.path}: stack depth is not supported for {image.arch}")
+    graph = build_reference_graph(image)
+    frames = function_frames(image, graph)
+    sizes = {node: frame.size for node, frame in frames.items()}
+    sources = {node: "disassembly" for node in frames}
+    operators, _ = find_operators(graph)
+    dispatchers = _dispatchers(graph)
+    label, kind, node = _named_roots(graph, [root])[0]
+
+    def walk(chosen) -> RootDepth:
+        targets, _ = _registration_targets(graph, frames, chosen)
+        walker = _Walker(_CallGraph(graph, frames, sizes, sources, targets, image.elf_class // 8, dispatchers))
+        depth = walker.depth(node)
+        return RootDepth(label, kind, walker.name(node), graph.nodes[node].address, depth, walker.path(node),
+                         walker.warnings_reached(node))
+
+    return walk([]), {operator.op: walk([operator]) for operator in operators}
+
+
 # -- registrations ------------------------------------------------------------------------------------------------
 
 def _registration_targets(graph: ReferenceGraph, frames: dict[int, Frame], operators):

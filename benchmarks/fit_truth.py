@@ -1,0 +1,112 @@
+"""Measure `gen-resolver --fit` against real keep-only TFLM builds, and export the shipped profiles.
+
+The builds are made outside the repository (docs/fit.md gives the commands): one all-ops firmware per target (every
+`AddXxx()` of `MicroMutableOpResolver`) and one keep-only firmware per model (exactly `gen-resolver MODEL`'s
+resolver, the model embedded as an `alignas(16)` array, a `tensor_arena` passed to the interpreter), listed in the
+builder's manifest.json. For each target with an all-ops build this script
+
+1. exports its profile (`size-report profile allops.elf --map allops.map`) into tflm_facts/profiles/ (--export);
+2. for each keep-only build, records the real figures beside the profile's prediction:
+   - ROM: size-report's ROM total of the keep-only ELF with its map (the linker's used flash), and the prediction;
+   - static RAM: `.data` + `.bss` less the arena array, and the prediction;
+   - stack: `size-report keep.elf --stack 'tflite::MicroInterpreter::Invoke()' --model MODEL`, and the prediction;
+3. writes the table as tests/data/fit_truth.csv (--write), which tests/tflm_model/test_fit_truth.py checks the
+   shipped profiles against.
+
+    python benchmarks/fit_truth.py --manifest /work/ext/tflm-builds/manifest.json [--export] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from sizetool.inputs.elf_reader import read_elf  # noqa: E402
+from sizetool.operators.graph_cache import load_operator_graph  # noqa: E402
+from sizetool.profile.profile_export import export_profile  # noqa: E402
+from sizetool.report.report_builder import build_report, build_report_keeping_image  # noqa: E402
+from sizetool.report.report_model import write_text_atomically  # noqa: E402
+from sizetool.stack.stack_depth import analyse_stack  # noqa: E402
+from tflm_facts.target_profile import load_profile, profile_to_json  # noqa: E402
+from tflm_model.target_fit import fit  # noqa: E402
+
+PROFILES = REPO / "tflm_facts" / "profiles"
+TRUTH = REPO / "tests" / "data" / "fit_truth.csv"
+COLUMNS = ["profile", "model", "ops", "real_rom", "predicted_flash", "real_static_ram", "predicted_static_ram",
+           "real_stack", "predicted_stack", "arena_bytes"]
+STACK_ROOT = "tflite::MicroInterpreter::Invoke()"
+
+
+def export(record: dict) -> None:
+    elf, map_path = record["elf"], record["map"]
+    report, image = build_report_keeping_image(elf, map_path=map_path)
+    image = image or read_elf(elf)
+    graph = load_operator_graph(elf, map_path, image=image)
+    profile = export_profile(image, graph, report.rom_total, record["profile"], record["tflm_commit"])
+    write_text_atomically(PROFILES / f"{record['profile']}.json", profile_to_json(profile))
+
+
+def measure(record: dict) -> dict:
+    profile = load_profile(record["profile"])
+    model = record["model"]
+    answer = fit(profile, [model])
+    real_rom = build_report(record["elf"], map_path=record["map"]).rom_total
+    sizes = record["size_A"]
+    real_static = sizes.get(".data", 0) + sizes.get(".bss", 0) - record["arena_bytes"]
+    real_stack = ""
+    if profile.stack_root:
+        stack = analyse_stack(read_elf(record["elf"]), [STACK_ROOT], model_paths=[model])
+        real_stack = stack.roots[0].depth
+    return {"profile": record["profile"], "model": os.path.basename(model), "ops": len(answer.registrations),
+            "real_rom": real_rom, "predicted_flash": answer.flash, "real_static_ram": real_static,
+            "predicted_static_ram": answer.static_ram, "real_stack": real_stack,
+            "predicted_stack": "" if answer.stack is None else answer.stack, "arena_bytes": answer.arena.total_bytes}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--manifest", default="/work/ext/tflm-builds/manifest.json")
+    parser.add_argument("--export", action="store_true", help="export every all-ops build's profile first")
+    parser.add_argument("--write", action="store_true", help=f"write {TRUTH.relative_to(REPO)}")
+    parser.add_argument("--only", default="", help="comma-separated profile names")
+    args = parser.parse_args()
+    records = json.loads(Path(args.manifest).read_text())
+    wanted = set(filter(None, args.only.split(",")))
+    records = [r for r in records if not wanted or r["profile"] in wanted]
+    if args.export:
+        for record in records:
+            if record["kind"] == "allops":
+                export(record)
+                print(f"exported {record['profile']}", file=sys.stderr)
+    shipped = {p.stem for p in PROFILES.glob("*.json")}
+    rows = [measure(r) for r in sorted(records, key=lambda r: (r["profile"], r["model"]))
+            if r["kind"] == "keep-only" and r["profile"] in shipped]
+    if args.write:
+        old = list(csv.DictReader(TRUTH.open())) if TRUTH.exists() else []
+        done = {row["profile"] for row in rows}
+        keep = [row for row in old if row["profile"] not in done]
+        out = io.StringIO()
+        writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(sorted(keep + rows, key=lambda r: (r["profile"], r["model"])))
+        write_text_atomically(TRUTH, out.getvalue())
+    print(f"{'profile':<24}{'model':<36}{'ops':>4}{'real ROM':>10}{'flash':>10}{'error':>9}{'RAM real':>10}"
+          f"{'pred':>7}{'stack':>7}{'pred':>7}")
+    for row in rows:
+        error = (row["predicted_flash"] - row["real_rom"]) / row["real_rom"] * 100
+        print(f"{row['profile']:<24}{row['model']:<36}{row['ops']:>4}{row['real_rom']:>10}{row['predicted_flash']:>10}"
+              f"{error:>+8.2f}%{row['real_static_ram']:>10}{row['predicted_static_ram']:>7}{row['real_stack']!s:>7}"
+              f"{row['predicted_stack']!s:>7}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""`gen-resolver --fit`: the fit answer (tflm_model/target_fit.py) as text, JSON or markdown, and `--fit list`."""
+
+from __future__ import annotations
+
+import json
+
+from tflm_facts.target_profile import BuildFacts, TargetProfile
+from tflm_model.target_fit import FitAnswer, FitReport
+
+FIT_FORMATS = ("text", "json", "markdown")
+
+
+def describe_build(build: BuildFacts) -> str:
+    cpu = build.cpu + (f" {build.fpu}" if build.fpu else "")
+    enums = ", short enums" if build.short_enums else ""
+    commit = f"TFLM {build.tflm_commit[:7]}, " if build.tflm_commit else ""
+    compiler = build.compiler.split(";")[0].strip()
+    return f"{commit}{cpu}, {build.kernels} kernels, {build.pointer_bytes * 8}-bit pointers{enums}, {compiler}"
+
+
+def render_profile_list(profiles: list[TargetProfile], output_format: str) -> str:
+    if output_format == "json":
+        rows = [{"name": p.name, "build": _build_json(p.build), "registrations": len(p.registrations),
+                 "rom_total": p.rom_total, "stack_root": p.stack_root} for p in profiles]
+        return json.dumps({"profiles": rows}, indent=2, sort_keys=True) + "\n"
+    if not profiles:
+        return "No target profiles are shipped.\n"
+    if output_format == "markdown":
+        lines = ["| profile | CPU | FPU | kernels | registrations | compiler | TFLM |", "|---|---|---|---|---:|---|---|"]
+        lines += [f"| {_md(p.name)} | {_md(p.build.cpu)} | {_md(p.build.fpu or '-')} | {p.build.kernels} | "
+                  f"{len(p.registrations)} | {_md(p.build.compiler.split(';')[0])} | {_md(p.build.tflm_commit[:7])} |"
+                  for p in profiles]
+        return "\n".join(lines) + "\n"
+    width = max(len(p.name) for p in profiles)
+    return "".join(f"{p.name:<{width}}  {describe_build(p.build)}; {len(p.registrations)} registrations\n"
+                   for p in profiles)
+
+
+def render_fit(report: FitReport, output_format: str) -> str:
+    if output_format == "json":
+        return _json(report)
+    if output_format == "markdown":
+        return _markdown(report)
+    return _text(report)
+
+
+# -- text ---------------------------------------------------------------------------------------------------------
+
+def _limit_text(value: int, limit: int | None) -> str:
+    if limit is None:
+        return ""
+    if value > limit:
+        return f"  OVER the limit of {limit:,} by {value - limit:,}"
+    return f"  fits the limit of {limit:,} ({limit - value:,} to spare)"
+
+
+def _text(report: FitReport) -> str:
+    answer = report.main
+    profile = answer.profile
+    lines = [f"Fit of {len(answer.models)} model(s) on {profile.name} ({describe_build(profile.build)})"
+             + (" with --reduce-types" if answer.reduce_types else ""),
+             f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
+    lines.append(f"flash  {answer.flash:>10,} B{_limit_text(answer.flash, answer.flash_limit)}")
+    lines += [f"       {part.bytes:>10,}  {part.label}" for part in answer.flash_parts]
+    if answer.flash_may_be_high_by or answer.flash_may_be_low_by:
+        lines.append(f"       may be up to {answer.flash_may_be_high_by:,} B too high or "
+                     f"{answer.flash_may_be_low_by:,} B too low (the compiler's inlining, see the notes)")
+    lines.append(f"RAM    {answer.ram:>10,} B{_limit_text(answer.ram, answer.ram_limit)}")
+    lines += [f"       {part.bytes:>10,}  {part.label}" for part in answer.ram_parts]
+    if answer.stack is None:
+        lines.append("stack  not in this profile")
+    else:
+        deepest = f" (deepest kernel: {answer.stack_kernel})" if answer.stack_kernel else ""
+        lines.append(f"stack  {answer.stack:>10,} B  worst path from {profile.stack_root}{deepest}")
+        lines += [f"       {step.frame:>10,}  {step.function}" for step in answer.stack_path]
+    for missing in answer.missing:
+        lines.append(f"missing: {missing.op} (in {', '.join(missing.models)}): {missing.reason}")
+    lines += ["", "Beside it:", f"{'':<42}{'flash':>10}{'RAM':>10}{'stack':>8}"]
+    for label, other in _alternatives(report):
+        stack = "-" if other.stack is None else f"{other.stack:,}"
+        lines.append(f"{label:<42}{other.flash:>10,}{other.ram:>10,}{stack:>8}")
+    notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
+    if notes:
+        lines.append("")
+        lines += [f"note: {note}" for note in notes]
+    lines.append("")
+    lines.append("verdict: " + _verdict(answer))
+    return "\n".join(lines) + "\n"
+
+
+def _alternatives(report: FitReport) -> list[tuple[str, FitAnswer]]:
+    rows = [(f"this ({report.main.profile.name})", report.main)]
+    if report.other_kernels is not None:
+        other = report.other_kernels
+        rows.append((f"{other.profile.build.kernels} kernels ({other.profile.name})", other))
+    if report.reduced is not None:
+        rows.append(("--reduce-types" if report.reduced.reduce_types else "without --reduce-types", report.reduced))
+    return rows
+
+
+def _verdict(answer: FitAnswer) -> str:
+    problems = []
+    if answer.missing:
+        problems.append(f"{len(answer.missing)} op(s) the profile has no kernel for")
+    if answer.over_flash:
+        problems.append(f"flash over by {answer.flash - answer.flash_limit:,} B")
+    if answer.over_ram:
+        problems.append(f"RAM over by {answer.ram - answer.ram_limit:,} B")
+    if problems:
+        return "does not fit: " + "; ".join(problems)
+    if answer.flash_limit is None and answer.ram_limit is None:
+        return "no --flash or --ram limit given"
+    return "fits"
+
+
+# -- JSON ---------------------------------------------------------------------------------------------------------
+
+def _build_json(build: BuildFacts) -> dict:
+    return {"arch": build.arch, "cpu": build.cpu, "fpu": build.fpu, "kernels": build.kernels,
+            "pointer_bytes": build.pointer_bytes, "short_enums": build.short_enums, "compiler": build.compiler,
+            "flags": build.flags, "tflm_commit": build.tflm_commit, "source": build.source}
+
+
+def _answer_json(answer: FitAnswer) -> dict:
+    return {
+        "profile": answer.profile.name, "build": _build_json(answer.profile.build), "models": list(answer.models),
+        "reduce_types": answer.reduce_types, "registrations": list(answer.registrations),
+        "missing": [{"op": m.op, "models": list(m.models), "reason": m.reason} for m in answer.missing],
+        "flash": {"bytes": answer.flash, "parts": [{"part": p.label, "bytes": p.bytes} for p in answer.flash_parts],
+                  "may_be_high_by": answer.flash_may_be_high_by, "may_be_low_by": answer.flash_may_be_low_by,
+                  "limit": answer.flash_limit, "over": answer.over_flash},
+        "ram": {"bytes": answer.ram, "parts": [{"part": p.label, "bytes": p.bytes} for p in answer.ram_parts],
+                "arena_bytes": answer.arena.total_bytes, "arena_exact": answer.arena.exact,
+                "static_bytes": answer.static_ram, "limit": answer.ram_limit, "over": answer.over_ram},
+        "stack": None if answer.stack is None else {
+            "bytes": answer.stack, "root": answer.profile.stack_root, "deepest_kernel": answer.stack_kernel,
+            "path": [{"function": s.function, "frame": s.frame} for s in answer.stack_path]},
+        "notes": list(dict.fromkeys(answer.notes + list(answer.arena.notes))),
+        "fits": answer.passed,
+    }
+
+
+def _json(report: FitReport) -> str:
+    data = _answer_json(report.main)
+    data["other_kernels"] = _answer_json(report.other_kernels) if report.other_kernels else None
+    data["reduced_types" if not report.main.reduce_types else "without_reduced_types"] = (
+        _answer_json(report.reduced) if report.reduced else None)
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+# -- markdown -----------------------------------------------------------------------------------------------------
+
+def _md(text: str) -> str:
+    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("`", "\\`").replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
+
+
+def _markdown(report: FitReport) -> str:
+    answer = report.main
+    lines = [f"### Fit on {_md(answer.profile.name)}", "", _md(describe_build(answer.profile.build)), "",
+             f"**{_md(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
+    parts = lambda ps: "<br>".join(f"{p.bytes:,} {_md(p.label)}" for p in ps)  # noqa: E731
+    lines.append(f"| flash | {answer.flash:,} | {parts(answer.flash_parts)} |")
+    lines.append(f"| RAM | {answer.ram:,} | {parts(answer.ram_parts)} |")
+    if answer.stack is not None:
+        path = " → ".join(_md(s.function) for s in answer.stack_path)
+        lines.append(f"| stack | {answer.stack:,} | {path} |")
+    lines += ["", "| answer | flash | RAM | stack |", "|---|---:|---:|---:|"]
+    for label, other in _alternatives(report):
+        stack = "-" if other.stack is None else f"{other.stack:,}"
+        lines.append(f"| {_md(label)} | {other.flash:,} | {other.ram:,} | {stack} |")
+    for missing in answer.missing:
+        lines.append(f"\n- missing: `{_md(missing.op)}` ({_md(', '.join(missing.models))}): {_md(missing.reason)}")
+    notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
+    if notes:
+        lines.append("")
+        lines += [f"- {_md(note)}" for note in notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,6 @@
+"""Profile: a target profile from an all-ops firmware, for `gen-resolver --fit` to answer without the ELF.
+
+Owns: the build facts an ELF states (build_facts) and the export (profile_export): the operator graph reduced to what
+a set of registrations changes, static RAM, embedded model bytes, and each registration's worst stack path from
+Invoke(). Reads the operator graph, the stack walk and the arena finder; the format itself is tflm_facts'.
+"""

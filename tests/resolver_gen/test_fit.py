@@ -1,0 +1,114 @@
+"""`gen-resolver MODEL --fit PROFILE`: flash, RAM and stack from a target profile, each with its parts; exit 1 over a
+limit or for an op the profile lacks; bad input one line and exit 2; `--fit list`."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from resolver_gen import cli
+from sizetool import cli as size_report
+from tflm_model.arena_estimate import estimate_arena
+from tflm_model.target_fit import embedded_bytes
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+ELF = FIXTURES / "firmware/out/cortex-m4/firmware.elf"
+MAP = FIXTURES / "firmware/out/cortex-m4/firmware.map"
+ADD = FIXTURES / "models/arena_add_chain.tflite"
+CONV = FIXTURES / "models/arena_conv_per_channel.tflite"
+WHILE = FIXTURES / "models/arena_while.tflite"
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("profile") / "fixture-m4.json"
+    assert size_report.main(["profile", str(ELF), "--map", str(MAP), "-o", str(path)]) == 0
+    return str(path)
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_json_gives_each_figure_with_parts_that_add_up(capsys, profile):
+    status, out, _ = run(capsys, ADD, CONV, "--fit", profile, "--format", "json")
+    data = json.loads(out)
+    assert status == 0 and data["fits"] is True
+    assert data["registrations"] == ["ADD", "CONV_2D", "CONV_2D_INT8"]
+    for figure in ("flash", "ram"):
+        assert data[figure]["bytes"] == sum(part["bytes"] for part in data[figure]["parts"])
+        assert all(part["bytes"] >= 0 for part in data[figure]["parts"])
+    model_part = data["flash"]["parts"][-1]["bytes"]
+    assert model_part == embedded_bytes(ADD.stat().st_size) + embedded_bytes(CONV.stat().st_size)
+    arena = estimate_arena([ADD, CONV], kernels="reference", pointer_bytes=4, short_enums=True)
+    assert data["ram"]["arena_bytes"] == arena.total_bytes
+    assert data["stack"]["bytes"] == sum(step["frame"] for step in data["stack"]["path"][:-1]) + \
+        data["stack"]["path"][-1]["frame"]
+    assert data["reduced_types"]["registrations"] == ["ADD", "CONV_2D_INT8"]
+
+
+def test_flash_equals_keep_with_the_models_less_the_firmwares_own_model_data(capsys, profile):
+    _, out, _ = run(capsys, ADD, CONV, "--fit", profile, "--format", "json")
+    flash = json.loads(out)["flash"]["bytes"]
+    size_report.main([str(ELF), "--map", str(MAP), "--keep", "ADD,CONV_2D,CONV_2D_INT8", "--format", "json"])
+    predicted = json.loads(capsys.readouterr().out)["predicted_rom"]
+    assert flash == predicted + embedded_bytes(ADD.stat().st_size) + embedded_bytes(CONV.stat().st_size)
+
+
+def test_over_a_limit_is_exit_1_naming_it(capsys, profile):
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--flash", "8K", "--ram", "1M")
+    assert status == 1 and "OVER the limit of 8,192" in out and "does not fit: flash over by" in out
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--flash", "1M", "--ram", "2K")
+    assert status == 1 and "RAM over by" in out
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--flash", "1M", "--ram", "1M")
+    assert status == 0 and "verdict: fits" in out
+
+
+def test_an_op_the_profile_lacks_is_named_and_exit_1(capsys, profile):
+    status, out, _ = run(capsys, WHILE, "--fit", profile, "--format", "markdown")
+    assert status == 1 and "missing: `WHILE`" in out and "| flash |" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([ADD, "--fit", "no-such-target"], "unknown profile 'no-such-target'"),
+    ([ADD, "--fit", "/nonexistent/p.json"], "no such profile file"),
+    ([ADD, "--fit", str(FIXTURES / "models/make_models.py") + ".json"], "no such profile file"),
+    ([ADD, "--fit", "PROFILE", "--flash", "lots"], "--flash 'lots'"),
+    ([ADD, "--fit", "PROFILE", "--format", "header"], None),
+    ([ADD, "--fit", "PROFILE", "--format", "lite"], "--fit prints text, json or markdown"),
+    ([ADD, "--flash", "1M"], "--flash and --ram are limits for --fit"),
+    ([ADD, "--fit", "PROFILE", "--kernels", "cmsis_nn"], "from the profile"),
+    ([ADD, "--fit", "PROFILE", "--arena"], "leave out --arena"),
+    ([ADD, "--format", "markdown"], "--format markdown goes with --fit"),
+    (["--fit", "PROFILE"], "--fit needs at least one .tflite model"),
+    ([FIXTURES / "models/truncated.tflite", "--fit", "PROFILE"], "truncated.tflite"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, profile, argv, message):
+    status, out, err = run(capsys, *[profile if a == "PROFILE" else a for a in argv])
+    if message is None:  # the default format is text
+        assert status == 0 and out.startswith("Fit of")
+        return
+    assert status == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_a_damaged_profile_and_one_of_another_version_are_exit_2(capsys, profile, tmp_path):
+    data = json.loads(Path(profile).read_text())
+    (tmp_path / "v9.json").write_text(json.dumps({**data, "version": 9}))
+    (tmp_path / "cut.json").write_text(Path(profile).read_text()[:500])
+    for name, message in (("v9.json", "format version 9"), ("cut.json", "damaged profile")):
+        status, out, err = run(capsys, ADD, "--fit", tmp_path / name)
+        assert status == 2 and message in err and err.count("\n") == 1
+
+
+def test_the_output_file_is_written_atomically(capsys, profile, tmp_path):
+    status, out, _ = run(capsys, ADD, "--fit", profile, "-o", tmp_path / "fit.md", "--format", "markdown")
+    assert status == 0 and out == "" and (tmp_path / "fit.md").read_text().startswith("### Fit on fixture-m4")
+
+
+def test_fit_list_names_the_shipped_profiles(capsys):
+    status, out, _ = run(capsys, "--fit", "list", "--format", "json")
+    assert status == 0 and isinstance(json.loads(out)["profiles"], list)
+    status, _, err = run(capsys, ADD, "--fit", "list")
+    assert status == 2 and "give no model" in err

@@ -1,0 +1,47 @@
+"""`gen-resolver --fit` against real keep-only TFLM builds (tests/data/fit_truth.csv, measured by
+benchmarks/fit_truth.py; the builds and their commands are in docs/fit.md): the shipped profiles still predict what
+the table says, and the table meets the goals (flash within 0.5% of the real ROM, static RAM within 64 B, the stack
+equal to `size-report --stack --model` on the real build). Rows whose model is not in ../shared/models are skipped."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, SHARED_MODELS
+from tflm_facts.target_profile import load_profile, shipped_profiles
+from tflm_model.target_fit import fit
+
+TRUTH = REPO_ROOT / "tests" / "data" / "fit_truth.csv"
+ROWS = list(csv.DictReader(TRUTH.open()))
+
+
+def test_the_table_covers_at_least_six_models_of_every_shipped_profile():
+    for name in shipped_profiles():
+        assert len({row["model"] for row in ROWS if row["profile"] == name}) >= 6, name
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row['profile']}/{row['model']}")
+def test_the_measured_table_meets_the_goals(row):
+    real_rom, flash = int(row["real_rom"]), int(row["predicted_flash"])
+    assert abs(flash - real_rom) <= real_rom * 0.005
+    assert abs(int(row["predicted_static_ram"]) - int(row["real_static_ram"])) <= 64
+    assert row["predicted_stack"] == row["real_stack"]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: f"{row['profile']}/{row['model']}")
+def test_the_shipped_profile_predicts_what_the_table_says(row):
+    model = Path(SHARED_MODELS) / row["model"]
+    if not model.is_file():
+        pytest.skip(f"{model} is absent (real public models are optional)")
+    if row["profile"] not in shipped_profiles():
+        pytest.skip(f"profile {row['profile']} is not shipped")
+    answer = fit(load_profile(row["profile"]), [model])
+    assert (answer.flash, answer.static_ram, answer.arena.total_bytes) == (
+        int(row["predicted_flash"]), int(row["predicted_static_ram"]), int(row["arena_bytes"]))
+    assert str(answer.stack if answer.stack is not None else "") == row["predicted_stack"]
+
+
+def test_the_shipped_profiles_stay_under_2_mb_together():
+    folder = REPO_ROOT / "tflm_facts" / "profiles"
+    assert sum(path.stat().st_size for path in folder.glob("*.json")) < 2 * 1024 * 1024

@@ -1,0 +1,249 @@
+"""Will these models fit this target, before any firmware exists: `gen-resolver model.tflite --fit PROFILE`.
+
+From the .tflite files and a target profile (tflm_facts/target_profile.py, exported from one all-ops firmware):
+- Flash = the runtime every TFLM app keeps + the code and data the models' registrations keep (shared code once:
+  the set question of `size-report --keep`, tflm_model/profile_sets.py) + the resolver's AddXxx() calls + the models'
+  bytes as embedded (each .tflite array 16-byte aligned, as `alignas(16)` arrays are). The all-ops app's own model
+  bytes are taken out of the runtime.
+- RAM = the tensor arena (tflm_model.arena_estimate, for the profile's kernel set and ABI) + TFLM's static RAM
+  (.data/.bss of the all-ops build less its arena, less what the dropped registrations keep, with the all-ops
+  resolver object replaced by a MicroMutableOpResolver<N> of the models' N ops).
+- Stack = the worst `Invoke()` path over the models' kernels (the largest of the profile's per-registration paths).
+A model op the profile registers no kernel for is named (the answer leaves its code out); the command exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tflm_facts.registrations import ModelOp, model_op
+from tflm_facts.target_profile import (
+    ProfileError,
+    TargetProfile,
+    load_profile,
+    resolver_object_bytes,
+    shipped_profiles,
+)
+from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
+from tflm_model.errors import ModelError
+from tflm_model.operator_uses import ModelUses, read_model_uses
+from tflm_model.profile_sets import ProfileSets
+from tflm_model.type_support import variant_for_models
+
+MODEL_ALIGNMENT = 16
+KERNEL_SET_SUFFIXES = ("-reference", "-cmsis_nn")
+
+
+@dataclass(frozen=True)
+class Part:
+    label: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class MissingOp:
+    op: str  # as the model names it
+    models: tuple[str, ...]
+    reason: str  # why it is missing
+
+
+@dataclass(frozen=True)
+class StackStep:
+    function: str
+    frame: int
+
+
+@dataclass
+class FitAnswer:
+    profile: TargetProfile
+    models: tuple[str, ...]
+    reduce_types: bool
+    registrations: tuple[str, ...]  # the profile's registrations kept
+    missing: tuple[MissingOp, ...]
+    flash: int
+    flash_parts: tuple[Part, ...]
+    flash_may_be_high_by: int
+    flash_may_be_low_by: int
+    ram: int
+    ram_parts: tuple[Part, ...]
+    static_ram: int  # TFLM's static RAM without the arena
+    arena: ArenaEstimate
+    stack: int | None  # None when the profile has no stack figures
+    stack_path: tuple[StackStep, ...] = ()
+    stack_kernel: str = ""  # the registration whose kernels the worst path runs
+    stack_bounded: bool = False
+    notes: list[str] = field(default_factory=list)
+    flash_limit: int | None = None
+    ram_limit: int | None = None
+
+    @property
+    def over_flash(self) -> bool:
+        return self.flash_limit is not None and self.flash > self.flash_limit
+
+    @property
+    def over_ram(self) -> bool:
+        return self.ram_limit is not None and self.ram > self.ram_limit
+
+    @property
+    def passed(self) -> bool:
+        return not (self.missing or self.over_flash or self.over_ram)
+
+
+def embedded_bytes(size: int) -> int:
+    """A model's flash as an `alignas(16)` array: its bytes, rounded up to the alignment."""
+    return -(-size // MODEL_ALIGNMENT) * MODEL_ALIGNMENT
+
+
+def read_models(model_paths) -> list[ModelUses]:
+    return [read_model_uses(path, hash_in_background=False) for path in model_paths]
+
+
+def model_ops(models: list[ModelUses]) -> dict[str, tuple[ModelOp, list[str]]]:
+    """Every op of the models once (by name), with the models using it."""
+    found: dict[str, tuple[ModelOp, list[str]]] = {}
+    for model in models:
+        for use in model.ops:
+            op = model_op(use.key.kind, use.key.name)
+            found.setdefault(op.name, (op, []))[1].append(model.name)
+    return found
+
+
+def serving_registrations(registered, ops: dict[str, tuple[ModelOp, list[str]]], models: list[ModelUses],
+                          reduce_types: bool = False, kernels: str = "reference"):
+    """(registrations kept, missing ops, notes). Without reduce_types every registration providing a model op is kept
+    (size-report --keep MODEL's rule); with it, the type-reduced one gen-resolver --reduce-types writes, when the
+    profile has it."""
+    kept: set[str] = set()
+    missing: list[MissingOp] = []
+    notes: list[str] = []
+    for name in sorted(ops):
+        op, users = ops[name]
+        if op.unsupported_reason:
+            missing.append(MissingOp(name, tuple(users), op.unsupported_reason))
+            continue
+        providers = [r for r in registered if op.is_registered_by(r)]
+        if not providers:
+            missing.append(MissingOp(name, tuple(users), "the profile registers no kernel for it"))
+            continue
+        if reduce_types and op.kind == "builtin":
+            choice = variant_for_models(models, _op_key(models, name))
+            variant = choice.variant
+            if variant is not None:
+                if variant.name in registered:
+                    kept.add(variant.name)
+                    continue
+                if kernels in variant.implemented_by:
+                    notes.append(f"{variant.name}: not in the profile (its all-ops build registers the generic "
+                                 f"kernels): counted as {', '.join(providers)}, an upper bound")
+        kept.update(providers)
+    return tuple(sorted(kept)), tuple(missing), notes
+
+
+def _op_key(models: list[ModelUses], name: str):
+    return next(use.key for model in models for use in model.ops if use.key.name == name)
+
+
+def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
+        ram_limit: int | None = None, sets: ProfileSets | None = None, models: list[ModelUses] | None = None,
+        arena: ArenaEstimate | None = None) -> FitAnswer:
+    """The flash, RAM and stack the models need on the profiled target (`arena`: the estimate for its kernel set and
+    ABI, when the caller has it already)."""
+    models = models if models is not None else read_models(model_paths)
+    sets = sets or ProfileSets(profile)
+    ops = model_ops(models)
+    kept, missing, notes = serving_registrations(sets.registered, ops, models, reduce_types, profile.build.kernels)
+    cost = sets.keep(kept)
+    every_call = sets.drop(sets.registered).call_site_bytes
+    graph_bytes = sum(profile.graph.flash)
+    model_bytes = sum(embedded_bytes(os.path.getsize(path)) for path in model_paths)
+    runtime = profile.rom_total - graph_bytes - every_call - profile.model_bytes
+    flash_parts = (
+        Part("runtime (interpreter, allocator, flatbuffers, libc/libgcc, start-up)", runtime),
+        Part(f"kernels and registrations ({len(kept)})", graph_bytes - cost.code_bytes - cost.inline_estimate),
+        Part("resolver's AddXxx() calls", every_call - cost.call_site_bytes),
+        Part(f"model data ({len(model_paths)} .tflite, {MODEL_ALIGNMENT}-byte aligned)", model_bytes),
+    )
+    flash = sum(part.bytes for part in flash_parts)
+    if cost.inline_bytes:
+        notes.append(f"one AddXxx() call left: the compiler may inline {', '.join(cost.inlined)} (up to "
+                     f"{cost.inline_bytes} bytes; half counted as removed)")
+    if not profile.model_bytes:
+        notes.append("the profile's firmware embeds no .tflite model that was found: its own model data, if any, is "
+                     "counted in the runtime")
+    arena = arena or profile_arena(profile, model_paths)
+    if profile.build.kernels == "cmsis_nn" and "MVE" in profile.build.fpu:
+        notes.append("CMSIS-NN's MVE (Helium) kernels size their scratch buffers by other rules than the DSP ones the "
+                     "arena estimate models: check the arena on the device (size-report --model on a build)")
+    resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
+    static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
+                  + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
+    ram_parts = (Part(f"tensor arena ({profile.build.kernels} kernels{'' if arena.exact else ', upper bound'})",
+                      arena.total_bytes),
+                 Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))
+    answer = FitAnswer(profile, tuple(str(p) for p in model_paths), reduce_types, kept, missing, flash, flash_parts,
+                       cost.may_be_high_by, cost.may_be_low_by, arena.total_bytes + static_ram, ram_parts, static_ram,
+                       arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit)
+    _stack(answer, profile, kept)
+    return answer
+
+
+def profile_arena(profile: TargetProfile, model_paths) -> ArenaEstimate:
+    """The tensor arena the models need with the profile's kernel set, pointer size and enum size."""
+    return estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
+                          short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4)
+
+
+def _stack(answer: FitAnswer, profile: TargetProfile, kept) -> None:
+    if profile.stack_base is None:
+        answer.notes.append("the profile has no stack figures")
+        return
+    worst, kernel = profile.stack_base, ""
+    for op in kept:
+        path = profile.registration(op).stack
+        if path is not None and path.depth > worst.depth:
+            worst, kernel = path, op
+    answer.stack = worst.depth
+    answer.stack_kernel = kernel
+    answer.stack_path = tuple(StackStep(profile.stack_names[name], frame) for name, frame in worst.steps)
+
+
+def other_kernel_set(name: str) -> str | None:
+    """The shipped profile of the same CPU with the other kernel set, when there is one."""
+    for suffix, other in zip(KERNEL_SET_SUFFIXES, reversed(KERNEL_SET_SUFFIXES)):
+        if name.endswith(suffix):
+            candidate = name[: -len(suffix)] + other
+            return candidate if candidate in shipped_profiles() else None
+    return None
+
+
+@dataclass
+class FitReport:
+    """The answer for the profile asked, and beside it the other kernel set of that CPU and --reduce-types."""
+
+    main: FitAnswer
+    other_kernels: FitAnswer | None = None
+    reduced: FitAnswer | None = None
+
+
+def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
+               ram_limit: int | None = None) -> FitReport:
+    for path in model_paths:
+        if not Path(path).is_file():
+            raise ModelError(f"{path}: no such model file")
+    profile = load_profile(profile_name)
+    models = read_models(model_paths)
+    sets = ProfileSets(profile)
+    arena = profile_arena(profile, model_paths)
+    main = fit(profile, model_paths, reduce_types, flash_limit, ram_limit, sets, models, arena)
+    report = FitReport(main)
+    report.reduced = fit(profile, model_paths, not reduce_types, flash_limit, ram_limit, sets, models, arena)
+    other = other_kernel_set(profile.name) if profile_name == profile.name else None
+    if other:
+        try:
+            report.other_kernels = fit(load_profile(other), model_paths, reduce_types, flash_limit, ram_limit,
+                                       models=models)
+        except ProfileError:
+            report.other_kernels = None
+    return report
