@@ -7,6 +7,7 @@ esp-idf-size.json is esp-idf-size 2.3.2's `--format json2` output on the same EL
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -166,7 +167,8 @@ def test_the_image_note_states_what_esptool_elf2image_stores_beside_the_rom(name
     assert padded and int(padded[1]) - int(padded[3]) == int(padded[2]) == int(padded[4]) and int(padded[3]) == \
         report.rom_total
     assert any(note in w for w in report.warnings)
-    esptool = shutil.which("esptool.py") or shutil.which("esptool")
+    search = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])  # the venv's scripts too
+    esptool = shutil.which("esptool.py", path=search) or shutil.which("esptool", path=search)
     if esptool is None:
         pytest.skip("esptool is not installed (pip install esptool): the segments it writes are not checked")
     # elf2image writes the ELF's SHA-256 into a real esp_app_desc at 0xB0, past the fixtures' shorter one: a copy
