@@ -100,6 +100,9 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
                 continue
             if kind == "PAD":
                 sections.append(InputSection(FILL, address, size, "", current["name"]))
+            elif match.group(8) is None:
+                raise SizeToolError(f"{path}: inconsistent map file (the {kind} row at 0x{address:08x} of execution "
+                                    f"region {current['name']} names no section and object)")
             else:
                 sections.append(InputSection(match.group(8), address, size, _object_name(match.group(9)),
                                              current["name"]))
