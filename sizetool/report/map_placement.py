@@ -93,11 +93,13 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
 
 
 def _counted_pieces(section: Section, counted_end: int, uncounted: tuple[tuple[int, int], ...]) -> list[Section]:
-    """The parts of a section the map's totals count: up to the block's counted end, less the gaps it leaves out."""
+    """The parts of a section the map's totals count: up to the block's counted end, less the gaps it leaves out. Only
+    a NOBITS section is cut at gaps (ILINK 7's RAM is NOBITS); a section with contents keeps its start, so that what
+    reads its bytes reads them from the start (a map placing one in RAM is off its format: the totals then warn)."""
     end = min(section.end, counted_end)
     pieces = []
     cursor = section.address
-    for start, size in sorted(uncounted):
+    for start, size in sorted(uncounted) if section.is_nobits else ():
         if start + size <= cursor or start >= end:
             continue
         if start > cursor:
