@@ -1,7 +1,7 @@
 """Benchmark: 20,000 mutated inputs through the real command paths, counted per kind and outcome.
 
-The same engine as tests/sizetool/test_input_fuzz.py (tests/input_fuzz.py: mutated GNU ld maps given to
-`size-report ELF --map`, budgets to `check`, saved reports to `diff`, `check` and `history record`, SQLite history
+The same engine as tests/sizetool/test_input_fuzz.py (tests/input_fuzz.py: mutated GNU ld, armlink (Arm Compiler
+6.22, 6.21, compressed), IAR ILINK (8, 9 and 7 shapes) and ESP-IDF maps given to `size-report ELF --map`, budgets to `check`, saved reports to `diff`, `check` and `history record`, SQLite history
 databases to `history show|diff|plot|record` and `check --baseline db:`), at full size. Every case runs in this
 process; an outcome is ok (0), gate (1), input error (2, one line on stderr) or a failure (internal error,
 traceback, not one line, bad status). Exits 1 when there is any failure and prints the first of each.

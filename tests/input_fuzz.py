@@ -2,8 +2,10 @@
 hundred cases) and benchmarks/fuzz_inputs.py (20,000).
 
 Four kinds of input, each mutated from a valid one made from the committed fixtures:
-- map: the Cortex-M4 fixture's GNU ld map, mutated as text (bytes flipped, lines dropped, duplicated or swapped,
-  numbers replaced, truncated), given to `size-report ELF --map`;
+- map: a map mutated as text (bytes flipped, lines dropped, duplicated or swapped, numbers replaced, truncated),
+  given to `size-report ELF --map` with its ELF: the Cortex-M4 fixture's GNU ld map, the armlink maps (Arm Compiler
+  6.22, 6.21, compressed RW data) and IAR ILINK maps (8, 9 and 7 shapes) of fixtures/toolchain_maps, and the
+  ESP-IDF ESP32 and ESP32-C3 layouts;
 - budget: a size-budget.toml using every table, with values replaced by nan, inf, negatives, wrong types and wrong
   nesting, or mutated as text, given to `size-report check REPORT.json --budget`;
 - report: a saved report JSON with one or more values replaced by another type (a float where a list belongs, a
@@ -41,6 +43,16 @@ FIRMWARE = REPO / "fixtures" / "firmware" / "out" / "cortex-m4"
 ELF = FIRMWARE / "firmware.elf"
 MAP = FIRMWARE / "firmware.map"
 VARIANTS = REPO / "fixtures" / "firmware" / "out" / "variants" / "cortex-m4"
+TOOLCHAIN_MAPS = REPO / "fixtures" / "toolchain_maps" / "out"
+LAYOUTS = REPO / "fixtures" / "layouts" / "out"
+# Map mutations start from a GNU ld map, armlink maps (Arm Compiler 6.22, 6.21, compressed RW data), IAR ILINK maps
+# (the 8, 9 and 7 shapes) and ESP-IDF maps (ESP32, ESP32-C3), each given with its own ELF.
+MAP_SEEDS = [(ELF, MAP)] + [
+    (TOOLCHAIN_MAPS / variant / elf, TOOLCHAIN_MAPS / variant / "firmware.map")
+    for variant, elf in (("armlink", "firmware.axf"), ("armlink-6.21", "firmware.axf"),
+                         ("armlink-compressed", "firmware.axf"), ("iar", "firmware.out"), ("iar9", "firmware.out"),
+                         ("iar7", "firmware.out"))
+] + [(LAYOUTS / name / f"{name}.elf", LAYOUTS / name / f"{name}.map") for name in ("esp32-like", "esp32c3-like")]
 KINDS = ("map", "budget", "report", "history")
 FAILURES = ("internal error", "traceback", "not one line", "bad status")
 
@@ -287,7 +299,7 @@ class Corpus:
     old_report: Path  # a saved report of another build (for diff)
     database: Path
     budget: Path
-    map_text: bytes
+    maps: list[tuple[Path, bytes]]  # (ELF, its map's text): the seeds map mutations start from
 
 
 def make_corpus(directory: Path) -> Corpus:
@@ -302,7 +314,8 @@ def make_corpus(directory: Path) -> Corpus:
                "--branch", "main", "--time", f"2024-01-0{day}"])
     budget = directory / "budget.toml"
     budget.write_text(BUDGET)
-    return Corpus(directory, report, json.loads(report.read_text()), old, database, budget, MAP.read_bytes())
+    return Corpus(directory, report, json.loads(report.read_text()), old, database, budget,
+                  [(elf, map_path.read_bytes()) for elf, map_path in MAP_SEEDS])
 
 
 def _must(argv: list[str]) -> None:
@@ -314,9 +327,10 @@ def _must(argv: list[str]) -> None:
 def cases(corpus: Corpus, rng: random.Random, kind: str, work: Path):
     """One mutated input of `kind` and the command lines that read it (each yields (command name, argv))."""
     if kind == "map":
+        elf, text = rng.choice(corpus.maps)
         path = work / "mutated.map"
-        path.write_bytes(mutate_map(rng, corpus.map_text))
-        yield "report --map", [str(ELF), "--map", str(path), "--no-cache", "-o", str(work / "out.txt")]
+        path.write_bytes(mutate_map(rng, text))
+        yield "report --map", [str(elf), "--map", str(path), "--no-cache", "-o", str(work / "out.txt")]
     elif kind == "budget":
         path = work / "budget.toml"
         path.write_bytes(mutate_budget(rng))

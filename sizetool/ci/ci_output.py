@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sizetool.ci.budget import RuleResult
 from sizetool.report.report_model import dump_json
+from sizetool.text_escaping import markdown_code, markdown_text, workflow_message, workflow_property, xml_text
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ def render_results_markdown(results: list[RuleResult]) -> str:
     lines = [summary, "", "<details><summary>rules</summary>", "", "| rule | limit | actual | headroom | result |",
              "|---|---:|---:|---:|---|"]
     for name, text, limit, actual, headroom, verdict in map(_row, results):
-        lines.append(f"| `{name}` | {text} ({limit}) | {actual} | {headroom} | {verdict} |")
-    notes = [f"> note: `{r.rule.name}`: {r.note}" for r in results if r.note]
+        lines.append(f"| {markdown_code(name)} | {markdown_text(text)} ({limit}) | {actual} | {headroom} | {verdict} |")
+    notes = [f"> note: {markdown_code(r.rule.name, in_table=False)}: {markdown_text(r.note)}" for r in results if r.note]
     lines += [""] + notes if notes else []
     return "\n".join(lines + ["", "</details>", ""])
 
@@ -77,8 +78,8 @@ def github_annotations(results: list[RuleResult], budget_path: str) -> str:
     for result in results:
         if not result.passed:
             message = failure_reason(result)
-            location = f"file={budget_path},line={result.rule.line}," if result.rule.line else ""
-            lines.append(f"::error {location}title=Size budget::{message}")
+            location = f"file={workflow_property(budget_path)},line={result.rule.line}," if result.rule.line else ""
+            lines.append(f"::error {location}title=Size budget::{workflow_message(message)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -88,10 +89,10 @@ def junit_xml(results: list[RuleResult], suite: str = "size-budget") -> str:
     tests = ElementTree.SubElement(root, "testsuite", name=suite, tests=str(len(results)), failures=str(failures),
                                    errors="0", skipped="0")
     for result in results:
-        case = ElementTree.SubElement(tests, "testcase", classname=suite, name=result.rule.name)
+        case = ElementTree.SubElement(tests, "testcase", classname=xml_text(suite), name=xml_text(result.rule.name))
         if not result.passed:
             failure = ElementTree.SubElement(
-                case, "failure", message=f"{result.actual} bytes > limit {result.limit} ({result.rule.limit.text})",
+                case, "failure", message=xml_text(f"{result.actual} bytes > limit {result.limit} ({result.rule.limit.text})"),
                 type="BudgetExceeded")
             failure.text = f"headroom {result.headroom} bytes"
     ElementTree.indent(root)
@@ -114,8 +115,8 @@ def render_summary_markdown(results: list[RuleResult], totals: BuildTotals) -> s
     lines = [headline, "", "| | bytes | change |", "|---|---:|---:|",
              f"| ROM | {totals.rom} | {_signed(totals.rom_delta) or '-'} |",
              f"| RAM | {totals.ram} | {_signed(totals.ram_delta) or '-'} |", ""]
-    lines += [f"- `{r.rule.name}`: {failure_reason(r).removeprefix(r.rule.name + ': ')}"
-              for r in results if not r.passed]
+    lines += [f"- {markdown_code(r.rule.name, in_table=False)}: "
+              f"{markdown_text(failure_reason(r).removeprefix(r.rule.name + ': '))}" for r in results if not r.passed]
     if results:
         lines += ([""] if lines[-1] else []) + rule_lines[2:]  # the folded rule table, without its headline
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 
 from sizetool.history.queries import Build, movers
+from sizetool.text_escaping import markdown_code, markdown_text
 
 TABLE_WIDTH = 180  # when not writing to a terminal, so piped and saved tables are the same everywhere
 
@@ -128,17 +129,14 @@ def render_show_csv(rows: list[ShowRow]) -> str:
 
 
 def render_show_markdown(rows: list[ShowRow]) -> str:
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
     lines = [f"**Size history** ({len(rows)} builds)", "",
              "| commit | branch | date (UTC) | ROM | ΔROM | RAM | ΔRAM | top movers (ROM) |",
              "|---|---|---|---:|---:|---:|---:|---|"]
     for row in rows:
         build = row.build
         branch = build.branch + (f" [{build.label_text()}]" if build.labels else "")
-        movers_text = ", ".join(f"`{cell(n)}` {d:+d}" for n, d in row.movers("rom"))
-        lines.append(f"| `{build.short}` | {cell(branch) or '-'} | {build.built_at.strftime('%Y-%m-%d %H:%M')} | "
+        movers_text = ", ".join(f"{markdown_code(n)} {d:+d}" for n, d in row.movers("rom"))
+        lines.append(f"| {markdown_code(build.short)} | {markdown_text(branch) or '-'} | {build.built_at.strftime('%Y-%m-%d %H:%M')} | "
                      f"{build.rom_total} | {_signed(row.delta('rom'))} | {build.ram_total} | "
                      f"{_signed(row.delta('ram'))} | {movers_text} |")
     return "\n".join(lines) + "\n"

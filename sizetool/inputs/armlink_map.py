@@ -100,6 +100,9 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
                 continue
             if kind == "PAD":
                 sections.append(InputSection(FILL, address, size, "", current["name"]))
+            elif match.group(8) is None:
+                raise SizeToolError(f"{path}: inconsistent map file (the {kind} row at 0x{address:08x} of execution "
+                                    f"region {current['name']} names no section and object)")
             else:
                 sections.append(InputSection(match.group(8), address, size, _object_name(match.group(9)),
                                              current["name"]))
@@ -136,8 +139,10 @@ def read_armlink_map(path: str, text: str) -> LinkerMap:
 
 def _stored_as_counted(blocks: list[MapBlock], exec_regions: list[dict], summary: dict[str, int]) -> list[MapBlock]:
     """The RW bytes the map counts as stored. The padding after a region's last RW row is in the ELF's RW section and
-    has a load address, but some armlink versions count it with the ZI data (Arm Compiler 6.19), others with the RW
-    data (5.06): the "ROM Totals" row says which."""
+    has a load address, but armlink versions count it differently: Arm Compiler 5.06 with the RW data, 6.19 with the
+    ZI data, 6.21 the part up to a word boundary with the RW data and the rest with the ZI data (its "(incl.
+    Padding)" row then shows 1 to 3 RW bytes). The "ROM Totals" row says how many: the padding it counts is taken
+    from the start of each region's padding, in region order."""
     counted = summary.get("ROM Totals RW Data")
     plain = [b for b in blocks if b.memory == RAM and b.load_area is not None and not b.compressed]
     if counted is None or not plain:
@@ -148,9 +153,16 @@ def _stored_as_counted(blocks: list[MapBlock], exec_regions: list[dict], summary
         rows = next(r["rows"] for r in exec_regions if r["name"] == block.name)
         end = max((a + s for a, s, kind, _, stored in rows if stored and kind != "PAD"), default=block.address)
         without_padding[block.name] = end - block.address
-    if compressed + sum(b.stored for b in plain) != counted and compressed + sum(without_padding.values()) == counted:
-        return [replace(b, stored=without_padding[b.name]) if b.name in without_padding else b for b in blocks]
-    return blocks
+    padding_counted = counted - compressed - sum(without_padding.values())
+    padding_stored = sum(b.stored - without_padding[b.name] for b in plain)
+    if padding_counted == padding_stored or not 0 <= padding_counted < padding_stored:
+        return blocks  # all of it (or a figure this reader cannot split: the placement warns)
+    stored = {}
+    for block in plain:
+        padding = min(block.stored - without_padding[block.name], padding_counted)
+        stored[block.name] = without_padding[block.name] + padding
+        padding_counted -= padding
+    return [replace(b, stored=stored[b.name]) if b.name in stored else b for b in blocks]
 
 
 def _object_name(name: str) -> str:

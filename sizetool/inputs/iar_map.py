@@ -13,8 +13,12 @@ of an init block; `- Linker created -` is the linker's own (init tables); `<Bloc
 IAR writes one ELF section per placement part (named "A0", "P1 ro", "P4 s0", "P4 zi"...); data copied to RAM is a
 NOBITS section in RAM and its initializer bytes are in a ROM section. The totals are the map's own: ROM = "bytes of
 readonly code memory" + "bytes of readonly data memory", RAM = "bytes of readwrite data memory" (+ readwrite code). IAR
-counts a part up to the end of its last section, not an init block's tail alignment nor the unused ranges between
-parts; the digit groups may be separated by ' or a space.
+counts a part from its start (the closing line's end less its size: ILINK 9 starts a part where the previous one
+ends, so an over-aligned first section leaves a gap the part holds) up to the end of its last section, not an init
+block's tail alignment nor the unused ranges between parts. The alignment gaps inside a part count as the MODULE
+SUMMARY's "Gaps" row says: ILINK 8 and 9 count them in every column, ILINK 7 leaves the rw data column empty and
+does not count the gaps between RAM sections. Digit groups may be separated by ' (ILINK 8, 9: `0x800'0000`,
+`5'082`) or a space (ILINK 7: `16 155`).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ _KEY = re.compile(r"^\[(\d+)\] = (.*?)\s*$", re.MULTILINE)
 _TOTAL = re.compile(r"^\s*(\d[\d' ,]*?)\s+bytes of (readonly|readwrite)\s+(code|data) memory", re.MULTILINE)
 _DECIMAL = re.compile(r"\d{1,3}(?:['’, ]\d{3})*(?!\d)|\d+")  # 1'248, 9 744 (older ILINK), 1,248
 _DIRECTIVE = re.compile(r'^"([^"]+)":\s+place\b(.*?);', re.MULTILINE | re.DOTALL)
-_RANGE = re.compile(rf"\[from ({_NUMBER}) to ({_NUMBER})\]")
+_RANGE = re.compile(rf"\[from ({_NUMBER}) (to|size) ({_NUMBER})(?: repeat (\d+))?[^\]]*\]")
 _AT = re.compile(rf"at (?:address )?({_NUMBER})")
 
 
@@ -91,9 +95,14 @@ def read_iar_map(path: str, text: str) -> LinkerMap:
     ranges = _directives(placement_text)
     areas: list[MapArea] = []
     blocks: list[MapBlock] = []
+    module_totals = _module_totals(module_text)
+    ram_gaps_counted = not module_text or bool(module_totals.get("Gaps rw data"))
     for part in parts:
+        uncounted = () if ram_gaps_counted or part["memory"] != RAM else tuple(
+            (row.address, row.size) for row in part["rows"]
+            if row.name == FILL and row.address < part["address"] + part["counted"])
         blocks.append(MapBlock(part["label"], part["group"], part["memory"], part["address"], part["size"],
-                               part["counted"]))
+                               part["counted"], uncounted=uncounted))
     for group in dict.fromkeys(part["group"] for part in parts):
         members = [p for p in parts if p["group"] == group]
         memory = ROM if any(p["memory"] == ROM for p in members) else RAM
@@ -102,7 +111,7 @@ def read_iar_map(path: str, text: str) -> LinkerMap:
     rom_total = totals.get("readonly code", 0) + totals.get("readonly data", 0)
     ram_total = totals.get("readwrite data", 0) + totals.get("readwrite code", 0)
     summary = {f"bytes of {name} memory": value for name, value in totals.items()}
-    summary.update(_module_totals(module_text))
+    summary.update(module_totals)
     layout = MapLayout("iar", toolchain, areas, blocks, rom_total, ram_total, summary, _modules(module_text, keys),
                        counts_gaps=False, copies=copies)
     regions = [MapRegion(a.name, a.origin, a.length, "", memory=a.memory) for a in areas]
@@ -222,7 +231,9 @@ def _close(path: str, part: dict | None) -> None:
         part["address"] = part["end_line"][0] - part["end_line"][1]
     if part["end_line"] is None:
         raise SizeToolError(f"{path}: truncated map file (placement {part['label']} has no closing '- end' line)")
-    end, _ = part["end_line"]
+    end, size = part["end_line"]
+    if end - size <= part["address"]:  # a part starts where its closing line says (ILINK 9: before its first row)
+        part["address"] = end - size
     part["size"] = part["header"] if part["header"] is not None else end - part["address"]
     part["counted"] = (part["leaf_end"] or part["address"]) - part["address"]
     kinds = part["kinds"] - {""}
@@ -247,7 +258,11 @@ def _directives(text: str) -> dict[str, tuple[int, int]]:
     """Placement name -> (origin, length) from its `place in [from A to B] | [from C to D]` directive."""
     found = {}
     for name, body in _DIRECTIVE.findall(text):
-        ranges = [(_number(low), _number(high)) for low, high in _RANGE.findall(body)]
+        ranges = []
+        for low, form, high, repeat in _RANGE.findall(body):
+            start, end = _number(low), _number(high) if form == "to" else _number(low) + _number(high) - 1
+            ranges.extend((start + copy * (end - start + 1), start + copy * (end - start + 1) + end - start)
+                          for copy in range(min(int(repeat or 1), 64)))
         if ranges:
             found[name] = (min(low for low, _ in ranges), sum(high - low + 1 for low, high in ranges))
         else:

@@ -42,6 +42,8 @@ class MapBlock:
     initialised: int = 0  # bytes from its start the ELF gives initial contents (RW data and the padding after them)
     compressed: bool = False
     reserved: bool = False  # an armlink EMPTY region the map lists no rows for (a stack or heap): the ELF may omit it
+    # (address, size) of gaps inside it the map's totals leave out (IAR 7: the alignment between RAM sections)
+    uncounted: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ the free RAM (sizetool/fit/model_fit.py), for each output format of the operator
 from __future__ import annotations
 
 from sizetool.fit.model_fit import ArenaFit, verdict
+from sizetool.text_escaping import markdown_code, markdown_text
 
 CSV_KINDS = ("arena_needed", "arena_part", "arena_linked", "ram_free", "arena_verdict", "arena_note")
 
@@ -56,25 +57,21 @@ def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:
     return rows
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def fit_markdown_lines(result: ArenaFit) -> list[str]:
-    sentence = _md(verdict(result))
+    sentence = markdown_text(verdict(result))
     lines = ["## RAM: tensor arena", "", f"**{sentence[0].upper() + sentence[1:]}**" if result.passed
              else f"**{sentence}** :x:", ""]
     lines += ["| | bytes |", "|---|---:|"]
     if result.needed is not None:
         lines.append(f"| needed ({result.kernels.kernels} kernels, {_target(result)}"
                      f"{'' if result.exact else ', upper bound'}) | {result.needed} |")
-    lines += [f"| &nbsp;&nbsp;{_md(name)} | {size} |" for name, size in result.parts]
+    lines += [f"| &nbsp;&nbsp;{markdown_text(name)} | {size} |" for name, size in result.parts]
     if result.arena is not None:
-        lines.append(f"| linked: `{_md(result.arena.symbol)}` ({_arena_origin(result)}) | {result.linked} |")
+        lines.append(f"| linked: {markdown_code(result.arena.symbol)} ({_arena_origin(result)}) | {result.linked} |")
     if result.free_ram is not None:
-        lines.append(f"| free RAM ({_md(result.free_region)}) | {result.free_ram} |")
+        lines.append(f"| free RAM ({markdown_text(result.free_region)}) | {result.free_ram} |")
     lines += ["", f"Kernel set {result.kernels.how}."]
-    lines += [f"> note: {_md(note)}" for note in result.notes]
+    lines += [f"> note: {markdown_text(note)}" for note in result.notes]
     return lines + [""]
 
 

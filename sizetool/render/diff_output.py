@@ -8,6 +8,7 @@ import os
 
 from sizetool.ci.diff import DeltaRow, OperatorDelta, SizeDiff
 from sizetool.report.report_model import dump_json
+from sizetool.text_escaping import markdown_code, markdown_text
 
 
 def _signed(value: int) -> str:
@@ -107,14 +108,13 @@ def render_diff_markdown(diff: SizeDiff, limit: int) -> str:
         lines += [f"<details><summary>{len(rows)} {title} changed</summary>", "", "| delta | old | new | name |",
                   "|---:|---:|---:|---|"]
         for row in rows[: limit or None]:
-            name = row.name.replace("|", "\\|")
-            lines.append(f"| {_signed(row.delta)} | {row.old} | {row.new} | `{name}` |")
+            lines.append(f"| {_signed(row.delta)} | {row.old} | {row.new} | {markdown_code(row.name)} |")
         lines += ["", "</details>", ""]
     if diff.operators is not None:
         lines += [f"<details><summary>{len(diff.operators)} operators changed (exclusive bytes)</summary>", "",
                   "| delta | old | new | op | status | shared |", "|---:|---:|---:|---|---|---:|"]
         for op in diff.operators[: limit or None]:
-            lines.append(f"| {_signed(op.delta)} | {op.old} | {op.new} | {op.op} | {op.status} | "
+            lines.append(f"| {_signed(op.delta)} | {op.old} | {op.new} | {markdown_text(op.op)} | {op.status} | "
                          f"{op.old_shared} → {op.new_shared} |")
         lines += ["", "</details>", ""]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from sizetool.render.arena_fit import fit_markdown_lines, fit_to_dict, fit_tree
 from sizetool.render.operators import crosscheck_markdown, crosscheck_to_dict, crosscheck_tree
 from sizetool.render.text_blocks import console_for, finish
 from sizetool.report.report_model import dump_json
+from sizetool.text_escaping import markdown_text
 
 if TYPE_CHECKING:
     from sizetool.fit.model_fit import ArenaFit
@@ -34,7 +35,7 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
             data["arena"] = fit_to_dict(fit)
         return dump_json(data)
     if output_format == "markdown":
-        lines = [f"# Does it fit: {name}" + (f" ({arch})" if arch else ""), ""]
+        lines = [f"# Does it fit: {markdown_text(name)}" + (f" ({markdown_text(arch)})" if arch else ""), ""]
         lines += crosscheck_markdown(crosscheck)
         if fit is not None:
             lines += fit_markdown_lines(fit)

@@ -6,25 +6,27 @@ import os
 
 from sizetool.render.regions import map_line, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
+from sizetool.text_escaping import markdown_fence, markdown_text
 
 
 def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:
-    lines = [f"# Size report: {os.path.basename(report.source)} ({report.arch})", ""]
+    lines = [f"# Size report: {markdown_text(os.path.basename(report.source))} ({markdown_text(report.arch)})", ""]
     if report.linker_map is not None:
-        lines += [map_line(report), ""]
+        lines += [markdown_text(map_line(report)), ""]
     for memory in memories:
         total = report.total(memory)
         title = total_line(report, memory).replace(f" {os.path.basename(report.source)}:", ":", 1)
-        lines += [f"## {title}", "", "| path | size | % |", "|---|---:|---:|"]
+        lines += [f"## {markdown_text(title)}", "", "| path | size | % |", "|---|---:|---:|"]
         for node, level in walk(build_tree(report.entries, memory), depth):
             share = 100.0 * node.size / total if total else 0.0
-            name = node.name.replace("|", "\\|")
-            lines.append(f"| {'&nbsp;&nbsp;' * level}{name} | {node.size} | {share:.2f}% |")
+            lines.append(f"| {'&nbsp;&nbsp;' * level}{markdown_text(node.name)} | {node.size} | {share:.2f}% |")
         lines.append("")
     if report.regions:
-        lines += ["## Memory regions", "", "```", regions_table(report).rstrip(), "```", ""]
+        table = regions_table(report).rstrip()
+        fence = markdown_fence(table)
+        lines += ["## Memory regions", "", fence, table, fence, ""]
     for warning in report.warnings:
-        lines.append(f"> warning: {warning}")
+        lines.append(f"> warning: {markdown_text(warning)}")
     return "\n".join(lines).rstrip() + "\n"
 
 

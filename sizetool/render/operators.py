@@ -25,8 +25,9 @@ import os
 from typing import TYPE_CHECKING
 
 from sizetool import __version__
-from sizetool.render.text_blocks import console_for, finish, markdown_cell, rich_table
+from sizetool.render.text_blocks import console_for, finish, rich_table
 from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
+from sizetool.text_escaping import markdown_code, markdown_text
 
 if TYPE_CHECKING:  # the table alone loads no model reader or arena estimate (render/arena_fit.py does, for --model)
     from sizetool.operators.model_crosscheck import ModelCrosscheck, ModelSets
@@ -300,7 +301,8 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     """Summary first (and the cross-check verdict, and the arena fit), then the tables: made for a pull-request
     comment."""
     name = os.path.basename(source)
-    lines = [f"# Operator cost: {name}" + (f" ({arch})" if arch else ""), "", _summary(table), ""]
+    lines = [f"# Operator cost: {markdown_text(name)}" + (f" ({markdown_text(arch)})" if arch else ""), "",
+             _summary(table), ""]
     if crosscheck is not None:
         lines += crosscheck_markdown(crosscheck)
     if fit is not None:
@@ -311,9 +313,9 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
         lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
                   "|---|---|---:|---:|---:|---|---|"]
         for o in table.operators:
-            files = "<br>".join(f"`{markdown_cell(t)}`" for t in _files_text(o.files, TOP_FILES))
-            shared = "<br>".join(markdown_cell(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
-            lines.append(f"| {markdown_cell(o.op)} | `{markdown_cell(o.registration)}` | {o.exclusive_bytes} | {o.shared_bytes} "
+            files = "<br>".join(f"{markdown_code(t)}" for t in _files_text(o.files, TOP_FILES))
+            shared = "<br>".join(markdown_text(t) for t in _files_text(by_path(o.shared_files), TOP_FILES, with_operators=True))
+            lines.append(f"| {markdown_text(o.op)} | {markdown_code(o.registration)} | {o.exclusive_bytes} | {o.shared_bytes} "
                          f"| {o.runtime_bytes} | {files} | {shared} |")
         lines += ["", f"_{LEGEND}_", ""]
     if table.resolvers:
@@ -323,34 +325,34 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
     if table.templates:
         lines += ["Other class templates with several instantiations (bytes beyond the largest one):", "",
                   "| template | instantiations | bytes |", "|---|---|---:|"]
-        lines += [f"| `{markdown_cell(t.template)}` | `{markdown_cell(t.arguments)}` | {t.bytes} |" for t in table.templates]
+        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in table.templates]
         lines.append("")
-    lines += [f"> note: {markdown_cell(note)}" for note in _notes(table)]
+    lines += [f"> note: {markdown_text(note)}" for note in _notes(table)]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
-    models = ", ".join(f"`{markdown_cell(os.path.basename(m))}`" for m in crosscheck.models)
+    models = ", ".join(markdown_code(os.path.basename(m), in_table=False) for m in crosscheck.models)
     lines = []
     if crosscheck.missing:
         lines += [f"**{len(crosscheck.missing)} op(s) needed by {models} are not registered** (the interpreter would "
                   "fail to find them):", "", "| op | kind | register with | models |", "|---|---|---|---|"]
         for m in crosscheck.missing:
-            lines.append(f"| {markdown_cell(m.op.name)} | {m.op.kind} | {markdown_cell(_register_with(m))} | "
-                         f"{', '.join(markdown_cell(os.path.basename(x)) for x in m.models)} |")
+            lines.append(f"| {markdown_text(m.op.name)} | {m.op.kind} | {markdown_text(_register_with(m))} | "
+                         f"{', '.join(markdown_text(os.path.basename(x)) for x in m.models)} |")
         lines.append("")
     else:
         lines += [f"Every op used by {models} is registered.", ""]
     if crosscheck.type_problems:
         lines += [f"**{len(crosscheck.type_problems)} operator group(s) have tensor types this firmware's kernels "
                   "cannot run** (the model would fail on the device):", ""]
-        lines += [f"- {markdown_cell(t.message)}" for t in crosscheck.type_problems] + [""]
+        lines += [f"- {markdown_text(t.message)}" for t in crosscheck.type_problems] + [""]
     if crosscheck.variants:
         from sizetool.operators.model_crosscheck import variant_note
 
         lines += ["Type-reduced registrations every model allows:", "", "| op | register with | why | effect |",
                   "|---|---|---|---|"]
-        lines += [f"| {markdown_cell(v.op)} | `{markdown_cell(v.call)}` | {markdown_cell(v.reason)} | {markdown_cell(variant_note(v))} |"
+        lines += [f"| {markdown_text(v.op)} | {markdown_code(v.call)} | {markdown_text(v.reason)} | {markdown_text(variant_note(v))} |"
                   for v in crosscheck.variants] + [""]
     if crosscheck.sets is not None:
         lines += [f"**{sentence}**" if index < 2 else sentence
@@ -358,7 +360,7 @@ def crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
     if crosscheck.unused:
         lines += [f"{len(crosscheck.unused)} registered operator(s) no model uses (each row: what removing that op "
                   "alone saves):", "", "| op | registration | alone saves |", "|---|---|---:|"]
-        lines += [f"| {markdown_cell(u.op)} | `{markdown_cell(u.registration)}` | {u.exclusive_bytes} |" for u in crosscheck.unused]
+        lines += [f"| {markdown_text(u.op)} | {markdown_code(u.registration)} | {u.exclusive_bytes} |" for u in crosscheck.unused]
         lines.append("")
     if crosscheck.sets is not None and len(crosscheck.models) > 1:
         lines += _model_costs_markdown(crosscheck.sets)
@@ -370,8 +372,8 @@ def _model_costs_markdown(sets: ModelSets) -> list[str]:
              "| model | ops | firmware with its ops | on top of the runtime | only it needs | adds to the others |",
              "|---|---:|---:|---:|---|---:|"]
     for m in sets.models:
-        lines.append(f"| `{markdown_cell(os.path.basename(m.model))}` | {len(m.registrations)} | {m.firmware_bytes} "
-                     f"| {m.on_top_of_runtime} | {markdown_cell(', '.join(m.only_ops)) or '-'} | {m.adds_to_others} |")
+        lines.append(f"| {markdown_code(os.path.basename(m.model))} | {len(m.registrations)} | {m.firmware_bytes} "
+                     f"| {m.on_top_of_runtime} | {markdown_text(', '.join(m.only_ops)) or '-'} | {m.adds_to_others} |")
     return lines + [""]
 
 

@@ -12,11 +12,10 @@ from sizetool.report.report_model import SizeReport
 def regions_table(report: SizeReport) -> str:
     rows = [f"read: {report.input_format}"] if report.input_format else []
     rows += [f"{'Memory region':<16}{'Used Size':>12}{'Region Size':>14}{'%age Used':>12}  Memory"]
-    for region in report.regions:
-        rows.append(
-            f"{region.name + ':':<16}{region.used:>10} B{region.length:>12} B{region.percent_used:>11.2f}%"
-            f"  {region.memory.upper()}".rstrip()
-        )
+    for region in report.regions:  # a region without a size (ESP-IDF flash, an IAR `place at`): its use alone
+        size, share = (f"{region.length:>12} B", f"{region.percent_used:>11.2f}%") if region.length else (
+            f"{'-':>14}", f"{'-':>12}")
+        rows.append(f"{region.name + ':':<16}{region.used:>10} B{size}{share}  {region.memory.upper()}".rstrip())
     return "\n".join(rows) + "\n"
 
 

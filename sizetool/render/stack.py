@@ -13,9 +13,10 @@ import csv
 import io
 import os
 
-from sizetool.stack.stack_depth import RootDepth, StackReport
-from sizetool.render.text_blocks import console_for, finish, markdown_cell, rich_table
+from sizetool.render.text_blocks import console_for, finish, rich_table
 from sizetool.report.report_model import dump_json
+from sizetool.stack.stack_depth import RootDepth, StackReport
+from sizetool.text_escaping import markdown_code, markdown_text
 
 FORMATS = ("tree", "json", "csv", "markdown")
 CSV_COLUMNS = ("root", "record", "step", "function", "address", "frame", "depth", "via", "call_site", "detail")
@@ -168,30 +169,30 @@ def _mismatches_tree(console, report: StackReport) -> None:
 
 
 def render_stack_markdown(report: StackReport) -> str:
-    lines = [f"### {markdown_cell(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
+    lines = [f"### {markdown_text(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
              "|---|---|---:|---|---|"]
     for root in report.roots:
-        lines.append(f"| `{markdown_cell(root.root)}` | {root.kind} | {root.depth} B | {_bound(root)} | "
-                     f"`{markdown_cell(root.path[-1].function) if root.path else ''}` |")
+        lines.append(f"| {markdown_code(root.root)} | {root.kind} | {root.depth} B | {_bound(root)} | "
+                     f"{markdown_code(root.path[-1].function) if root.path else '``'} |")
     for root in report.roots:
-        lines += ["", f"#### `{markdown_cell(root.root)}`: {root.depth} bytes", "",
+        lines += ["", f"#### {markdown_code(root.root, in_table=False)}: {root.depth} bytes", "",
                   "| depth | frame | function | entered by | frame from |", "|---:|---:|---|---|---|"]
         for step in root.path:
-            lines.append(f"| {step.depth} | {step.frame} | `{markdown_cell(step.function)}` | {markdown_cell(_via(step))} | "
+            lines.append(f"| {step.depth} | {step.frame} | {markdown_code(step.function)} | {markdown_text(_via(step))} | "
                          f"{step.frame_source} |")
         if root.kernels:
             lines += ["", "| kernel | role | own depth | function |", "|---|---|---:|---|"]
             for kernel in root.kernels[:TOP_KERNELS]:
                 lines.append(f"| {kernel.op} | {kernel.role} | {kernel.depth} B{'' if kernel.bounded else ' +'} | "
-                             f"`{markdown_cell(kernel.function)}` |")
+                             f"{markdown_code(kernel.function)} |")
         if root.warnings:
             lines.append("")
             for warning in root.warnings[:TOP_WARNINGS]:
-                lines.append(f"- {markdown_cell(warning.text())}")
+                lines.append(f"- {markdown_text(warning.text())}")
             if len(root.warnings) > TOP_WARNINGS:
                 lines.append(f"- ... and {len(root.warnings) - TOP_WARNINGS} more")
     if report.su_mismatches:
         lines += ["", "| function | disassembly | .su | qualifiers |", "|---|---:|---:|---|"]
         for name, disassembly, su, qualifiers in report.su_mismatches:
-            lines.append(f"| `{markdown_cell(name)}` | {disassembly} | {su} | {qualifiers} |")
+            lines.append(f"| {markdown_code(name)} | {disassembly} | {su} | {qualifiers} |")
     return "\n".join(lines) + "\n"

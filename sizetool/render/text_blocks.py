@@ -1,5 +1,5 @@
-"""Pieces the table renderers share: a rich console writing into a string, a plain table, trailing-space trimming,
-and a markdown table cell."""
+"""Pieces the table renderers share: a rich console writing into a string, a plain table, trailing-space trimming
+(markdown escaping is sizetool/text_escaping.py's)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,3 @@ def rich_table(*columns):
 def finish(out: io.StringIO) -> str:
     return "".join(line.rstrip() + "\n" for line in out.getvalue().splitlines())
 
-
-def markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|")

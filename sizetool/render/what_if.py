@@ -12,8 +12,9 @@ from sizetool import __version__
 from sizetool.render.operators import (
     TOP_GOING_FILES, TOP_SYMBOLS, bound_sentence, calls_text,
 )
-from sizetool.render.text_blocks import console_for, finish, markdown_cell, rich_table
+from sizetool.render.text_blocks import console_for, finish, rich_table
 from sizetool.report.report_model import dump_json
+from sizetool.text_escaping import markdown_code, markdown_text
 
 if TYPE_CHECKING:
     from sizetool.operators.what_if import WhatIf
@@ -73,22 +74,23 @@ def render_what_if_csv(result: WhatIf) -> str:
 
 def render_what_if_markdown(result: WhatIf, source: str, arch: str = "") -> str:
     name = os.path.basename(source)
-    lines = [f"# What if: {name}" + (f" ({arch})" if arch else ""), "", f"**{_what_if_headline(result)}**", "",
+    lines = [f"# What if: {markdown_text(name)}" + (f" ({markdown_text(arch)})" if arch else ""), "",
+             f"**{markdown_text(_what_if_headline(result))}**", "",
              f"**Predicted ROM {result.predicted_rom} bytes** (now {result.rom}; saves {result.cost.saving}: "
              f"{result.cost.code_bytes} of code and data{calls_text(result.cost)})", ""]
     if result.cost.may_be_high_by:
         bound = bound_sentence(result.cost.may_be_high_by, result.cost.inline_bytes, result.cost.inlined,
                                result.cost.may_be_low_by)
-        lines += [f"The predicted ROM {markdown_cell(bound)}.", ""]
+        lines += [f"The predicted ROM {markdown_text(bound)}.", ""]
     if result.files:
         lines += [_files_heading(result), "", "| file | goes | of its |", "|---|---:|---:|"]
-        lines += [f"| `{markdown_cell(f.path)}` | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
+        lines += [f"| {markdown_code(f.path)} | {f.bytes} | {f.file_bytes} |" for f in result.files[:TOP_GOING_FILES]]
         lines.append("")
     if result.symbols:
         lines += [_symbols_heading(result), "", "| symbol | file | bytes |", "|---|---|---:|"]
-        lines += [f"| `{markdown_cell(s.name)}` | `{markdown_cell(s.path)}` | {s.bytes} |" for s in result.symbols[:TOP_SYMBOLS]]
+        lines += [f"| {markdown_code(s.name)} | {markdown_code(s.path)} | {s.bytes} |" for s in result.symbols[:TOP_SYMBOLS]]
         lines.append("")
-    lines += [f"> note: {markdown_cell(note)}" for note in result.notes]
+    lines += [f"> note: {markdown_text(note)}" for note in result.notes]
     return "\n".join(lines).rstrip() + "\n"
 
 

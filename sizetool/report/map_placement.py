@@ -8,7 +8,8 @@ initialised part is also stored in its load region, at the map's load address: a
 it, as a separate run of the compressed size (the ELF section then holds the compressed bytes, so the RAM side is
 widened to the uncompressed RW data the map lists, and the ROM side is one `(compressed RW data)` run: compressed
 bytes cannot be split by object). IAR counts a part only up to the end of its last section, so a section's tail past
-that is not counted, and neither are the unused ranges between parts. armlink counts the gaps between the sections of
+that is not counted, and neither are the unused ranges between parts (nor, for ILINK 7, the alignment gaps between
+RAM sections: a section is then placed as the pieces the map counts). armlink counts the gaps between the sections of
 a RAM region (they are inside its Size; reported as fill), but its Total ROM Size leaves out the alignment between
 the regions a load region stores and the padding after a region's RW data (counted with its ZI data): those stored
 bytes count in RAM only, and the load region's use can be a few bytes below its Size.
@@ -39,12 +40,8 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
     for block, inside in members:
         counted_end = block.address + block.counted
         block_ranges = []
-        for position, section in enumerate(inside):
-            end = min(section.end, counted_end)
-            if end <= section.address:
-                continue
-            if end != section.end:
-                section = replace(section, size=end - section.address)
+        pieces = [piece for section in inside for piece in _counted_pieces(section, counted_end, block.uncounted)]
+        for position, section in enumerate(pieces):
             if block.memory == ROM:
                 placed.append(PlacedSection(section, block.area, None))
                 block_ranges.append((section.address, section.end))
@@ -55,7 +52,7 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
                 continue
             if block.compressed:
                 # The ELF holds the compressed bytes: RAM gets the uncompressed RW data, ROM one compressed run.
-                following = inside[position + 1].address if position + 1 < len(inside) else counted_end
+                following = pieces[position + 1].address if position + 1 < len(pieces) else counted_end
                 ram_end = min(max(block.address + block.initialised, section.end), following)
                 ram_side = replace(section, size=ram_end - section.address, load_address=section.address)
                 placed.append(PlacedSection(ram_side, None, block.area))
@@ -93,6 +90,32 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
             placement.warnings.append(
                 f"{name} is {placement.total(memory)} bytes here but {stated} in the map's own summary")
     return placement
+
+
+def _counted_pieces(section: Section, counted_end: int, uncounted: tuple[tuple[int, int], ...]) -> list[Section]:
+    """The parts of a section the map's totals count: up to the block's counted end, less the gaps it leaves out. Only
+    a NOBITS section is cut at gaps (ILINK 7's RAM is NOBITS); a section with contents keeps its start, so that what
+    reads its bytes reads them from the start (a map placing one in RAM is off its format: the totals then warn)."""
+    end = min(section.end, counted_end)
+    pieces = []
+    cursor = section.address
+    for start, size in sorted(uncounted) if section.is_nobits else ():
+        if start + size <= cursor or start >= end:
+            continue
+        if start > cursor:
+            pieces.append(_piece(section, cursor, start))
+        cursor = max(cursor, start + size)
+    if cursor < end:
+        pieces.append(_piece(section, cursor, end))
+    return pieces
+
+
+def _piece(section: Section, start: int, end: int) -> Section:
+    if (start, end) == (section.address, section.end):
+        return section
+    shift = start - section.address
+    return replace(section, address=start, load_address=section.load_address + shift, size=end - start,
+                   offset=section.offset + (0 if section.is_nobits else shift))
 
 
 def blocks_of_sections(image: ElfImage, linker_map: LinkerMap,

@@ -5,7 +5,7 @@ size CI affords; benchmarks/fuzz_inputs.py runs the same at 20,000 inputs."""
 from tests.input_fuzz import FAILURES, KINDS, run_fuzz
 
 SEED = 18
-PER_KIND = {"map": 12, "budget": 40, "report": 40, "history": 40}
+PER_KIND = {"map": 27, "budget": 40, "report": 40, "history": 40}
 
 
 def test_mutated_inputs_never_crash(tmp_path):

@@ -201,3 +201,13 @@ def test_an_empty_region_without_rows_is_a_reservation_not_a_truncation():
     assert blocks["ARM_LIB_STACK"].reserved and blocks["ARM_LIB_STACK"].size == 0x400
     with pytest.raises(SizeToolError, match="truncated map file"):
         read_armlink_map("cut.map", text.replace(", EMPTY)", ")"))
+
+
+def test_a_row_cut_after_its_type_is_refused_naming_the_file():
+    # found by benchmarks/fuzz_inputs.py: a Code row whose section name and object are gone
+    path = OUT / "armlink" / "firmware.map"
+    text = path.read_text()
+    row = next(line for line in text.splitlines() if "   Code   RO " in line)
+    cut = text.replace(row, row[: row.index("Code") + 5], 1)
+    with pytest.raises(SizeToolError, match=r"firmware\.map: inconsistent map file \(the Code row at 0x"):
+        read_armlink_map(str(path), cut)

@@ -99,3 +99,35 @@ def test_a_map_cut_short_is_refused_naming_the_file(fraction):
     with pytest.raises(SizeToolError, match="truncated map file|without a placement summary") as caught:
         read_iar_map("cut.map", text[: int(len(text) * fraction)])
     assert str(caught.value).startswith("cut.map: ")
+
+
+TOOLCHAIN_OUT = OUT.parent
+
+
+def read_shape(shape):
+    path = TOOLCHAIN_OUT / shape / "firmware.map"
+    return read_iar_map(str(path), path.read_text())
+
+
+def test_an_ilink_9_part_starts_where_its_closing_line_says_before_an_over_aligned_first_section():
+    # "P2 zi" starts where the init block ends; its first row is the 256-aligned ram vectors. ILINK 9 gives the part
+    # the size from there, so the ELF section (which holds the gap) lies in it.
+    linker_map = read_shape("iar9")
+    image = read_elf(str(TOOLCHAIN_OUT / "iar9" / "firmware.out"))
+    zero = next(s for s in image.sections if s.name == "P2 zi")
+    part = next(b for b in linker_map.layout.blocks if b.name == "P2 part 2")
+    first_row = min(s.address for s in linker_map.input_sections if s.name == ".bss.ram_vectors")
+    assert (part.address, part.size) == (zero.address, zero.size) and first_row > part.address
+    assert linker_map.layout.summary["Gaps rw data"] > 0 and part.uncounted == ()
+
+
+def test_ilink_7_leaves_the_ram_gaps_out_and_its_range_lists_span_lines_and_repeat():
+    linker_map = read_shape("iar7")
+    areas = {a.name: a for a in linker_map.layout.areas}
+    assert (areas["P1"].origin, areas["P1"].length) == (0x08000000, 1 << 20)  # `[..] |` over two lines
+    assert (areas["P2"].origin, areas["P2"].length) == (0x20000000, 2 * 0x10000)  # `repeat 2`
+    (part,) = [b for b in linker_map.layout.blocks if b.memory == RAM]
+    gaps = [s for s in linker_map.input_sections if s.name == FILL and part.address <= s.address < part.address
+            + part.counted]
+    assert "Gaps rw data" not in linker_map.layout.summary
+    assert sorted(part.uncounted) == sorted((g.address, g.size) for g in gaps) and gaps

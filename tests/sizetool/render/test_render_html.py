@@ -261,3 +261,19 @@ def _png_chunks(png: bytes, kind: bytes):
         if chunk == kind:
             yield png[offset + 8 : offset + 8 + length]
         offset += 12 + length
+
+
+def test_the_header_draws_a_bar_only_for_regions_with_a_size():
+    # ESP-IDF's flash memory types and the "(image)" rows have no size in the map: their used figure alone, never
+    # "24556 of 0 bytes (0.00%)".
+    layouts = Path(__file__).resolve().parents[3] / "fixtures" / "layouts" / "out" / "esp32-like"
+    report = build_report(str(layouts / "esp32-like.elf"), map_path=str(layouts / "esp32-like.map"), use_cache=False)
+    page = render_html(report, "esp32-like.elf")
+    rows = re.findall(r'<div class="region">(.*?)</div>', page)
+    sized = [r for r in report.regions if r.length]
+    unsized = [r for r in report.regions if not r.length]
+    assert sized and unsized and len(rows) == len(report.regions)
+    assert " of 0 bytes" not in page
+    for region in unsized:
+        assert f'<span class="region-name">{region.name}</span><span>{region.used} bytes</span>' in rows
+    assert sum("region-bar" in row for row in rows) == len(sized)
