@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from sizetool.text_escaping import markdown_text
 from tflm_facts.target_profile import BuildFacts, TargetProfile
 from tflm_model.target_fit import FitAnswer, FitReport
 
@@ -27,8 +28,8 @@ def render_profile_list(profiles: list[TargetProfile], output_format: str) -> st
         return "No target profiles are shipped.\n"
     if output_format == "markdown":
         lines = ["| profile | CPU | FPU | kernels | registrations | compiler | TFLM |", "|---|---|---|---|---:|---|---|"]
-        lines += [f"| {_md(p.name)} | {_md(p.build.cpu)} | {_md(p.build.fpu or '-')} | {p.build.kernels} | "
-                  f"{len(p.registrations)} | {_md(p.build.compiler.split(';')[0])} | {_md(p.build.tflm_commit[:7])} |"
+        lines += [f"| {markdown_text(p.name)} | {markdown_text(p.build.cpu)} | {markdown_text(p.build.fpu or '-')} | {p.build.kernels} | "
+                  f"{len(p.registrations)} | {markdown_text(p.build.compiler.split(';')[0])} | {markdown_text(p.build.tflm_commit[:7])} |"
                   for p in profiles]
         return "\n".join(lines) + "\n"
     width = max(len(p.name) for p in profiles)
@@ -150,29 +151,24 @@ def _json(report: FitReport) -> str:
 
 # -- markdown -----------------------------------------------------------------------------------------------------
 
-def _md(text: str) -> str:
-    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("`", "\\`").replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
-
-
 def _markdown(report: FitReport) -> str:
     answer = report.main
-    lines = [f"### Fit on {_md(answer.profile.name)}", "", _md(describe_build(answer.profile.build)), "",
-             f"**{_md(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
-    parts = lambda ps: "<br>".join(f"{p.bytes:,} {_md(p.label)}" for p in ps)  # noqa: E731
+    lines = [f"### Fit on {markdown_text(answer.profile.name)}", "", markdown_text(describe_build(answer.profile.build)), "",
+             f"**{markdown_text(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
+    parts = lambda ps: "<br>".join(f"{p.bytes:,} {markdown_text(p.label)}" for p in ps)  # noqa: E731
     lines.append(f"| flash | {answer.flash:,} | {parts(answer.flash_parts)} |")
     lines.append(f"| RAM | {answer.ram:,} | {parts(answer.ram_parts)} |")
     if answer.stack is not None:
-        path = " → ".join(_md(s.function) for s in answer.stack_path)
+        path = " → ".join(markdown_text(s.function) for s in answer.stack_path)
         lines.append(f"| stack | {answer.stack:,} | {path} |")
     lines += ["", "| answer | flash | RAM | stack |", "|---|---:|---:|---:|"]
     for label, other in _alternatives(report):
         stack = "-" if other.stack is None else f"{other.stack:,}"
-        lines.append(f"| {_md(label)} | {other.flash:,} | {other.ram:,} | {stack} |")
+        lines.append(f"| {markdown_text(label)} | {other.flash:,} | {other.ram:,} | {stack} |")
     for missing in answer.missing:
-        lines.append(f"\n- missing: `{_md(missing.op)}` ({_md(', '.join(missing.models))}): {_md(missing.reason)}")
+        lines.append(f"\n- missing: `{markdown_text(missing.op)}` ({markdown_text(', '.join(missing.models))}): {markdown_text(missing.reason)}")
     notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
     if notes:
         lines.append("")
-        lines += [f"- {_md(note)}" for note in notes]
+        lines += [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(lines) + "\n"
