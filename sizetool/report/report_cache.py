@@ -2,36 +2,24 @@
 second run on an unchanged build skips the DWARF walk. It can never serve a stale report: any change to the inputs
 (or to sizetool itself) changes the key. The newest MAX_ENTRIES reports are kept.
 
-Location: $SIZETOOL_CACHE_DIR, else $XDG_CACHE_HOME/sizetool, else ~/.cache/sizetool. SIZETOOL_NO_CACHE=1 or
---no-cache turns it off. A cache that cannot be read or written is silently skipped: it only ever saves time.
+Location: $SIZETOOL_CACHE_DIR, else $XDG_CACHE_HOME/sizetool, else ~/.cache/sizetool (cache_files.py).
+SIZETOOL_NO_CACHE=1 or --no-cache turns it off. A cache that cannot be read or written is silently skipped: it only ever saves time.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import marshal
 import os
 
 from sizetool import __version__
+from sizetool.report.cache_files import cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
 from sizetool.report.report_model import (
     Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
 )
 
 MAX_ENTRIES = 64
-
-
-def cache_dir() -> str:
-    explicit = os.environ.get("SIZETOOL_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "sizetool")
-
-
-def cache_enabled() -> bool:
-    return os.environ.get("SIZETOOL_NO_CACHE", "") in ("", "0")
 
 
 def cache_key(paths: list[str | None], options: dict) -> str:
@@ -40,40 +28,9 @@ def cache_key(paths: list[str | None], options: dict) -> str:
         if path is None:
             digest.update(b"\0none")
             continue
-        with open(path, "rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
+        digest.update(file_digest(path))
         digest.update(b"\0end")
     return digest.hexdigest()
-
-
-SIZETOOL_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # every stage shapes a report or graph
-TFLM_FACTS_SOURCE = os.path.join(os.path.dirname(SIZETOOL_SOURCE), "tflm_facts")  # names shape the operator graph
-
-
-@functools.lru_cache(maxsize=1)
-def tool_fingerprint() -> str:
-    """A digest of all of sizetool's source and the TFLM facts it uses, so a report or graph cached by other code is
-    never reused."""
-    return source_fingerprint(SIZETOOL_SOURCE) + source_fingerprint(TFLM_FACTS_SOURCE)
-
-
-def source_fingerprint(package: str) -> str:
-    """A digest of every .py file below a directory: its name, size and modification time, as Python itself decides
-    whether a .pyc is stale (reading every file's contents would cost a cached run more than the rest of its work)."""
-    digest = hashlib.sha256()
-    pending = [package]
-    while pending:
-        directory = pending.pop()
-        with os.scandir(directory) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                if entry.is_dir() and entry.name != "__pycache__":
-                    pending.append(entry.path)
-                elif entry.name.endswith(".py"):
-                    status = entry.stat()
-                    name = os.path.relpath(entry.path, package).replace(os.sep, "/")
-                    digest.update(f"{name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
-    return digest.hexdigest()[:16]
 
 
 def load_cached(key: str, source: str) -> SizeReport | None:
@@ -87,27 +44,6 @@ def load_cached(key: str, source: str) -> SizeReport | None:
 
 def store(key: str, report: SizeReport) -> None:
     write_entry(f"{key}{SUFFIX}", _to_plain(report), (SUFFIX,), MAX_ENTRIES)
-
-
-def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) -> None:
-    """Write one marshal'd cache entry atomically (temp file + rename), then keep only the newest `max_entries` files
-    whose names end in one of `kinds`. A cache that cannot be written is skipped: it only ever saves time."""
-    directory = cache_dir()
-    try:
-        os.makedirs(directory, exist_ok=True)
-        import tempfile
-
-        handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                marshal.dump(payload, stream)
-            os.replace(temp_path, os.path.join(directory, name))
-        except BaseException:
-            os.unlink(temp_path)
-            raise
-        _prune(directory, kinds, max_entries)
-    except (OSError, ValueError):
-        pass
 
 
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
@@ -150,18 +86,6 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         input_format=input_format,
         linker_map=MapSource(*linker_map[:5], tuple(linker_map[5]) if linker_map[5] else None) if linker_map else None,
     )
-
-
-def _prune(directory: str, kinds: tuple[str, ...], max_entries: int) -> None:
-    entries = [e for e in os.scandir(directory) if e.name.endswith(kinds) and e.is_file()]
-    if len(entries) <= max_entries:
-        return
-    entries.sort(key=lambda e: (e.stat().st_mtime, e.name))
-    for entry in entries[: len(entries) - max_entries]:
-        try:
-            os.unlink(entry.path)
-        except OSError:
-            pass
 
 
 def _map_fields(source: MapSource) -> tuple:

@@ -41,34 +41,3 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv("SIZETOOL_NO_CACHE", "1")
     build_report(str(OUT / "cortex-m4/firmware.elf"), use_cache=True)
     assert not (tmp_path / "sizetool-cache").exists()
-
-
-def test_the_fingerprint_covers_every_stage_of_sizetool(tmp_path):
-    from sizetool.report.report_cache import SIZETOOL_SOURCE, source_fingerprint
-
-    # The cache key covers the readers and the operator code too, not only report/.
-    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "inputs", "elf_reader.py"))
-    assert os.path.isfile(os.path.join(SIZETOOL_SOURCE, "code_graph", "reference_graph.py"))
-    (tmp_path / "inputs").mkdir()
-    reader = tmp_path / "inputs" / "elf_reader.py"
-    reader.write_text("A = 1\n")
-    os.utime(reader, ns=(1_000_000_000, 1_000_000_000))
-    before = source_fingerprint(str(tmp_path))
-    assert source_fingerprint(str(tmp_path)) == before
-    reader.write_text("A = 2\n")  # an edit: same size, a new modification time (as Python's .pyc check sees it)
-    assert source_fingerprint(str(tmp_path)) != before
-    (tmp_path / "inputs" / "new_stage.py").write_text("")
-    assert source_fingerprint(str(tmp_path)) != before
-
-
-def test_the_fingerprint_covers_the_tflm_facts(monkeypatch, tmp_path):
-    """Registration names from tflm_facts shape the operator graph: a change to them is a new key."""
-    from sizetool.report import report_cache
-
-    (tmp_path / "registrations.py").write_text("A = 1\n")
-    os.utime(tmp_path / "registrations.py", ns=(1_000_000_000, 1_000_000_000))
-    monkeypatch.setattr(report_cache, "TFLM_FACTS_SOURCE", str(tmp_path))
-    fingerprint = report_cache.tool_fingerprint.__wrapped__  # past the per-process memo
-    before = fingerprint()
-    (tmp_path / "registrations.py").write_text("A = 2\n")
-    assert fingerprint() != before

@@ -1,0 +1,124 @@
+"""A cache of printed reports: the exact text a `size-report ELF [--map MAP] [-f FORMAT] ...` run wrote, keyed by the
+content of the ELF and map, the arguments, the working directory and the tool's own code. A repeated run on an
+unchanged build replays it, loading nothing but this module: no option parser, no report model, no renderer (on a
+symbol-only ELF those imports cost several times what the C++ peers take for the whole run).
+
+Only plain report runs are kept, whose text depends on nothing else: tree, json, csv or markdown, with the options in
+ARGUMENT_OPTIONS and FLAG_OPTIONS written as separate words, stdout not a terminal (no colour, no terminal width),
+exit status 0. Anything else (--ops and the operator questions, whose tables rich lays out; html, whose page comes
+from a template; --save, -o, --no-cache, `--option=value` spellings) runs as usual, through the report cache
+(report_cache.py). Entries live beside the report cache and are switched off the same way (cache_files.py).
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+from sizetool import __version__
+from sizetool.report.cache_files import cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
+
+SUFFIX = ".output"
+MAX_ENTRIES = 64
+_FORMAT = 1
+FORMATS = ("tree", "json", "csv", "markdown")
+ARGUMENT_OPTIONS = {"-f", "--format", "--depth", "--group-by", "--workspace", "--map", "--flash-size", "--ram-size"}
+FLAG_OPTIONS = {"--ram", "--all", "--mangled"}
+
+
+def output_key(args: list[str]) -> str | None:
+    """The cache key of a report run with these arguments, or None when its output is not cached (see the module
+    docstring) or an input cannot be read (the run itself then words the error)."""
+    if not cache_enabled() or _is_terminal(sys.stdout):
+        return None
+    files: list[str] = []
+    elf = None
+    position = 0
+    while position < len(args):
+        word = args[position]
+        if word in FLAG_OPTIONS:
+            position += 1
+            continue
+        if word in ARGUMENT_OPTIONS and position + 1 < len(args):
+            value = args[position + 1]
+            if value.startswith("-") or (word in ("-f", "--format") and value not in FORMATS):
+                return None
+            if word == "--map":
+                files.append(value)
+            position += 2
+            continue
+        if word.startswith("-") or elf is not None:
+            return None
+        elf = word
+        position += 1
+    if elf is None:
+        return None
+    import hashlib
+
+    digest = hashlib.sha256(f"size-report output {_FORMAT} {__version__} {tool_fingerprint()}".encode())
+    digest.update(marshal.dumps((args, os.getcwd())))
+    try:
+        for path in [elf, *files]:
+            digest.update(file_digest(path))
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
+def replay(key: str) -> int | None:
+    """Write the stored output of the run with this key and return its exit status, or None when there is none."""
+    try:
+        with open(os.path.join(cache_dir(), key + SUFFIX), "rb") as stream:
+            entry = marshal.load(stream)
+        form, out, err, status = entry
+        if form != _FORMAT or not (isinstance(out, str) and isinstance(err, str) and isinstance(status, int)):
+            return None
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    return status
+
+
+def run_recorded(key: str, run) -> int:
+    """`run()` (the report command: returns its exit status), with what it writes to stdout and stderr kept under
+    `key` when it succeeds."""
+    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    sys.stdout, sys.stderr = out, err
+    try:
+        status = run()
+    finally:
+        sys.stdout, sys.stderr = out.stream, err.stream
+    if status == 0:
+        write_entry(key + SUFFIX, (_FORMAT, "".join(out.kept), "".join(err.kept), status), (SUFFIX,), MAX_ENTRIES)
+    return status
+
+
+class _Tee:
+    """A text stream that writes through and keeps a copy."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.kept: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.kept.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return True
