@@ -379,6 +379,15 @@ _LONE_NUMBER = re.compile(r"\[0x[0-9a-f]+\]")
 _HEX_NUMBER = re.compile(r"(?<![\w-])0x([0-9a-f]+)")
 
 
+def run_references(image: ElfImage, decoder: Decoder, run: CodeRun) -> list[Reference]:
+    """decoder(run) as a list, decoded once per image: the report's placement without a map and the operator graph
+    ask for the same runs of code."""
+    key = (run.mode, run.start, run.end)
+    references = image.decoded_runs.get(key)
+    if references is None:
+        references = image.decoded_runs[key] = list(decoder(run))
+    return references
+
 def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[CodeRun]:
     """The instruction runs of a code section: per function (register tracking restarts at each function), split at
     ARM mapping symbols so literal pools ($d) are not decoded as instructions."""

@@ -114,7 +114,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     the functions of one code input section keep each other (the linker keeps or drops the section whole). `copies`
     ((run address, stored address, size), from an IAR map) give NOBITS RAM its initial values from the stored bytes,
     so the pointers in them count from the data that holds them, and the stored copy refers to nothing."""
-    from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer
+    from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer, run_references
 
     sections = [s for s in image.sections if s.is_alloc and s.size > 0]
     # A zero-filled section lying over stored bytes holds nothing of its own: ESP-IDF's NOLOAD placeholders (the S3's
@@ -141,7 +141,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     for section in sections if with_edges else ():
         if section.is_code and decoder is not None:
             for run in code_runs(image, section, contents[section.index], runs[section.index]):
-                references.extend(decoder(run))
+                references.extend(run_references(image, decoder, run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     stored_copies = [(stored, stored + size) for _, stored, size in copies]
     for run, stored, size in copies if with_edges else ():  # each copied object owns its stored initial values

@@ -160,6 +160,9 @@ class ElfImage:
     has_dwarf: bool = False
     elf_type: str = "ET_EXEC"
     kconfig_symbols: int = 0  # absolute CONFIG_* symbols: Zephyr writes its Kconfig values into the image this way
+    # What code_graph/disassembly.py decoded from each code run, (mode, start, end) -> references, so the report's
+    # placement and the operator graph of one run decode the code once.
+    decoded_runs: dict = field(default_factory=dict, repr=False, compare=False)
 
     def section_by_name(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)

@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer
+from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer, run_references
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.symbol_runs import section_gaps, symbol_runs
 
@@ -251,7 +251,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, cod
                 position = bisect.bisect_right(function_starts, run.start) - 1
                 if position < 0 or run.start >= function_starts[position] + functions[position][2]:
                     continue  # between functions: data a script placed in a code section, or padding
-                for source, target in decoder(run):
+                for source, target in run_references(image, decoder, run):
                     if is_data_target(target):
                         yield source, target
         for symbol, _, size in section_runs:

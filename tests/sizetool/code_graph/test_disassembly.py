@@ -1,8 +1,11 @@
 """disassembly.py: the addresses code refers to, on hand-encoded instructions of each architecture."""
 
 import struct
+from pathlib import Path
 
 from sizetool.code_graph.disassembly import CodeRun, code_decoder
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def references(arch, code, start=0x1000, elf_class=32, mode=None, global_pointer=None):
@@ -121,3 +124,36 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
                     assert list(thumb_references(run)) == list(capstone_decoder(run)), (path, hex(run.start))
                     compared += 1
     assert compared > 500
+
+
+def test_the_placement_and_the_operator_graph_decode_each_run_of_code_once(monkeypatch):
+    """Without a map the report places symbol-less bytes by the code that refers to them, and --ops builds its graph
+    from the same code: one image decodes each run once, and both get what the decoder found."""
+    from collections import Counter
+
+    import sizetool.code_graph.disassembly as disassembly
+    import sizetool.report.referenced_bytes as referenced_bytes
+    from sizetool.code_graph.reference_graph import build_reference_graph
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.report.report_builder import build_report_and_image
+
+    decoded = Counter()
+    real_decoder = disassembly.code_decoder
+
+    def counting_decoder(*args):
+        decode = real_decoder(*args)
+
+        def decode_run(run):
+            decoded[(run.start, run.end)] += 1
+            return decode(run)
+        return decode_run
+
+    monkeypatch.setattr(disassembly, "code_decoder", counting_decoder)
+    monkeypatch.setattr(referenced_bytes, "code_decoder", counting_decoder)
+    elf = FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf"
+    _, image = build_report_and_image(str(elf))
+    after_report = sum(decoded.values())
+    graph = build_reference_graph(image)
+    assert after_report and set(decoded.values()) == {1}
+    fresh = build_reference_graph(read_elf(elf))  # decoded anew: the same graph
+    assert graph.edges == fresh.edges and graph.nodes == fresh.nodes

@@ -182,6 +182,7 @@ def test_a_constant_pointing_into_the_middle_of_a_function_is_not_an_edge(monkey
         return decode_run
 
     monkeypatch.setattr(disassembly, "code_decoder", decoder_with_only_the_constant)
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware.elf")  # an image keeps what was decoded
     graph = reference_graph.build_reference_graph(image)
     assert graph.node_at(victim.address) not in graph.edges[graph.node_at(main.address)]
 
