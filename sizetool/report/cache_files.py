@@ -12,6 +12,11 @@ import functools
 import marshal
 import os
 
+try:  # hashlib.blake2b is this; imported directly, a cached run does not load OpenSSL (~3 ms) to build its key
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
+
 SIZETOOL_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # every stage shapes a report or graph
 TFLM_FACTS_SOURCE = os.path.join(os.path.dirname(SIZETOOL_SOURCE), "tflm_facts")  # names shape the operator graph
 
@@ -29,21 +34,59 @@ def cache_enabled() -> bool:
 
 
 def file_digest(path: str) -> bytes:
-    """The SHA-256 of a file's content (OSError when it cannot be read). Within one process a file whose size,
-    modification time and inode are unchanged is read once, however many caches key on it."""
+    """The SHA-256 of a file's content (OSError when it cannot be read).
+
+    Read once per process however many caches key on it, and across runs only while the file changes: the digest is
+    kept in the cache directory (DIGESTS) with the file's status, and reused while its size, modification and change
+    times, inode and device are the same, as git trusts its index. The change time (ctime) cannot be set back by any
+    tool, and a digest taken within RACY_NS of the file's last change (a timestamp granule a rewrite could share) is
+    never reused: the file is read again."""
     status = os.stat(path)
-    return _content_digest(path, status.st_size, status.st_mtime_ns, status.st_ino)
+    signature = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev)
+    return _content_digest(os.path.abspath(path), signature)
+
+
+DIGESTS = "file-digests"
+MAX_DIGESTS = 64
+RACY_NS = 2_000_000_000
 
 
 @functools.lru_cache(maxsize=16)
-def _content_digest(path: str, _size: int, _mtime_ns: int, _inode: int) -> bytes:
+def _content_digest(path: str, signature: tuple) -> bytes:
+    known = _known_digests(cache_dir()) if cache_enabled() else {}
+    entry = known.get(path)
+    if entry is not None and entry[0] == signature and entry[2] - signature[2] >= RACY_NS:
+        return entry[1]
     import hashlib
+    import time
 
+    taken_at = time.time_ns()
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
+    if cache_enabled():
+        known.pop(path, None)
+        known[path] = (signature, digest.digest(), taken_at)
+        while len(known) > MAX_DIGESTS:
+            known.pop(next(iter(known)))
+        write_entry(DIGESTS, known, (DIGESTS,), 1)
     return digest.digest()
+
+
+@functools.lru_cache(maxsize=1)
+def _known_digests(directory: str) -> dict:
+    """path -> (status signature, digest, when the digest was taken), oldest first; {} when unreadable."""
+    try:
+        with open(os.path.join(directory, DIGESTS), "rb") as stream:
+            known = marshal.load(stream)
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    if not isinstance(known, dict) or not all(
+            isinstance(path, str) and isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], tuple)
+            and isinstance(entry[1], bytes) and isinstance(entry[2], int) for path, entry in known.items()):
+        return {}
+    return known
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,9 +99,7 @@ def tool_fingerprint() -> str:
 def source_fingerprint(package: str) -> str:
     """A digest of every .py file below a directory: its name, size and modification time, as Python itself decides
     whether a .pyc is stale (reading every file's contents would cost a cached run more than the rest of its work)."""
-    import hashlib
-
-    digest = hashlib.sha256()
+    digest = blake2b(digest_size=16)
     pending = [("", package)]
     while pending:
         prefix, directory = pending.pop()
@@ -71,7 +112,7 @@ def source_fingerprint(package: str) -> str:
                 digest.update(f"{prefix}{name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
             elif name != "__pycache__" and entry.is_dir():
                 pending.append((f"{prefix}{name}/", entry.path))
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()
 
 
 def write_entry(name: str, payload, kinds: tuple[str, ...], max_entries: int) -> None:

@@ -17,7 +17,7 @@ import os
 import sys
 
 from sizetool import __version__
-from sizetool.report.cache_files import cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
+from sizetool.report.cache_files import blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
 
 SUFFIX = ".output"
 MAX_ENTRIES = 64
@@ -54,9 +54,7 @@ def output_key(args: list[str]) -> str | None:
         position += 1
     if elf is None:
         return None
-    import hashlib
-
-    digest = hashlib.sha256(f"size-report output {_FORMAT} {__version__} {tool_fingerprint()}".encode())
+    digest = blake2b(f"size-report output {_FORMAT} {__version__} {tool_fingerprint()}".encode(), digest_size=32)
     digest.update(marshal.dumps((args, os.getcwd())))
     try:
         for path in [elf, *files]:
