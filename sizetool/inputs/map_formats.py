@@ -7,6 +7,8 @@ starts with "IAR ELF Linker" and has "*** PLACEMENT SUMMARY". Anything else is r
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 
 from sizetool.errors import SizeToolError
@@ -37,7 +39,22 @@ def detect_map_format(text: str) -> str | None:
 
 
 def read_linker_map(path: str) -> LinkerMap:
-    """Read a GNU ld, armlink or IAR ILINK map, whichever it is."""
+    """Read a GNU ld, armlink or IAR ILINK map, whichever it is. Read once per process while the file is unchanged
+    (same size, modification and change times, inode): the report and the operator graph of one run share it."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return _read_linker_map(path)  # words the error
+    return _read_unchanged_map(os.path.abspath(path), path, status.st_size, status.st_mtime_ns, status.st_ctime_ns,
+                               status.st_ino)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_unchanged_map(_absolute: str, path: str, _size: int, _mtime_ns: int, _ctime_ns: int, _inode: int) -> LinkerMap:
+    return _read_linker_map(path)
+
+
+def _read_linker_map(path: str) -> LinkerMap:
     data = read_input(path, "a map file")
     if b"\0" in data[:4096]:
         raise SizeToolError(f"{path}: not a linker map file (binary content)")

@@ -47,3 +47,17 @@ def test_anything_else_is_refused_naming_the_file(tmp_path, content):
 def test_arm_and_iar_run_time_libraries_are_told_by_name(name, expected):
     # They go under (toolchain) in the report, as libgcc and newlib do for GNU builds.
     assert is_toolchain_library(name) is expected
+
+
+def test_an_unchanged_map_is_read_once_per_process_and_a_rewritten_one_again(tmp_path):
+    """The report and the operator graph of one run both need the map: the second gets the map already read."""
+    path = tmp_path / "firmware.map"
+    shutil.copyfile(GNU, path)
+    first = read_linker_map(str(path))
+    assert read_linker_map(str(path)) is first
+    path.write_text(path.read_text().replace("firmware.elf", "renamed.elf"))
+    again = read_linker_map(str(path))
+    assert again is not first and again.input_sections == first.input_sections
+    path.unlink()
+    with pytest.raises(SizeToolError, match="firmware.map"):
+        read_linker_map(str(path))
