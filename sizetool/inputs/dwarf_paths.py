@@ -120,6 +120,7 @@ class _DwarfScanner:
         self.index = index
         self.abbrev_cache: dict[tuple, dict] = {}
         self.units: list[Unit] = []
+        self.unit_starts: list[int] = []  # the units' offsets, listed once for _decl_at after the scan
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
         self.decls: dict[int, tuple[str | None, int | None]] = {}
         self.pending: list[tuple[int, int, str]] = []  # (address, DIE offset, unit file) waiting for link resolution
@@ -468,8 +469,8 @@ class _DwarfScanner:
 
     def _decl_at(self, offset: int) -> tuple[str | None, int | None]:
         """Decode one DIE the scan did not visit (e.g. a declaration inside a function body)."""
-        starts = [u.offset for u in self.units]
-        position = bisect.bisect_right(starts, offset) - 1
+        self.unit_starts = self.unit_starts if len(self.unit_starts) == len(self.units) else [u.offset for u in self.units]
+        position = bisect.bisect_right(self.unit_starts, offset) - 1
         if position < 0 or not self.units[position].first_die <= offset < self.units[position].end:
             return None, None
         unit = self.units[position]
