@@ -17,11 +17,12 @@ import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import cxxfilt
 from elftools.common.exceptions import ELFError, ELFParseError
 from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
+from sizetool.inputs.cxx_demangler import InvalidName
+from sizetool.inputs.cxx_demangler import demangle as cxx_demangle
 
 SHF_WRITE = 0x1
 SHF_ALLOC = 0x2
@@ -211,15 +212,15 @@ class ElfImage:
 
 
 def demangle(mangled: str) -> str:
-    """C++ names demangled with cxxfilt; C names and names cxxfilt rejects are returned unchanged."""
+    """C++ names demangled by the C++ runtime (cxx_demangler.py); C names and names it rejects are returned unchanged."""
     if not mangled.startswith("_Z"):
         return mangled
     # GCC clone suffixes (.constprop.0, .isra.0, .part.0, .cold) are not part of the mangling grammar for all
     # demanglers: demangle the base name and keep the suffix visible.
     base, dot, suffix = mangled.partition(".")
     try:
-        demangled = cxxfilt.demangle(base, external_only=False)
-    except cxxfilt.InvalidName:
+        demangled = cxx_demangle(base)
+    except InvalidName:
         return mangled
     return f"{demangled} [clone .{suffix}]" if dot else demangled
 
