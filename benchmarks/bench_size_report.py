@@ -8,21 +8,28 @@ alone). Each figure is the fastest of --repeat runs (the machine may be busy; th
     python benchmarks/bench_size_report.py [--elf large.elf [--map large.map] | --units 250 --functions 160]
                                            [--keep DIR] [--repeat 3]
 
-With --peers, it compares with the peers on --elf (and --map) and prints the issue's three speed targets, each run
-as wall time and CPU time (user + sys of the child: on a shared machine the wall time says as much about the
-neighbours as about the tool):
-- a cached report within 2x bloaty (`--bloaty PATH` to time bloaty too; else the reference figure
-  --bloaty-seconds, bloaty 81a414c's CPU time on the 87 KB real TFLM firmware with DWARF of docs/size-report.md);
+With --peers, it compares with bloaty (`--bloaty PATH`) side by side in one run and prints the speed targets, each
+figure the median of --repeat runs as CPU time (user + sys of the child: on a shared machine the wall time says as
+much about the neighbours as about the tool) with the wall time beside it:
+- on --elf (with --map), a build with DWARF: a cached report at most 1x `bloaty -d compileunits`, a cold one
+  (--no-cache) at most 1.5x;
+- on a symbol-only ELF (--symbol-only, else --elf stripped of DWARF here with `arm-none-eabi-strip --strip-debug` or
+  `strip --strip-debug`): a cached report at most 2x `bloaty -d symbols` (Python's own start-up is most of bloaty's
+  whole run there);
+- with --fixtures, the same rows on the committed Cortex-M4 fixture (firmware.elf with its map, firmware-nodebug.elf);
+- the operator table (`--ops`) under 1 s cold on an all-ops firmware (`--ops-elf`: a 13 MB -g build, or
+  make_allops_elf.py's);
 - a cold report at most 0.05x Zephyr's size_report (`--zephyr-size-report PATH`, run with `--zephyr-python PY`,
-  which needs pyelftools, anytree < 2.9 and colorama);
-- the operator table (`--ops`) under 1 s cold on a ~500 KB firmware (`--ops-elf`, e.g. from make_allops_elf.py).
-Compiled bytecode is allowed (PYTHONPYCACHEPREFIX in a temporary directory, warmed first), as in an installation.
+  which needs pyelftools, anytree < 2.9 and colorama).
+Without --bloaty the bloaty columns are left out. Compiled bytecode is allowed (PYTHONPYCACHEPREFIX in a temporary
+directory, warmed first), as in an installation.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,8 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def measure_cpu(argv: list[str], env: dict, repeat: int = 1) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) of the run with the least CPU time among `repeat` runs."""
-    runs = []
+    """(wall seconds, CPU seconds of the child), each the median of `repeat` runs."""
+    walls, cpus = [], []
     for _ in range(repeat):
         start = time.perf_counter()
         with open(os.devnull, "wb") as sink:
@@ -45,53 +52,84 @@ def measure_cpu(argv: list[str], env: dict, repeat: int = 1) -> tuple[float, flo
             _, status, usage = os.wait4(child.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"{' '.join(argv)} failed with status {os.waitstatus_to_exitcode(status)}")
-        runs.append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime))
-    return min(runs, key=lambda run: run[1])
+        walls.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def peers(args, scratch: str) -> None:
-    """The three speed targets against bloaty and Zephyr's size_report."""
+    """The speed targets against bloaty (and Zephyr's size_report), side by side."""
     env = dict(os.environ, SIZETOOL_CACHE_DIR=os.path.join(scratch, "cache"),
                PYTHONPYCACHEPREFIX=os.path.join(scratch, "pycache"))
     for name in ("SIZETOOL_NO_CACHE", "PYTHONDONTWRITEBYTECODE"):
         env.pop(name, None)
     print(f"machine: {os.cpu_count()} CPUs, {_cpu_model()}, load average {os.getloadavg()[0]:.1f}; "
-          f"Python {sys.version.split()[0]}")
-    base = [sys.executable, "-m", "sizetool.cli", args.elf] + (["--map", args.map] if args.map else [])
+          f"Python {sys.version.split()[0]}; median of {args.repeat} runs, CPU s (wall s)")
     measure_cpu([sys.executable, "-c", "pass"], env)
     start_wall, start_cpu = measure_cpu([sys.executable, "-c", "pass"], env, args.repeat)
-    print(f"python -c pass (interpreter start-up):   {start_wall:6.3f} s wall {start_cpu:6.3f} s CPU")
-    measure_cpu(base + ["--no-cache"], env)  # compiles the bytecode once
-    cold_wall, cold_cpu = measure_cpu(base + ["--no-cache"], env, args.repeat)
-    print(f"size-report, cold:                       {cold_wall:6.3f} s wall {cold_cpu:6.3f} s CPU")
-    measure_cpu(base, env)  # fills the cache
-    cached_wall, cached_cpu = measure_cpu(base, env, args.repeat)
-    print(f"size-report, cached:                     {cached_wall:6.3f} s wall {cached_cpu:6.3f} s CPU")
-    if args.bloaty:
-        bloaty_wall, bloaty_cpu = measure_cpu([args.bloaty, "-d", "compileunits", args.elf], env, args.repeat)
-        print(f"bloaty -d compileunits:                  {bloaty_wall:6.3f} s wall {bloaty_cpu:6.3f} s CPU")
-        reference = bloaty_cpu
-    else:
-        reference = args.bloaty_seconds
-        print(f"bloaty: not run here; reference figure   {reference:6.3f} s (CPU, bloaty 81a414c, measured earlier)")
-    print(f"  target cached <= 2x bloaty: {cached_cpu / reference:.2f}x (CPU) "
-          f"{'met' if cached_cpu <= 2 * reference else 'NOT met'}")
+    print(f"python -c pass (interpreter start-up): {start_cpu:.4f} ({start_wall:.4f})")
+    rows = [("--elf", args.elf, args.map, "compileunits", 1.0, 1.5)]
+    symbol_only = args.symbol_only or _strip_debug(args.elf, scratch)
+    if symbol_only:
+        rows.append(("symbol-only", symbol_only, None, "symbols", 2.0, None))
+    if args.fixtures:
+        fixture = REPO / "fixtures" / "firmware" / "out" / "cortex-m4"
+        rows.append(("fixture", str(fixture / "firmware.elf"), str(fixture / "firmware.map"), "compileunits", 1.0, 1.5))
+        rows.append(("fixture, symbol-only", str(fixture / "firmware-nodebug.elf"), None, "symbols", 2.0, None))
+    print(f"{'input':22} {'ELF MB':>6} {'cold':>17} {'cached':>17} {'bloaty':>17}  cached/bloaty  cold/bloaty")
+    cold_cpu = None
+    for label, elf, map_path, bloaty_view, cached_target, cold_target in rows:
+        base = [sys.executable, "-m", "sizetool.cli", elf] + (["--map", map_path] if map_path else [])
+        measure_cpu(base + ["--no-cache"], env)  # compiles the bytecode once
+        cold = measure_cpu(base + ["--no-cache"], env, args.repeat)
+        measure_cpu(base, env)  # fills the cache
+        cached = measure_cpu(base, env, args.repeat)
+        if label == "--elf":
+            cold_cpu = cold[1]
+        line = f"{label:22} {os.path.getsize(elf) / 1e6:6.1f} {_pair(cold)} {_pair(cached)}"
+        if args.bloaty:
+            bloaty = measure_cpu([args.bloaty, "-d", bloaty_view, elf], env, args.repeat)
+            line += f" {_pair(bloaty)}  {_ratio(cached[1], bloaty[1], cached_target)}"
+            line += f"  {_ratio(cold[1], bloaty[1], cold_target)}" if cold_target else ""
+        print(line)
+    if not args.bloaty:
+        print("bloaty: not run (give --bloaty PATH for the ratios)")
     if args.zephyr_size_report:
         out = os.path.join(scratch, "zephyr-out")
         os.makedirs(out, exist_ok=True)
         zephyr = [args.zephyr_python or sys.executable, args.zephyr_size_report, "-k", args.elf, "-z",
                   os.path.dirname(os.path.abspath(args.elf)), "-o", out, "-q", "rom"]
         zephyr_wall, zephyr_cpu = measure_cpu(zephyr, env, 1)
-        print(f"Zephyr size_report rom:                  {zephyr_wall:6.3f} s wall {zephyr_cpu:6.3f} s CPU")
-        print(f"  target cold <= 0.05x Zephyr: {cold_cpu / zephyr_cpu:.3f}x (CPU), {cold_wall / zephyr_wall:.3f}x (wall) "
-              f"{'met' if cold_cpu <= 0.05 * zephyr_cpu else 'NOT met'}")
+        print(f"Zephyr size_report rom: {zephyr_cpu:.3f} ({zephyr_wall:.3f}); target cold <= 0.05x Zephyr: "
+              f"{cold_cpu / zephyr_cpu:.3f}x {'met' if cold_cpu <= 0.05 * zephyr_cpu else 'NOT met'}")
     if args.ops_elf:
         ops = [sys.executable, "-m", "sizetool.cli", args.ops_elf, "--ops", "--no-cache"]
         measure_cpu(ops, env)
         ops_wall, ops_cpu = measure_cpu(ops, env, args.repeat)
-        print(f"size-report --ops, cold ({os.path.getsize(args.ops_elf) / 1e6:.1f} MB ELF): {ops_wall:6.3f} s wall "
-              f"{ops_cpu:6.3f} s CPU")
-        print(f"  target --ops cold < 1 s: {'met' if ops_cpu < 1.0 else 'NOT met'} (CPU)")
+        print(f"size-report --ops, cold ({os.path.getsize(args.ops_elf) / 1e6:.1f} MB ELF): {ops_cpu:.3f} ({ops_wall:.3f}); "
+              f"target < 1 s: {'met' if ops_cpu < 1.0 else 'NOT met'}")
+
+
+def _pair(figures: tuple[float, float]) -> str:
+    wall, cpu = figures
+    return f"{cpu:7.4f} ({wall:7.4f})"
+
+
+def _ratio(ours: float, bloaty: float, target: float) -> str:
+    return f"{ours / bloaty:5.2f}x {'met' if ours <= target * bloaty else 'NOT met':7} (<= {target:g}x)"
+
+
+def _strip_debug(elf: str, scratch: str) -> str | None:
+    """A copy of `elf` without its DWARF, made by the first strip that reads it; None when none does."""
+    target = os.path.join(scratch, "symbol-only-" + os.path.basename(elf))
+    for strip in ("arm-none-eabi-strip", "strip"):
+        try:
+            done = subprocess.run([strip, "--strip-debug", "-o", target, elf], capture_output=True)
+        except OSError:
+            continue
+        if done.returncode == 0:
+            return target
+    return None
 
 
 def _cpu_model() -> str:
@@ -129,14 +167,13 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--functions", type=int, default=160)
     parser.add_argument("--keep", help="build in this directory and keep it")
-    parser.add_argument("--peers", action="store_true", help="compare with bloaty and Zephyr's size_report on --elf")
-    parser.add_argument("--bloaty", help="bloaty executable (else --bloaty-seconds is the reference)")
-    parser.add_argument("--bloaty-seconds", type=float, default=0.074,
-                        help="bloaty's CPU time (-d compileunits) on the 87 KB real TFLM firmware with DWARF of "
-                             "docs/size-report.md, bloaty 81a414c (default 0.074)")
+    parser.add_argument("--peers", action="store_true", help="compare with bloaty (and Zephyr's size_report) on --elf")
+    parser.add_argument("--bloaty", help="bloaty executable")
+    parser.add_argument("--symbol-only", help="a symbol-only ELF (default: --elf stripped of its DWARF here)")
+    parser.add_argument("--fixtures", action="store_true", help="with --peers, also the committed Cortex-M4 fixture")
     parser.add_argument("--zephyr-size-report", help="Zephyr's scripts/footprint/size_report")
     parser.add_argument("--zephyr-python", help="the Python that runs it (with its dependencies)")
-    parser.add_argument("--ops-elf", help="a ~500 KB all-ops firmware for the --ops target")
+    parser.add_argument("--ops-elf", help="an all-ops firmware for the --ops target")
     args = parser.parse_args()
     if args.peers:
         if not args.elf:
