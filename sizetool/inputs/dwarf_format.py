@@ -6,9 +6,10 @@ Kept apart from dwarf_paths.py, which decides what the codes mean for a report; 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
-from elftools.elf.elffile import ELFFile
+from sizetool.inputs.elf_headers import read_headers
 
 # Tags
 TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT = 0x11, 0x3C, 0x4A
@@ -122,12 +123,31 @@ class CorruptDwarf(Exception):
     """Data that breaks the format (a reader says what, the scanner names the file)."""
 
 
-def debug_sections(elf: ELFFile) -> dict[str, bytes]:
-    wanted = (".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str", ".debug_str_offsets",
-              ".debug_addr", ".debug_ranges", ".debug_rnglists")
+DEBUG_SECTIONS = (".debug_info", ".debug_abbrev", ".debug_line", ".debug_str", ".debug_line_str",
+                  ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists")
+SHF_COMPRESSED = 0x800
+
+
+def debug_sections(stream) -> tuple[dict[str, bytes], bool]:
+    """The DWARF sections of the ELF open in `stream`, by name, and whether the ELF is little-endian. Read by their
+    headers (elf_headers.py) without loading pyelftools; an ELF outside that common case, or with compressed debug
+    sections (SHF_COMPRESSED), through pyelftools, which decompresses them. A name given twice: the last section."""
+    headers = read_headers(stream, os.fstat(stream.fileno()).st_size)
+    if headers is not None:
+        found = {section["name"]: section for section in headers.sections if section["name"] in DEBUG_SECTIONS}
+        if not any(section["sh_flags"] & SHF_COMPRESSED for section in found.values()):
+            out = {}
+            for name, section in found.items():
+                if section["sh_type"] != "SHT_NOBITS":
+                    stream.seek(section["sh_offset"])
+                    out[name] = stream.read(section["sh_size"])
+            return out, headers.little_endian
+    from elftools.elf.elffile import ELFFile
+
+    elf = ELFFile(stream)
     out = {}
-    for name in wanted:
+    for name in DEBUG_SECTIONS:
         section = elf.get_section_by_name(name)
         if section is not None and section["sh_type"] != "SHT_NOBITS":
             out[name] = section.data()  # pyelftools decompresses SHF_COMPRESSED sections
-    return out
+    return out, elf.little_endian

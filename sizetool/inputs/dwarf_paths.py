@@ -24,7 +24,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from elftools.common.exceptions import ELFError, ELFParseError
-from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.dwarf_format import (
@@ -94,10 +93,9 @@ def read_source_index(path: str) -> SourceIndex:
     index = SourceIndex()
     try:
         with open(path, "rb") as stream:
-            elf = ELFFile(stream)
-            sections = debug_sections(elf)
+            sections, little_endian = debug_sections(stream)
         if sections.get(".debug_info"):
-            _DwarfScanner(sections, elf.little_endian, index).scan()
+            _DwarfScanner(sections, little_endian, index).scan()
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
     except (ELFError, ELFParseError, IndexError, ValueError, KeyError, struct.error, CorruptDwarf) as error:

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from elftools.common.exceptions import ELFError, ELFParseError
-from elftools.elf.elffile import ELFFile
 
 from sizetool.errors import SizeToolError
+from sizetool.inputs.elf_headers import ElfHeaders, read_headers
 from sizetool.inputs.cxx_demangler import InvalidName
 from sizetool.inputs.cxx_demangler import demangle as cxx_demangle
 
@@ -255,20 +255,8 @@ def _short(error: Exception) -> str:
 
 
 def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
-    elf = ELFFile(stream)
-    header = elf.header
-    if header["e_type"] == "ET_REL":
-        raise SizeToolError(
-            f"{path}: a relocatable object (.o), not a linked image: it has no program headers and no final addresses "
-            "(give the linked ELF, e.g. firmware.elf or zephyr.elf)"
-        )
-    if header["e_shoff"] == 0 or elf.num_sections() == 0:
-        raise SizeToolError(f"{path}: ELF has no section headers")
-    if header["e_phnum"] == 0:
-        raise SizeToolError(f"{path}: ELF has no program headers, so where its bytes are loaded is unknown (not a linked image?)")
-    if header["e_shoff"] + header["e_shnum"] * header["e_shentsize"] > file_size:
-        raise SizeToolError(f"{path}: corrupt or truncated ELF (section header table lies past the end of the file)")
-
+    headers = read_headers(stream, file_size) or _headers_by_pyelftools(path, stream, file_size)
+    header = headers.header
     segments = [
         Segment(
             type=str(seg["p_type"]),
@@ -278,16 +266,15 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
             memory_size=seg["p_memsz"],
             flags=seg["p_flags"],
         )
-        for seg in elf.iter_segments()
+        for seg in headers.segments
     ]
 
     sections: list[Section] = []
     symtab_index = None
-    for index, raw in enumerate(elf.iter_sections()):
-        header_fields = raw.header
+    for index, header_fields in enumerate(headers.sections):
         section = Section(
             index=index,
-            name=raw.name,
+            name=header_fields["name"],
             type=str(header_fields["sh_type"]),
             flags=header_fields["sh_flags"],
             address=header_fields["sh_addr"],
@@ -312,13 +299,13 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
     mapping: list[tuple[int, str]] = []
     kconfig = 0
     if symtab_index is not None:
-        symbols, mapping, kconfig = _read_symbols(elf, sections, symtab_index, arch, path, stream)
+        symbols, mapping, kconfig = _read_symbols(headers, sections, symtab_index, arch, path, stream)
 
     return ElfImage(
         path=path,
         arch=arch,
-        elf_class=elf.elfclass,
-        little_endian=elf.little_endian,
+        elf_class=headers.elf_class,
+        little_endian=headers.little_endian,
         entry=header["e_entry"],
         e_flags=header["e_flags"],
         sections=sections,
@@ -332,6 +319,35 @@ def _read_open_elf(path: str, stream, file_size: int) -> ElfImage:
     )
 
 
+def _headers_by_pyelftools(path: str, stream, file_size: int) -> ElfHeaders:
+    """The headers read by pyelftools, for any ELF elf_headers.py leaves to it; every refusal is worded here."""
+    from elftools.elf.elffile import ELFFile
+
+    elf = ELFFile(stream)
+    header = elf.header
+    if header["e_type"] == "ET_REL":
+        raise SizeToolError(
+            f"{path}: a relocatable object (.o), not a linked image: it has no program headers and no final addresses "
+            "(give the linked ELF, e.g. firmware.elf or zephyr.elf)"
+        )
+    if header["e_shoff"] == 0 or elf.num_sections() == 0:
+        raise SizeToolError(f"{path}: ELF has no section headers")
+    if header["e_phnum"] == 0:
+        raise SizeToolError(f"{path}: ELF has no program headers, so where its bytes are loaded is unknown (not a linked image?)")
+    if header["e_shoff"] + header["e_shnum"] * header["e_shentsize"] > file_size:
+        raise SizeToolError(f"{path}: corrupt or truncated ELF (section header table lies past the end of the file)")
+    segments = [{field: seg[field] for field in ("p_type", "p_vaddr", "p_paddr", "p_filesz", "p_memsz", "p_flags")}
+                for seg in elf.iter_segments()]
+    sections = []
+    for raw in elf.iter_sections():
+        fields = {field: raw.header[field] for field in ("sh_type", "sh_flags", "sh_addr", "sh_size", "sh_offset",
+                                                         "sh_addralign", "sh_link")}
+        fields["name"] = raw.name
+        sections.append(fields)
+    return ElfHeaders(elf.elfclass, elf.little_endian, {key: header[key] for key in ("e_type", "e_machine", "e_entry",
+                                                                                    "e_flags")}, segments, sections)
+
+
 def _load_address(section_header, segments: list[Segment]) -> int:
     """Where a section's bytes sit in the stored image: the LMA of the PT_LOAD segment holding it."""
     address = section_header["sh_addr"]
@@ -343,12 +359,11 @@ def _load_address(section_header, segments: list[Segment]) -> int:
     return address
 
 
-def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch: str, path: str, stream):
+def _read_symbols(headers: ElfHeaders, sections: list[Section], symtab_index: int, arch: str, path: str, stream):
     # Unpack the symbol table with struct in one pass: pyelftools builds a container per symbol, which is far too
     # slow for the 100k+ symbols of a large C++ ELF.
     symtab = sections[symtab_index]
-    raw_symtab = elf.get_section(symtab_index)
-    strtab_index = raw_symtab.header["sh_link"]
+    strtab_index = headers.sections[symtab_index]["sh_link"]
     if not 0 < strtab_index < len(sections):
         raise SizeToolError(f"{path}: corrupt ELF (symbol table links to string table {strtab_index}, which is not there)")
     strtab = sections[strtab_index]
@@ -357,8 +372,8 @@ def _read_symbols(elf: ELFFile, sections: list[Section], symtab_index: int, arch
     stream.seek(strtab.offset)
     strings = stream.read(strtab.size)
 
-    endian = "<" if elf.little_endian else ">"
-    if elf.elfclass == 32:
+    endian = "<" if headers.little_endian else ">"
+    if headers.elf_class == 32:
         layout = struct.Struct(endian + "IIIBBH")  # name, value, size, info, other, shndx
         order = (0, 1, 2, 3, 5)
     else:
@@ -416,6 +431,8 @@ def arm_short_enums(path: str | os.PathLike) -> bool:
     """Whether an Arm ELF was built with short enums (the build attribute Tag_ABI_enum_size = small, arm-none-eabi
     GCC's default on Cortex-M): it changes the size of TFLM's structs. False for other architectures and for an ELF
     without build attributes."""
+    from elftools.elf.elffile import ELFFile
+
     try:
         with open(path, "rb") as stream:
             elf = ELFFile(stream)
