@@ -92,7 +92,6 @@ def build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_formats import describe, read_linker_map
     from sizetool.inputs.map_file import is_merged_strings
     from sizetool.report.labelling import NO_DEBUG_INFO, MergedStrings, label_bytes, section_entries
     from sizetool.report.esp_idf_layout import (
@@ -103,8 +102,12 @@ def build_report_and_image(
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
     image = read_elf(elf_path)
-    linker_map = read_linker_map(map_path) if map_path else None
-    input_format = f"ELF + {describe(linker_map)} map" if linker_map is not None else ""
+    linker_map, describe, input_format = None, None, ""
+    if map_path:  # the map readers (armlink's and IAR's too) load only for a map
+        from sizetool.inputs.map_formats import describe, read_linker_map
+
+        linker_map = read_linker_map(map_path)
+        input_format = f"ELF + {describe(linker_map)} map"
     if linker_map is not None and linker_map.layout is not None:
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
     elif linker_map is not None and is_esp_idf_map(linker_map):
@@ -324,7 +327,6 @@ def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tup
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
     file has that name."""
     from sizetool.inputs.map_file import object_path
-    from sizetool.inputs.map_formats import is_toolchain_library
     from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
 
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
@@ -358,6 +360,8 @@ def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tup
             return named
         stem = parts[:-1] + (parts[-1].rsplit(".", 1)[0],)
         if parts[0] == "(archives)":
+            from sizetool.inputs.map_formats import is_toolchain_library  # object files come from a map
+
             archive = object_file.replace("\\", "/").rpartition("(")[0]
             toolchain = outside_root(archive)  # the C library, libgcc: shipped with the compiler
             if toolchain and toolchain[0] == TOOLCHAIN or is_toolchain_library(archive):  # Arm's c_w.l, IAR's dl*.a

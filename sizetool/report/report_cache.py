@@ -8,13 +8,12 @@ SIZETOOL_NO_CACHE=1 or --no-cache turns it off. A cache that cannot be read or w
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
 
 from sizetool import __version__
-from sizetool.report.cache_files import cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
+from sizetool.report.cache_files import blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
 from sizetool.report.report_model import (
     Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
 )
@@ -23,7 +22,8 @@ MAX_ENTRIES = 64
 
 
 def cache_key(paths: list[str | None], options: dict) -> str:
-    digest = hashlib.sha256(f"size-report {__version__} {tool_fingerprint()} {json.dumps(options, sort_keys=True)}".encode())
+    digest = blake2b(f"size-report {__version__} {tool_fingerprint()} {json.dumps(options, sort_keys=True)}".encode(),
+                     digest_size=32)
     for path in paths:
         if path is None:
             digest.update(b"\0none")
