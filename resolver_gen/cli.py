@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="for --arena: TFLM is compiled with short enums, as arm-none-eabi GCC does for Cortex-M "
                              "by default (exact there; without it the figure is for int-sized enums, a few dozen "
                              "bytes more, safe for every 32-bit target)")
+    parser.add_argument("--mve", action="store_true",
+                        help="for --arena --kernels cmsis_nn: the core has MVE (Helium: Cortex-M55, M85), whose "
+                             "CMSIS-NN kernels take other scratch buffers than on a DSP core (the default)")
     parser.add_argument("--cmake-dir", action=_PrintCMakeDir,
                         help="print the folder of the CMake package (find_package(TflmSizeToolkit): put it on "
                              "CMAKE_PREFIX_PATH) and exit")
@@ -191,7 +194,7 @@ def _estimate(args: argparse.Namespace):
     from tflm_model.arena_estimate import estimate_arena
 
     return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
-                          short_enums=args.short_enums)
+                          short_enums=args.short_enums, cpu_features="mve" if args.mve else "dsp")
 
 
 def parse_size(text: str, option: str) -> int:
@@ -217,9 +220,9 @@ def run_fit(args: argparse.Namespace) -> int:
     for option in ("list", "arena", "check", "name", "namespace"):
         if getattr(args, option):
             raise ResolverGenError(f"--fit answers on its own: leave out --{option}")
-    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums:
-        raise ResolverGenError("--fit takes the kernel set, pointer size and enum size from the profile: leave out "
-                               "--kernels, --pointer-size and --short-enums")
+    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve:
+        raise ResolverGenError("--fit takes the kernel set, pointer size, enum size and MVE from the profile: leave "
+                               "out --kernels, --pointer-size, --short-enums and --mve")
     if args.custom or args.allow_unsupported:
         raise ResolverGenError("--fit takes the models' ops as they are: leave out --custom and --allow-unsupported")
     if args.fit == "list":
@@ -261,8 +264,9 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     if args.arena and args.format == "lite" and not args.list:
         raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
-    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums) and not args.arena:
-        raise ResolverGenError("--kernels, --pointer-size and --short-enums set the arena estimate: add --arena")
+    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
+        raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
+                               "--arena")
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the

@@ -9,9 +9,12 @@ ABI_LABELS = {"ilp32": "32-bit pointers", "eabi": "32-bit pointers, short enums"
 
 
 def describe(estimate: ArenaEstimate) -> str:
-    """e.g. "reference kernels, 32-bit pointers, exact" or "... upper bound"."""
+    """e.g. "reference kernels, 32-bit pointers, exact", "CMSIS-NN kernels for MVE, ..." or "... upper bound"."""
     kind = "exact" if estimate.exact else "upper bound"
-    return f"{KERNEL_LABELS[estimate.kernels]}, {ABI_LABELS[estimate.abi]}, {kind}"
+    kernels = KERNEL_LABELS[estimate.kernels]
+    if estimate.kernels == "cmsis_nn" and estimate.cpu_features == "mve":
+        kernels += " for MVE"
+    return f"{kernels}, {ABI_LABELS[estimate.abi]}, {kind}"
 
 
 def comment_lines(estimate: ArenaEstimate) -> list[str]:
@@ -30,6 +33,7 @@ def arena_as_data(estimate: ArenaEstimate) -> dict:
         "kernels": estimate.kernels,
         "pointer_bytes": estimate.pointer_bytes,
         "short_enums": estimate.abi == "eabi",
+        "mve": estimate.cpu_features == "mve",
         "plan_bytes": estimate.plan_bytes,
         "persistent_bytes": estimate.persistent_bytes,
         "parts": [{"name": part.name, "bytes": part.bytes} for part in estimate.parts],

@@ -7,7 +7,10 @@
   (reference, cmsis_nn; CMSIS-NN builds fall back to the reference kernel for the ops they do not optimise);
 - prepare_allocations(): what each kernel's Prepare() adds, from the operator's tensors: per-channel quantization
   arrays and lookup tables (persistent) and scratch buffers (planned with the tensors), with CMSIS-NN's
-  *_get_buffer_size rules for a DSP core (Cortex-M4/M7/M33 with DSP, 32-bit Arm Linux; no MVE).
+  *_get_buffer_size rules per core feature (CPU_FEATURES: "dsp" for Cortex-M4/M7/M33, M55 without MVE and 32-bit Arm
+  Linux; "mve" for a core with Helium, where CMSIS-NN is compiled with ARM_MATH_MVEI: Cortex-M55/M85), as
+  tflm_facts.cmsis_nn_scratch holds them (CMSIS-NN 4ab83cc compiled with GCC), and TFLM's default
+  KERNELS_OPTIMIZED_FOR_SPEED.
 
 Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (ilp32),
 arm-none-eabi-g++ -mcpu=cortex-m4 (eabi) and g++ on x86-64 (lp64), with TFLM's flags (-DTF_LITE_STATIC_MEMORY);
@@ -18,6 +21,9 @@ Init/Prepare allocations (UNKNOWN_OP_BOUND) and a note.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from tflm_facts.cmsis_nn_scratch import CMSIS_NN_SCRATCH_RULES, CPU_FEATURES
+from tflm_facts.op_view import OpView, TensorView
 
 KERNEL_SETS = ("reference", "cmsis_nn")
 POINTER_SIZES = (4, 8)
@@ -288,44 +294,6 @@ def op_data_known(op: str, kernels: str) -> bool:
 
 
 @dataclass(frozen=True)
-class TensorView:
-    """What a kernel's Prepare sees of one tensor: type code, shape, element count, quantization channels."""
-
-    type: int
-    shape: tuple[int, ...]
-    scale_count: int = 0
-
-    @property
-    def elements(self) -> int:
-        count = 1
-        for dim in self.shape:
-            count *= dim
-        return count
-
-    def dim(self, index: int, default: int = 1) -> int:
-        if -len(self.shape) <= index < len(self.shape):
-            return self.shape[index]
-        return default
-
-
-@dataclass(frozen=True)
-class OpView:
-    op: str
-    inputs: tuple[TensorView | None, ...]  # None for an omitted optional input
-    outputs: tuple[TensorView, ...]
-    options: tuple[tuple[str, int], ...] = ()
-
-    def option(self, name: str, default: int = 0) -> int:
-        for key, value in self.options:
-            if key == name:
-                return value
-        return default
-
-    def input(self, index: int) -> TensorView | None:
-        return self.inputs[index] if index < len(self.inputs) else None
-
-
-@dataclass(frozen=True)
 class PrepareAllocations:
     """What one kernel's Prepare() takes: persistent buffers (each via AllocatePersistentBuffer, 16-aligned) and
     scratch buffer requests (bytes, planned with the tensors), in call order; exact=False with a note for a bound."""
@@ -335,64 +303,6 @@ class PrepareAllocations:
     exact: bool = True
     note: str | None = None
     init: tuple[int, ...] = ()  # persistent buffers the kernel's Init() takes besides an OpData (signal ops)
-
-
-def _same_padding(in_size: int, filter_size: int, stride: int, dilation: int) -> int:
-    """TFLM's ComputePaddingHeightWidth for SAME padding (the `padding.h/w` CMSIS-NN receives)."""
-    effective = (filter_size - 1) * dilation + 1
-    out = (in_size + stride - 1) // stride
-    total = max(0, (out - 1) * stride + effective - in_size)
-    return total // 2
-
-
-def _cmsis_conv_s8_buffer(view: OpView) -> int:
-    """arm_convolve_wrapper_s8_get_buffer_size for a DSP core (no MVE), compiled with GCC."""
-    inp, flt = view.input(0), view.input(1)
-    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
-    f_h, f_w, f_c = flt.dim(1), flt.dim(2), flt.dim(3)
-    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
-    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
-    if view.option("padding") == 0:  # SAME
-        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
-        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
-    else:
-        pad_h = pad_w = 0
-    if pad_w == 0 and pad_h == 0 and f_w == 1 and f_h == 1 and dil_w == 1 and dil_h == 1 and in_c == f_c:
-        return 0  # 1x1: the fast variant's buffer is 0 with GCC, the slow one takes none
-    rhs_cols = f_w * f_h * in_c
-    aligned = rhs_cols + (4 - rhs_cols % 4) % 4
-    return 2 * aligned * 2  # 1xN and the generic im2col take the same on DSP
-
-
-def _cmsis_depthwise_s8_buffer(view: OpView) -> int:
-    inp, flt, out = view.input(0), view.input(1), view.outputs[0]
-    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
-    f_h, f_w = flt.dim(1), flt.dim(2)
-    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
-    dil_w, dil_h = view.option("dilation_w", 1), view.option("dilation_h", 1)
-    if view.option("padding") == 0:
-        pad_h = _same_padding(in_h, f_h, stride_h, dil_h)
-        pad_w = _same_padding(in_w, f_w, stride_w, dil_w)
-    else:
-        pad_h = pad_w = 0
-    if in_c == out.dim(3) and inp.dim(0) == 1 and dil_w == 1 and dil_h == 1:
-        if f_w == 3 and f_h == 3 and pad_h <= 1 and pad_w <= 1:
-            return 0
-        return in_c * f_w * f_h * 2
-    return 0
-
-
-def _cmsis_transpose_conv_s8_buffers(view: OpView) -> tuple[int, int]:
-    inp, flt, out = view.input(2), view.input(1), view.outputs[0]
-    stride_w, stride_h = view.option("stride_w", 1), view.option("stride_h", 1)
-    in_c = inp.dim(3)
-    if stride_w <= 2 and stride_h <= 2 and in_c > 16:
-        rows = flt.dim(2) * flt.dim(1) * in_c
-        aligned = rows + (4 - rows % 4) % 4
-        return 2 * aligned * 2, in_c * flt.dim(2) * flt.dim(1) * flt.dim(0)
-    buf_x = ((inp.dim(2) - 1) * stride_w + max(flt.dim(2), stride_h)) * out.dim(3)
-    buf_y = max(flt.dim(1), stride_h)
-    return buf_x * buf_y * 4, 0
 
 
 def _kissfft_real_state_bytes(fft_length: int, element_type: int, pointer_bytes: int) -> int:
@@ -427,10 +337,13 @@ def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
     return PrepareAllocations((), scratch, init=tuple(persistent))  # all taken in Init()
 
 
-def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> PrepareAllocations:
-    """The persistent buffers and scratch requests of the kernel serving view.op in Prepare()."""
+def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_features: str = "dsp"
+                        ) -> PrepareAllocations:
+    """The persistent buffers and scratch requests of the kernel serving view.op in Prepare(); cpu_features ("dsp" or
+    "mve", CPU_FEATURES) picks CMSIS-NN's scratch rules."""
     op = view.op
     cmsis = kernels == "cmsis_nn"
+    rules = CMSIS_NN_SCRATCH_RULES[cpu_features]
     inp = view.input(0)
     in_type = inp.type if inp else None
     if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
@@ -442,15 +355,21 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
             persistent = (4 * channels, 4 * channels)
         scratch: tuple[int, ...] = ()
         if cmsis and in_type == _INT8:
-            size = _cmsis_conv_s8_buffer(view) if op == "CONV_2D" else _cmsis_depthwise_s8_buffer(view)
+            bound_note = None
+            if op == "CONV_2D":
+                size = rules["conv_s8"](view)
+            else:
+                size, bound_note = rules["depthwise_s8"](view)
             scratch = (size,) if size > 0 else ()
-            if flt.type == _INT4:
+            if flt.type == _INT4:  # the s4 wrappers never ask more than the s8 ones
                 return PrepareAllocations(persistent, scratch, False, f"{op} with int4 weights on CMSIS-NN: scratch "
                                           "bounded")
+            if bound_note:
+                return PrepareAllocations(persistent, scratch, False, bound_note)
         elif cmsis and in_type == _INT16 and op == "CONV_2D":
             bias = view.input(2)
-            if bias is None or bias.type == _INT64:  # arm_convolve_wrapper_s16 (non-MVE): 2 x im2col column int16
-                size = 4 * inp.dim(3) * flt.dim(2) * flt.dim(1)
+            if bias is None or bias.type == _INT64:  # arm_convolve_wrapper_s16_get_buffer_size
+                size = rules["conv_s16"](view)
                 scratch = (size,) if size > 0 else ()
         elif cmsis and in_type == _INT16:
             return PrepareAllocations(persistent, (inp.elements * 2,), False,
@@ -467,7 +386,7 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
         bias = view.input(3)
         if data_type == _INT8:
             if cmsis:
-                first, second = _cmsis_transpose_conv_s8_buffers(view)
+                first, second = rules["transpose_conv_s8"](view)
                 return PrepareAllocations(persistent, (first, second))
             return PrepareAllocations(persistent, (out.elements * 4,))
         if data_type == _INT16:
@@ -482,10 +401,16 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
         if cmsis and in_type == _INT8 and flt is not None and flt.type != _INT4:
             out = view.outputs[0]
             accum_depth = flt.dim(-1)
-            if len(out.shape) > 2 and accum_depth % 4 == 0:
+            if len(out.shape) > 2 and accum_depth % 4 == 0:  # conv 1x1: arm_convolve_1x1_s8_fast buffer 0 (GCC, MVE)
                 if flt.scale_count <= 1:
                     return PrepareAllocations(persistent, (out.dim(-1) * 8,))
-            return PrepareAllocations(persistent)
+                return PrepareAllocations(persistent)
+            size = rules["fully_connected_s8"](view)
+            bias = view.input(2)
+            if size > 0 and flt.constant and (bias is None or bias.constant):
+                # KERNELS_OPTIMIZED_FOR_SPEED (TFLM's default): the kernel sums are computed once, kept persistent
+                return PrepareAllocations(persistent + (size,))
+            return PrepareAllocations(persistent, (size,) if size > 0 else ())
         if cmsis and in_type == _INT16:
             return PrepareAllocations(persistent)
         return PrepareAllocations(persistent)
@@ -494,8 +419,8 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
             return PrepareAllocations((INT16_LUT_BYTES, INT16_LUT_BYTES))
         return PrepareAllocations()
     if op == "AVERAGE_POOL_2D" and cmsis and in_type in (_INT8, _INT16):
-        depth = view.outputs[0].dim(3)
-        return PrepareAllocations((), (4 * depth,) if depth > 0 else ())  # arm_avgpool_s8/s16 (DSP): int32/channel
+        size = rules["avgpool"](view)  # arm_avgpool_s8/s16_get_buffer_size
+        return PrepareAllocations((), (size,) if size > 0 else ())
     if op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"):
         axis = view.input(1)
         rank_bytes, axis_bytes = 4 * len(inp.shape), 4 * (axis.elements if axis else 0)
@@ -507,7 +432,10 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
         batch, filters = inp.dim(0), weights_feature.dim(0)
         rank = view.option("rank", 1) or 1
         if in_type == _INT8:
-            return PrepareAllocations((), (4 * batch * filters, 4 * batch * (filters // rank)))
+            scratch = (4 * batch * filters, 4 * batch * (filters // rank))
+            size = rules["svdf_s8"](view) if cmsis else 0
+            # arm_svdf_s8_get_buffer_size > 0: kernel sums kept persistent (KERNELS_OPTIMIZED_FOR_SPEED)
+            return PrepareAllocations((size,) if size > 0 else (), scratch)
         return PrepareAllocations((), (4 * batch * filters,))
     if op == "UNIDIRECTIONAL_SEQUENCE_LSTM":
         output_state, cell_state = view.input(18), view.input(19)
@@ -533,8 +461,9 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32") -> Prepa
         dims = 4 + 4 * len(out.shape)  # ReshapeOutputTensor: output dims copy
         if cmsis:  # transposes, output dims, then quantization data when neither operand is float
             quantized = lhs.type != _FLOAT32 and rhs.type != _FLOAT32
+            size = rules["batch_matmul_s8"](view) if quantized and lhs.type == _INT8 else 0
             return PrepareAllocations(tuple(transposes + [dims] + ([BATCH_MATMUL_QUANTIZATION_BYTES] if quantized
-                                                                   else [])))
+                                                                   else [])), (size,) if size > 0 else ())
         quantization = [BATCH_MATMUL_QUANTIZATION_BYTES] if lhs.type in (_INT8, _INT16) else []
         return PrepareAllocations(tuple(quantization + transposes + [dims]))
     if op == "LOG_SOFTMAX":

@@ -32,7 +32,7 @@ from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
 from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.kernel_memory import (
-    ARENA_ALIGNMENT, BUILTIN_PARAMS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
+    ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
     PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
     prepare_allocations, temp_tensors,
 )
@@ -65,6 +65,7 @@ class ArenaEstimate:
     plan_bytes: int = 0  # the largest greedy plan (tensors and scratch buffers)
     persistent_bytes: int = 0  # the tail, alignment included
     abi: str = "ilp32"  # tflm_facts.kernel_memory.ABIS: "ilp32", "eabi" (short enums) or "lp64"
+    cpu_features: str = "dsp"  # tflm_facts.kernel_memory.CPU_FEATURES: CMSIS-NN's scratch rules ("dsp" or "mve")
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -138,7 +139,7 @@ def _view(graph: TensorGraph, sub: int, operator: GraphOperator, name: str) -> O
         if index < 0:
             return None
         tensor = tensors[index]
-        return TensorView(tensor.type, tensor.shape, tensor.scale_count)
+        return TensorView(tensor.type, tensor.shape, tensor.scale_count, tensor.has_data)
 
     return OpView(name, tuple(view(i) for i in operator.inputs), tuple(view(i) for i in operator.outputs),
                   operator.options)
@@ -199,7 +200,7 @@ def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[i
     return first, last, scratch_times
 
 
-def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> None:
+def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_features: str = "dsp") -> None:
     """Append the allocation steps of one model's AllocateTensors() to out."""
     names = _op_names(graph)
     label = graph.path.name
@@ -230,7 +231,8 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps) -> Non
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
             try:
-                effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi)
+                effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi,
+                                                                 cpu_features)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None
@@ -403,17 +405,22 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
-                   pointer_bytes: int = 4, short_enums: bool = False) -> ArenaEstimate:
+                   pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp") -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
     short_enums: the target compiles TFLM with short enums (arm-none-eabi GCC's default on Cortex-M): TfLiteTensor
     and several params structs are smaller, so the arena is a few dozen bytes smaller than with int-sized enums
-    (32-bit Arm Linux, RISC-V, Xtensa), which is the default because it is never below either."""
+    (32-bit Arm Linux, RISC-V, Xtensa), which is the default because it is never below either.
+
+    cpu_features: "dsp" (default) or "mve", the core CMSIS-NN is compiled for (its scratch buffers differ with MVE);
+    reference kernels do not depend on it."""
     if kernels not in KERNEL_SETS:
         raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
         raise ModelError(f"pointer size {pointer_bytes} is not 4 or 8 bytes")
+    if cpu_features not in CPU_FEATURES:
+        raise ModelError(f"unknown CPU features {cpu_features!r} (choose from {', '.join(CPU_FEATURES)})")
     if not model_paths:
         raise ModelError("no model given")
     if short_enums and pointer_bytes != 4:
@@ -428,7 +435,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         _check_supported(path)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
-        _model_steps(graph, kernels, abi, out)
+        _model_steps(graph, kernels, abi, out, cpu_features)
         labels.append(str(path))
     total = _smallest_arena(out.steps)
     tally: dict[str, int] = {}
@@ -449,4 +456,4 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         parts.append(ArenaPart(PART_ALIGNMENT, tally[PART_ALIGNMENT]))
     assert sum(p.bytes for p in parts) == total
     return ArenaEstimate(total, out.exact, kernels, pointer_bytes, tuple(parts), tuple(out.notes), tuple(labels),
-                         plan, persistent, abi)
+                         plan, persistent, abi, cpu_features)

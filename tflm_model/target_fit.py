@@ -173,9 +173,6 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
         notes.append("the profile's firmware embeds no .tflite model that was found: its own model data, if any, is "
                      "counted in the runtime")
     arena = arena or profile_arena(profile, model_paths)
-    if profile.build.kernels == "cmsis_nn" and "MVE" in profile.build.fpu:
-        notes.append("CMSIS-NN's MVE (Helium) kernels size their scratch buffers by other rules than the DSP ones the "
-                     "arena estimate models: check the arena on the device (size-report --model on a build)")
     resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
     static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
                   + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
@@ -189,10 +186,17 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     return answer
 
 
+def cpu_features(profile: TargetProfile) -> str:
+    """"mve" when the profiled build has MVE (its Tag_MVE_arch, in build.fpu as "MVE-I"/"MVE-F": CMSIS-NN is then
+    compiled with ARM_MATH_MVEI), else "dsp"."""
+    return "mve" if "MVE" in profile.build.fpu else "dsp"
+
+
 def profile_arena(profile: TargetProfile, model_paths) -> ArenaEstimate:
-    """The tensor arena the models need with the profile's kernel set, pointer size and enum size."""
+    """The tensor arena the models need with the profile's kernel set, pointer size, enum size and MVE."""
     return estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
-                          short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4)
+                          short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4,
+                          cpu_features=cpu_features(profile))
 
 
 def _stack(answer: FitAnswer, profile: TargetProfile, kept) -> None:

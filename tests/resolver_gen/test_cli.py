@@ -395,6 +395,17 @@ def test_arena_header_carries_the_size_and_kernel_set(capsys, models):
     assert size == estimate_arena([models / "arena_add_chain.tflite"], "cmsis_nn").total_bytes
 
 
+def test_arena_mve_uses_cmsis_nn_mve_scratch_rules(capsys, models):
+    model = models / "arena_conv_per_channel.tflite"
+    status, out, _ = run(capsys, model, "--arena", "--kernels", "cmsis_nn", "--mve", "--short-enums")
+    assert status == 0 and "CMSIS-NN kernels for MVE, 32-bit pointers, short enums, exact" in out
+    size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
+    from tflm_model.arena_estimate import estimate_arena
+
+    assert size == estimate_arena([model], "cmsis_nn", short_enums=True, cpu_features="mve").total_bytes
+    assert size != estimate_arena([model], "cmsis_nn", short_enums=True).total_bytes
+
+
 def test_header_without_arena_has_no_arena_size(capsys, models):
     status, out, _ = run(capsys, models / "arena_add_chain.tflite")
     assert status == 0 and "kTensorArenaSize" not in out
@@ -419,6 +430,7 @@ def test_arena_list_prints_the_breakdown(capsys, models):
     (["arena_add_chain.tflite", "--arena", "--kernels", "xtensa"], "unknown kernel set 'xtensa'"),
     (["arena_add_chain.tflite", "--arena", "--pointer-size", "2"], "pointer size 2"),
     (["arena_add_chain.tflite", "--kernels", "cmsis_nn"], "add --arena"),
+    (["arena_add_chain.tflite", "--kernels", "cmsis_nn", "--mve"], "add --arena"),
     (["arena_add_chain.tflite", "--arena", "--format", "lite"], "not to --format lite"),
     (["unsupported_ops.tflite", "--arena", "--allow-unsupported"], "unsupported op"),
 ])

@@ -112,3 +112,22 @@ def test_fit_list_names_the_shipped_profiles(capsys):
     assert status == 0 and isinstance(json.loads(out)["profiles"], list)
     status, _, err = run(capsys, ADD, "--fit", "list")
     assert status == 2 and "give no model" in err
+
+
+def test_an_mve_profile_estimates_the_arena_with_cmsis_nn_mve_rules(capsys, tmp_path):
+    # a Cortex-M55 CMSIS-NN profile: the shipped CMSIS-NN one with an M55 build's facts (Tag_MVE_arch: MVE-F)
+    from tflm_facts.target_profile import shipped_profiles
+    assert "cortex-m4f-cmsis_nn" in shipped_profiles()
+    source = Path(__file__).resolve().parents[2] / "tflm_facts/profiles/cortex-m4f-cmsis_nn.json"
+    data = json.loads(source.read_text())
+    data["name"] = "cortex-m55-cmsis_nn"
+    data["build"].update(cpu="8.1-M.main", fpu="FPv5/FP-D16 for ARMv8 + MVE-F")
+    m55 = tmp_path / "cortex-m55-cmsis_nn.json"
+    m55.write_text(json.dumps(data))
+    status, out, _ = run(capsys, CONV, "--fit", m55, "--format", "json")
+    answer = json.loads(out)
+    mve = estimate_arena([CONV], kernels="cmsis_nn", pointer_bytes=4, short_enums=True, cpu_features="mve")
+    dsp = estimate_arena([CONV], kernels="cmsis_nn", pointer_bytes=4, short_enums=True, cpu_features="dsp")
+    assert status == 0 and mve.total_bytes != dsp.total_bytes and mve.exact
+    assert answer["ram"]["arena_bytes"] == mve.total_bytes and answer["ram"]["arena_exact"] is True
+    assert not any("MVE" in note or "not modelled" in note for note in answer["notes"])

@@ -168,3 +168,125 @@ def test_signal_rfft_state_follows_kissfft():
     assert effects.init == (32, 2836) and effects.scratch == (1024,) and effects.exact
     bank = OpView("SignalFilterBank", (TensorView(15, (257,)),), (TensorView(12, (40,)),))
     assert prepare_allocations(bank, "reference").init == (36, 8 * 41)
+
+
+# CMSIS-NN on a core with MVE (Helium, ARM_MATH_MVEI): each rule against the formula of the CMSIS-NN function named,
+# computed by hand for the shapes given (CMSIS-NN 4ab83cc, GCC).
+_I8, _I16, _I32, _I64 = 9, 7, 2, 4
+_SAME, _VALID = (("padding", 0),), (("padding", 1),)
+
+
+def _conv(in_shape, filter_shape, out_shape, options, in_type=_I8, bias_type=_I32, op="CONV_2D"):
+    bias = TensorView(bias_type, (filter_shape[0] if op == "CONV_2D" else filter_shape[3],), 1, True)
+    return OpView(op, (TensorView(in_type, in_shape), TensorView(_I8, filter_shape, 1, True), bias),
+                  (TensorView(in_type, out_shape),), options)
+
+
+def test_mve_conv_s8_im2col_is_four_columns_of_whole_q_registers():
+    view = _conv((1, 8, 8, 3), (6, 3, 3, 3), (1, 6, 6, 6), _VALID + (("stride_w", 1), ("stride_h", 1)))
+    # arm_convolve_s8_get_buffer_size_mve: col 3*3*3 = 27 -> 2 lanes of 16 -> 4 * 2 * 16
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == (128,)
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == (2 * 28 * 2,)
+
+
+def test_mve_conv_1x1_takes_no_scratch():
+    view = _conv((1, 8, 8, 16), (4, 1, 1, 16), (1, 8, 8, 4), _VALID + (("stride_w", 2), ("stride_h", 2)))
+    # arm_convolve_wrapper_s8_get_buffer_size_mve: 1x1 (fast or not) -> 0
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == ()
+
+
+def test_mve_conv_1_x_n_has_its_own_rule():
+    same = _conv((1, 1, 10, 4), (8, 1, 3, 4), (1, 1, 10, 8), _SAME + (("stride_w", 1), ("stride_h", 1)))
+    # arm_convolve_1_x_n_s8_get_buffer_size_mve: pad_x 1, total_pad 2, asym 0, right/left pad 1, no-pad 8 (sums to
+    # output_x 10); MAX(3*4 + 1*4, 2*4 + 1*4) = 16
+    assert prepare_allocations(same, "cmsis_nn", cpu_features="mve").scratch == (16,)
+    valid = _conv((1, 1, 10, 4), (8, 1, 3, 4), (1, 1, 4, 8), _VALID + (("stride_w", 2), ("stride_h", 1)))
+    # total_pad 3*2 + 3 - 10 = -1, C's -1 % 2 = -1: right pad 1 (of 4 * 1 channel elements), left 0;
+    # MAX(3*4 + 0, 2*4 + 4) = 12
+    assert prepare_allocations(valid, "cmsis_nn", cpu_features="mve").scratch == (12,)
+    odd = _conv((1, 1, 10, 3), (8, 1, 3, 3), (1, 1, 8, 8), _VALID + (("stride_w", 1), ("stride_h", 1)))
+    # stride.w * c = 3 is not a multiple of 4: not 1xN, arm_convolve_s8_get_buffer_size_mve: 9 -> 4 * 1 * 16
+    assert prepare_allocations(odd, "cmsis_nn", cpu_features="mve").scratch == (64,)
+
+
+def test_mve_conv_s16_im2col_is_four_columns_of_whole_q_registers():
+    view = _conv((1, 8, 8, 3), (6, 3, 3, 3), (1, 6, 6, 6), _VALID, in_type=_I16, bias_type=_I64)
+    # arm_convolve_s16_get_buffer_size_mve: 27 -> 4 lanes of 8 int16 -> 4 * 4 * 8 * 2
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == (256,)
+    # arm_convolve_s16_get_buffer_size (DSP): 2 * 27 * 2
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == (108,)
+
+
+def test_mve_depthwise_opt_has_no_3x3_exception():
+    view = _conv((1, 8, 8, 16), (1, 3, 3, 16), (1, 8, 8, 16), _SAME + (("stride_w", 1), ("stride_h", 1)),
+                 op="DEPTHWISE_CONV_2D")
+    # arm_depthwise_conv_s8_opt_get_buffer_size_mve: 4 * CH_IN_BLOCK_MVE (124) * 3 * 3
+    mve = prepare_allocations(view, "cmsis_nn", cpu_features="mve")
+    assert mve.scratch == (4464,) and mve.exact
+    # arm_depthwise_conv_wrapper_s8_get_buffer_size (DSP): 3x3 with padding <= 1 runs arm_depthwise_conv_3x3_s8
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == ()
+
+
+def test_mve_depthwise_with_one_input_channel_runs_as_a_conv():
+    view = _conv((1, 8, 8, 1), (1, 3, 3, 8), (1, 6, 6, 8), _VALID + (("stride_w", 1), ("stride_h", 1)),
+                 op="DEPTHWISE_CONV_2D")
+    # arm_deptwise_conv_s8_one_in_ch_get_buffer_size_mve: conv wrapper (im2col of 1*3*3 -> 4 * 1 * 16 = 64) plus the
+    # filter re-ordered, 8*3*3 = 72
+    effects = prepare_allocations(view, "cmsis_nn", cpu_features="mve")
+    assert effects.scratch == (136,) and effects.exact
+
+
+def test_mve_depthwise_one_input_channel_1_x_n_is_a_flagged_bound():
+    view = _conv((1, 1, 10, 1), (1, 1, 3, 8), (1, 1, 8, 8), _VALID + (("stride_w", 1), ("stride_h", 1)),
+                 op="DEPTHWISE_CONV_2D")
+    # 1xN depends on the stride TFLM leaves unset: MAX(im2col 64, 3 + 0, 2 + 8) = 64, plus 8*1*3 = 24
+    effects = prepare_allocations(view, "cmsis_nn", cpu_features="mve")
+    assert effects.scratch == (88,)
+    assert not effects.exact and "DEPTHWISE_CONV_2D" in effects.note
+
+
+def test_mve_transpose_conv_reverse_conv_im2col():
+    view = OpView("TRANSPOSE_CONV", (TensorView(_I32, (4,), 0, True), TensorView(_I8, (8, 3, 3, 20), 8, True),
+                                     TensorView(_I8, (1, 4, 4, 20))),
+                  (TensorView(_I8, (1, 8, 8, 8)),), _SAME + (("stride_w", 2), ("stride_h", 2)))
+    # arm_transpose_conv_s8_get_buffer_size_mve: reverse conv (stride <= 2, 20 > 16 channels), im2col of 3*3*20 =
+    # 180 -> 12 lanes -> 4 * 12 * 16 = 768; arm_transpose_conv_s8_get_reverse_conv_buffer_size: 20*3*3*8 = 1440
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == (768, 1440)
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == (2 * 180 * 2, 1440)
+
+
+def test_mve_average_pool_takes_no_scratch():
+    view = OpView("AVERAGE_POOL_2D", (TensorView(_I8, (1, 8, 8, 16)),), (TensorView(_I8, (1, 4, 4, 16)),))
+    # arm_avgpool_s8_get_buffer_size_mve: 0; _dsp: one int32 per channel
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == ()
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == (64,)
+
+
+def test_mve_fully_connected_keeps_kernel_sums():
+    def view(constant_filter):
+        return OpView("FULLY_CONNECTED", (TensorView(_I8, (1, 10)), TensorView(_I8, (5, 10), 1, constant_filter),
+                                          TensorView(_I32, (5,), 1, True)), (TensorView(_I8, (1, 5)),))
+    # arm_fully_connected_s8_get_buffer_size_mve: filter_dims.c (5 outputs) int32; KERNELS_OPTIMIZED_FOR_SPEED keeps
+    # them persistent when filter and bias are constant, else a scratch buffer
+    assert prepare_allocations(view(True), "cmsis_nn", cpu_features="mve").persistent == (20,)
+    assert prepare_allocations(view(False), "cmsis_nn", cpu_features="mve").scratch == (20,)
+    dsp = prepare_allocations(view(True), "cmsis_nn", cpu_features="dsp")
+    assert dsp.persistent == () and dsp.scratch == ()
+
+
+def test_mve_svdf_keeps_kernel_sums():
+    view = OpView("SVDF", (TensorView(_I8, (1, 8)), TensorView(_I8, (16, 8), 1, True), TensorView(_I16, (16, 10)),
+                           TensorView(_I32, (8,)), TensorView(_I8, (1, 160))),
+                  (TensorView(_I8, (1, 8)),), (("rank", 2),))
+    # arm_svdf_s8_get_buffer_size_mve: weights_feature n (16) int32, persistent (KERNELS_OPTIMIZED_FOR_SPEED)
+    mve = prepare_allocations(view, "cmsis_nn", cpu_features="mve")
+    assert mve.persistent == (64,) and mve.scratch == (64, 32)
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").persistent == ()
+
+
+def test_mve_batch_matmul_int8_asks_the_fully_connected_buffer():
+    view = OpView("BATCH_MATMUL", (TensorView(_I8, (2, 3, 4)), TensorView(_I8, (2, 4, 5))),
+                  (TensorView(_I8, (2, 3, 5)),), (("adj_y", 1),))
+    # arm_fully_connected_s8_get_buffer_size_mve(&output_shape): FillVariableShape(3) puts 5 in .c -> 5 int32
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == (20,)
+    assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == ()
