@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from tflm_facts.set_prediction import SetPrediction
 from tflm_facts.target_profile import ProfileError, TargetProfile
 
 
 @dataclass(frozen=True)
-class ProfileSetCost:
+class ProfileSetCost(SetPrediction):
     ops: tuple[str, ...]  # the registrations removed
     code_bytes: int  # flash only they reach
     ram_bytes: int  # .data/.bss only they reach
@@ -30,22 +31,6 @@ class ProfileSetCost:
     unsure_bytes: int = 0
     inline_bytes: int = 0
     inlined: tuple[str, ...] = field(default=())
-
-    @property
-    def inline_estimate(self) -> int:
-        return self.inline_bytes // 2
-
-    @property
-    def saving(self) -> int:
-        return self.code_bytes + self.call_site_bytes + self.inline_estimate
-
-    @property
-    def may_be_high_by(self) -> int:
-        return self.unsure_bytes + self.inline_bytes - self.inline_estimate
-
-    @property
-    def may_be_low_by(self) -> int:
-        return self.inline_estimate
 
 
 class ProfileSets:

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field, replace
 from sizetool.errors import SizeToolError
 from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_graph import OperatorGraph
+from tflm_facts.set_prediction import SetPrediction
 
 
 @dataclass(frozen=True)
-class SetCost:
+class SetCost(SetPrediction):
     ops: tuple[str, ...]  # the registrations removed, by name
     code_bytes: int  # flash only they reach (the set retained size)
     call_sites: int  # their AddXxx() call sites in code that stays
@@ -50,25 +51,6 @@ class SetCost:
     #                        what only it keeps), which the compiler may inline and fold: the prediction may be up to
     #                        this much too high as well
     inlined: tuple[str, ...] = field(default=(), compare=False)  # the names of those functions
-
-    @property
-    def inline_estimate(self) -> int:
-        """What inlining the machinery left with one call most likely removes: half of what it can remove."""
-        return self.inline_bytes // 2
-
-    @property
-    def saving(self) -> int:
-        return self.code_bytes + self.call_site_bytes + self.inline_estimate
-
-    @property
-    def may_be_high_by(self) -> int:
-        """How much the prediction (ROM minus the saving) may be too high, all known causes together."""
-        return self.unsure_bytes + self.inline_bytes - self.inline_estimate
-
-    @property
-    def may_be_low_by(self) -> int:
-        """How much the prediction may be too low: the compiler folds less of the inlined machinery than counted."""
-        return self.inline_estimate
 
 
 def removed_roots(operator_graph: OperatorGraph, ops: set[str] | frozenset[str]) -> set[int]:
