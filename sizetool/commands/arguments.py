@@ -13,8 +13,16 @@ import argparse
 from sizetool.errors import SizeToolError
 
 
+REQUIRED = "the following arguments are required: "
+
+
 class OneLineParser(argparse.ArgumentParser):
     def error(self, message):
+        if message.startswith(REQUIRED):  # intermixed parsing also names optional positionals (nargs '*'): drop them
+            optional = {action.metavar or action.dest for action in self._actions
+                        if not action.option_strings and action.nargs in ("*", "?")}
+            missing = [name for name in message[len(REQUIRED):].split(", ") if name not in optional]
+            message = REQUIRED + ", ".join(missing or message[len(REQUIRED):].split(", "))
         raise SizeToolError(f"{message} (see '{self.prog} --help')")
 
 

@@ -74,3 +74,11 @@ def test_an_internal_error_never_prints_a_traceback(fake_commands, capsys):
 def test_help_exits_0(fake_commands, capsys):
     assert cli.main(["--help"]) == 0
     assert "usage:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,missing", [([], "ELF"), (["ops"], "ELF"), (["stack"], "ELF"),
+                                          (["fit"], "ELF, MODEL.tflite")])
+def test_a_missing_argument_names_only_what_is_required(capsys, argv, missing):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"the following arguments are required: {missing} (see" in err
