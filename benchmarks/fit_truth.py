@@ -71,11 +71,34 @@ def measure(record: dict) -> dict:
             "predicted_stack": "" if answer.stack is None else answer.stack, "arena_bytes": answer.arena.total_bytes}
 
 
+DOCS = REPO / "docs" / "fit.md"
+DOCS_HEADER = "| profile | model | ops | real ROM | predicted flash | error | static RAM real / predicted | stack real / predicted |"
+
+
+def _number(text) -> str:
+    return f"{int(text):,}" if str(text).strip() else "-"
+
+
+def write_docs_table(rows: list[dict]) -> None:
+    """Replace docs/fit.md's accuracy table (from its header line to the next blank line) with the measured rows."""
+    lines = [DOCS_HEADER, "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        real, predicted = int(row["real_rom"]), int(row["predicted_flash"])
+        lines.append(f"| {row['profile']} | {row['model'].removesuffix('.tflite')} | {row['ops']} | {real:,} | "
+                     f"{predicted:,} | {(predicted - real) / real * 100:+.2f}% | {int(row['real_static_ram']):,} / "
+                     f"{int(row['predicted_static_ram']):,} | {_number(row['real_stack'])} / {_number(row['predicted_stack'])} |")
+    text = DOCS.read_text()
+    start = text.index(DOCS_HEADER)
+    end = text.index("\n\n", start)
+    write_text_atomically(DOCS, text[:start] + "\n".join(lines) + text[end:])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--manifest", default="/work/ext/tflm-builds/manifest.json")
     parser.add_argument("--export", action="store_true", help="export every all-ops build's profile first")
-    parser.add_argument("--write", action="store_true", help=f"write {TRUTH.relative_to(REPO)}")
+    parser.add_argument("--write", action="store_true",
+                        help=f"write {TRUTH.relative_to(REPO)} and the accuracy table of docs/fit.md")
     parser.add_argument("--only", default="", help="comma-separated profile names")
     args = parser.parse_args()
     records = json.loads(Path(args.manifest).read_text())
@@ -98,6 +121,7 @@ def main() -> int:
         writer.writeheader()
         writer.writerows(sorted(keep + rows, key=lambda r: (r["profile"], r["model"])))
         write_text_atomically(TRUTH, out.getvalue())
+        write_docs_table(list(csv.DictReader(io.StringIO(out.getvalue()))))
     print(f"{'profile':<24}{'model':<36}{'ops':>4}{'real ROM':>10}{'flash':>10}{'error':>9}{'RAM real':>10}"
           f"{'pred':>7}{'stack':>7}{'pred':>7}")
     for row in rows:
