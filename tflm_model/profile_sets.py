@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from tflm_facts.set_prediction import SetPrediction
 from tflm_facts.target_profile import ProfileError, TargetProfile
+from tflm_model.reachability import reachable
 
 
 @dataclass(frozen=True)
@@ -46,26 +47,7 @@ class ProfileSets:
         self.everything = frozenset(self.reachable(self.runtime_roots | self.operator_nodes))
 
     def reachable(self, roots, removed=frozenset(), cut: dict[int, set[int]] | None = None) -> set[int]:
-        edges = self.profile.graph.edges
-        marks = bytearray(len(edges))
-        for node in removed:
-            marks[node] = 2
-        reached = []
-        for root in roots:
-            if not marks[root]:
-                marks[root] = 1
-                reached.append(root)
-        stack = list(reached)
-        cut = cut or {}
-        while stack:
-            node = stack.pop()
-            skipped = cut.get(node)
-            for target in edges[node]:
-                if not marks[target] and not (skipped and target in skipped):
-                    marks[target] = 1
-                    reached.append(target)
-                    stack.append(target)
-        return set(reached)
+        return reachable(self.profile.graph.edges, roots, removed, cut)
 
     def flash(self, nodes) -> int:
         sizes = self.profile.graph.flash

@@ -31,6 +31,7 @@ from elftools.dwarf.callframe import FDE
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
+from tflm_model.reachability import reachable
 
 if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
     from sizetool.code_graph.disassembly import CodeRun
@@ -82,27 +83,7 @@ class ReferenceGraph:
                   cut: dict[int, set[int]] | None = None) -> set[int]:
         """Nodes reachable from roots without passing through (or starting at) a removed node; `cut` names edges
         (node -> targets) to leave out, such as the calls a dropped AddXxx() call site made."""
-        # Marks in a bytearray (1: reached, 2: removed), set when a node is pushed: each node is pushed once.
-        marks = bytearray(len(self.nodes))
-        for node in removed:
-            marks[node] = 2
-        reached = []
-        for root in roots:
-            if not marks[root]:
-                marks[root] = 1
-                reached.append(root)
-        stack = list(reached)
-        edges = self.edges
-        cut = cut or {}
-        while stack:
-            node = stack.pop()
-            skipped = cut.get(node)
-            for target in edges[node]:
-                if not marks[target] and not (skipped and target in skipped):
-                    marks[target] = 1
-                    reached.append(target)
-                    stack.append(target)
-        return set(reached)
+        return reachable(self.edges, roots, removed, cut)
 
     def rom_bytes(self, nodes: Iterable[int]) -> int:
         return sum(self.nodes[index].rom_bytes for index in nodes)
