@@ -166,6 +166,17 @@ def _check(path: Path, expected: str) -> int:
     return 1
 
 
+def _refusals(plan) -> bool:
+    """Print each op TFLM cannot run and each use whose tensor types its kernels refuse; True when there is one."""
+    for op in plan.unsupported:
+        for model in sorted(op.uses_by_model):
+            print(f"{PROG}: unsupported op {op.name} in {model}: {op.registration.unsupported_reason}",
+                  file=sys.stderr)
+    for rejection in plan.type_rejections:
+        print(f"{PROG}: unsupported types: {rejection.message()}", file=sys.stderr)
+    return bool(plan.unsupported or plan.type_rejections)
+
+
 def _gate(plan, args) -> bool:
     """Print every reason the resolver cannot be written; True when there is one."""
     failed = False
@@ -175,13 +186,7 @@ def _gate(plan, args) -> bool:
                   file=sys.stderr)
             failed = True
     if args.format == "header":
-        if (plan.unsupported or plan.type_rejections) and not args.allow_unsupported:
-            for op in plan.unsupported:
-                for model in sorted(op.uses_by_model):
-                    print(f"{PROG}: unsupported op {op.name} in {model}: {op.registration.unsupported_reason}",
-                          file=sys.stderr)
-            for rejection in plan.type_rejections:
-                print(f"{PROG}: unsupported types: {rejection.message()}", file=sys.stderr)
+        if not args.allow_unsupported and _refusals(plan):
             print(f"{PROG}: use --allow-unsupported to write the header anyway", file=sys.stderr)
             failed = True
         elif not failed and not plan.registered:
@@ -237,6 +242,12 @@ def run_fit(args: argparse.Namespace) -> int:
             raise ResolverGenError("--fit needs at least one .tflite model")
         flash = parse_size(args.flash, "--flash") if args.flash else None
         ram = parse_size(args.ram, "--ram") if args.ram else None
+        from tflm_model.operator_uses import read_model_uses
+        from tflm_model.plan import build_plan
+
+        if _refusals(build_plan([read_model_uses(path) for path in args.models])):  # TFLM cannot run it: no fit
+            print(f"{PROG}: --fit: the models cannot run on TFLM as they are", file=sys.stderr)
+            return 1
         report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
         text = render_fit(report, output_format)
         status = 0 if report.main.passed else 1

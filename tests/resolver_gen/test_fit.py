@@ -131,3 +131,11 @@ def test_an_mve_profile_estimates_the_arena_with_cmsis_nn_mve_rules(capsys, tmp_
     assert status == 0 and mve.total_bytes != dsp.total_bytes and mve.exact
     assert answer["ram"]["arena_bytes"] == mve.total_bytes and answer["ram"]["arena_exact"] is True
     assert not any("MVE" in note or "not modelled" in note for note in answer["notes"])
+
+
+@pytest.mark.parametrize("model,named", [("unsupported_ops.tflite", "unsupported op FlexAddV2"),
+                                         ("hybrid.tflite", "unsupported types:")])
+def test_a_model_tflm_cannot_run_fits_no_target_and_is_named_with_exit_1(capsys, profile, model, named):
+    status, out, err = run(capsys, str(FIXTURES / "models" / model), "--fit", str(profile))
+    assert status == 1 and out == ""
+    assert named in err and "--fit: the models cannot run on TFLM as they are" in err
