@@ -405,7 +405,11 @@ def _read_symbols(headers: ElfHeaders, sections: list[Section], symtab_index: in
         end = strings.find(b"\0", name_offset)
         name = strings[name_offset : end if end >= 0 else len(strings)].decode("utf-8", "replace")
         if name.startswith("$") and (len(name) == 2 or name[2] == "."):
-            mapping.append((value, name[:2]))  # ARM mapping symbols mark code ($a/$t) and data ($d) runs
+            # ARM mapping symbols mark code ($a/$t) and data ($d) runs. Only those of sections in the image count:
+            # a `$d` in .debug_frame (libgcc's Thumb-1 assembly has them) sits at an offset that reads as a code
+            # address, and would end a function's instructions there.
+            if sections[shndx].is_alloc:
+                mapping.append((value, name[:2]))
             continue
         thumb = False
         if is_arm and kind == STT_FUNC and value & 1:
