@@ -8,7 +8,8 @@ builder's manifest.json. For each target with an all-ops build this script
 1. exports its profile (`size-report profile allops.elf --map allops.map`) into tflm_facts/profiles/ (--export);
 2. for each keep-only build, records the real figures beside the profile's prediction:
    - ROM: size-report's ROM total of the keep-only ELF with its map (the linker's used flash), and the prediction;
-   - static RAM: `.data` + `.bss` less the arena array, and the prediction;
+   - static RAM: `.data` + `.bss` (+ `.tbss` where the C library has thread-local data) less the arena array, and
+     the prediction;
    - stack: `size-report keep.elf --stack 'tflite::MicroInterpreter::Invoke()' --model MODEL`, and the prediction;
 3. writes the table as tests/data/fit_truth.csv (--write), which tests/tflm_model/test_fit_truth.py checks the
    shipped profiles against.
@@ -59,8 +60,9 @@ def measure(record: dict) -> dict:
     model = record["model"]
     answer = fit(profile, [model])
     real_rom = build_report(record["elf"], map_path=record["map"]).rom_total
-    sizes = record["size_A"]
-    real_static = sizes.get(".data", 0) + sizes.get(".bss", 0) - record["arena_bytes"]
+    # The builder's RAM figure: .data + .bss, and a TLS block's reserved space where there is one (picolibc's
+    # .tbss_space on RISC-V: errno and friends live there), less the arena array.
+    real_static = record["ram_bytes"] - record["arena_bytes"]
     real_stack = ""
     if profile.stack_root:
         stack = analyse_stack(read_elf(record["elf"]), [STACK_ROOT], model_paths=[model])

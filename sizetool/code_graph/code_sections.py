@@ -1,4 +1,5 @@
-"""The code input sections an ELF alone shows, when there is no linker map: DWARF's address ranges per compile unit.
+"""The code input sections an ELF alone shows, when there is no linker map: DWARF's address ranges per compile unit;
+and the data a linker script puts in a code section (data_in_code), which is not to be decoded.
 
 An object built without `-ffunction-sections` (newlib's and libgcc's archive members, as Debian and Arm ship them)
 brings all its functions in one `.text` input section, which `--gc-sections` keeps or drops whole: `strtoll` keeps
@@ -15,9 +16,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from sizetool.inputs.elf_reader import ElfImage
+from sizetool.code_graph.disassembly import CodeRun
+from sizetool.inputs.elf_reader import ElfImage, Section
 
 _SHF_COMPRESSED = 0x800
+DATA_INPUT_SECTIONS = (".rodata", ".data", ".sdata", ".srodata")  # input sections that hold data, not code
 
 
 @dataclass(frozen=True)
@@ -76,3 +79,53 @@ def dwarf_code_sections(image: ElfImage) -> list[CodeSection]:
     pieces = [p for p in pieces if any(start <= p.address and p.address + p.size <= end for start, end in code)]
     pieces.sort(key=lambda piece: (piece.address, piece.size))
     return pieces
+
+
+def data_in_code(image: ElfImage, sections: list[Section], runs, input_sections) -> dict[int, list[tuple[int, int]]]:
+    """Per code section, the address ranges that hold data, not instructions, on architectures without ARM's mapping
+    symbols (Xtensa decodes only functions): a linker script may put read-only data in the executable section
+    (picolibc's picolibc.ld places every .rodata and .srodata input section inside .text). Data objects (sized
+    OBJECT symbols) are data, and with the linker map so is every data input section (.rodata.str1.4 string
+    literals, switch tables and vtables the compiler left without a symbol). Decoded as instructions, their bytes
+    would read as jumps and address pairs to anywhere; read as data words, their pointers (vtables, registration
+    structs) keep what they point at, as in a data section."""
+    if image.arch in ("arm", "xtensa"):
+        return {}
+    found: dict[int, list[tuple[int, int]]] = {}
+    for section in sections:
+        if not section.is_code or section.is_nobits:
+            continue
+        low, high = section.address, section.address + section.size
+        ranges = [(symbol.address, symbol.address + size) for symbol, _, size in runs.get(section.index, ())
+                  if symbol.kind == "object" and size > 0]
+        ranges += [(max(piece.address, low), min(piece.address + piece.size, high)) for piece in input_sections or ()
+                   if piece.size and piece.name.startswith(DATA_INPUT_SECTIONS + (".got",))
+                   and low <= piece.address < high]
+        if ranges:
+            merged: list[tuple[int, int]] = []
+            for begin, end in sorted(ranges):
+                if merged and begin <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+                else:
+                    merged.append((begin, end))
+            found[section.index] = merged
+    return found
+
+
+def without_data(code: list[CodeRun], data_ranges: list[tuple[int, int]]) -> list[CodeRun]:
+    """The code runs with the data ranges cut out of them."""
+    if not data_ranges:
+        return code
+    kept = []
+    for run in code:
+        cursor = run.start
+        for low, high in data_ranges:
+            if high <= cursor or low >= run.end:
+                continue
+            if low > cursor:
+                kept.append(CodeRun(run.section_start, run.section_data, cursor, low, run.mode))
+            cursor = max(cursor, high)
+        if cursor < run.end:
+            kept.append(CodeRun(run.section_start, run.section_data, cursor, run.end, run.mode) if cursor != run.start
+                        else run)
+    return kept

@@ -31,6 +31,7 @@ from elftools.dwarf.callframe import FDE
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
+from sizetool.code_graph.code_sections import DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
 
 if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
@@ -42,7 +43,6 @@ _POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "S
 _NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
 _ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
 _RELATIVE_TYPES = {"x86_64": {8}, "aarch64": {1027}, "riscv": {3}, "arm": {23}}  # R_*_RELATIVE
-_DATA_INPUT_SECTIONS = (".rodata", ".data", ".sdata", ".srodata")
 _SMALL_NUMBER = 0x1000  # data words below this are taken for numbers when judging a data object (see _plausible_pointers)
 _X86_PC_RELATIVE = {2, 4, 9, 41, 42}  # PC32, PLT32, GOTPCREL, GOTPCRELX, REX_GOTPCRELX: S + A + 4 is the target
 
@@ -119,11 +119,11 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     references: list[tuple[int, int]] = []  # (from address, to address), decoded from code or exact
     data_words: list[tuple[int, int]] = []  # (word address, value): a pointer only if it hits a node sensibly
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
-    data_in_code = _data_in_code(image, sections, runs, input_sections) if with_edges else {}
+    data_ranges = data_in_code(image, sections, runs, input_sections) if with_edges else {}
     for section in sections if with_edges else ():
         if section.is_code and decoder is not None:
-            for run in _without(code_runs(image, section, contents[section.index], runs[section.index]),
-                                data_in_code.get(section.index, [])):
+            for run in without_data(code_runs(image, section, contents[section.index], runs[section.index]),
+                                data_ranges.get(section.index, [])):
                 references.extend(run_references(image, decoder, run))
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     stored_copies = [(stored, stored + size) for _, stored, size in copies]
@@ -145,7 +145,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             continue
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
-        for address in _data_word_addresses(image, section, pointer.size, data_in_code.get(section.index, [])):
+        for address in _data_word_addresses(image, section, pointer.size, data_ranges.get(section.index, [])):
             if stored_copies and _inside(address, stored_copies):
                 continue  # initial values of copied RAM: the RAM copy refers, not the stored bytes
             offset = address - section.address
@@ -412,7 +412,7 @@ def pool_word_addresses(image: ElfImage, node: GraphNode, pointer: struct.Struct
 def _data_word_addresses(image: ElfImage, section: Section, size: int,
                          data_ranges: list[tuple[int, int]] = ()) -> Iterable[int]:
     """Aligned word addresses that may hold pointers: all of a data section, the $d runs of ARM code, or the data a
-    linker script placed in another architecture's code section (`data_ranges`, from _data_in_code)."""
+    linker script placed in another architecture's code section (`data_ranges`, from code_sections.data_in_code)."""
     start, end = section.address, section.address + section.size
     if not section.is_code:
         return range((start + size - 1) // size * size, end - size + 1, size)
@@ -424,58 +424,6 @@ def _data_word_addresses(image: ElfImage, section: Section, size: int,
         if kind == "$d":
             addresses.extend(range((address + 3) // 4 * 4, following[0] - 3, 4))
     return addresses
-
-
-def _data_in_code(image: ElfImage, sections: list[Section], runs, input_sections) -> dict[int, list[tuple[int, int]]]:
-    """Per code section, the address ranges that hold data, not instructions, on architectures without ARM's mapping
-    symbols (Xtensa decodes only functions): a linker script may put read-only data in the executable section
-    (picolibc's picolibc.ld places every .rodata and .srodata input section inside .text). Data objects (sized
-    OBJECT symbols) are data, and with the linker map so is every data input section (.rodata.str1.4 string
-    literals, switch tables and vtables the compiler left without a symbol). Decoded as instructions, their bytes
-    would read as jumps and address pairs to anywhere; read as data words, their pointers (vtables, registration
-    structs) keep what they point at, as in a data section."""
-    if image.arch in ("arm", "xtensa"):
-        return {}
-    found: dict[int, list[tuple[int, int]]] = {}
-    for section in sections:
-        if not section.is_code or section.is_nobits:
-            continue
-        low, high = section.address, section.address + section.size
-        ranges = [(symbol.address, symbol.address + size) for symbol, _, size in runs.get(section.index, ())
-                  if symbol.kind == "object" and size > 0]
-        ranges += [(max(piece.address, low), min(piece.address + piece.size, high)) for piece in input_sections or ()
-                   if piece.size and piece.name.startswith(_DATA_INPUT_SECTIONS + (".got",))
-                   and low <= piece.address < high]
-        if ranges:
-            merged: list[tuple[int, int]] = []
-            for begin, end in sorted(ranges):
-                if merged and begin <= merged[-1][1]:
-                    merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-                else:
-                    merged.append((begin, end))
-            found[section.index] = merged
-    return found
-
-
-def _without(code: list[CodeRun], data_ranges: list[tuple[int, int]]) -> list[CodeRun]:
-    """The code runs with the data ranges cut out of them."""
-    if not data_ranges:
-        return code
-    from sizetool.code_graph.disassembly import CodeRun
-
-    kept = []
-    for run in code:
-        cursor = run.start
-        for low, high in data_ranges:
-            if high <= cursor or low >= run.end:
-                continue
-            if low > cursor:
-                kept.append(CodeRun(run.section_start, run.section_data, cursor, low, run.mode))
-            cursor = max(cursor, high)
-        if cursor < run.end:
-            kept.append(CodeRun(run.section_start, run.section_data, cursor, run.end, run.mode) if cursor != run.start
-                        else run)
-    return kept
 
 
 def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int, int]]:
@@ -531,7 +479,7 @@ def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_
             continue
         if piece.name.startswith((".text", ".iram1")) and _inside(piece.address, code_ranges):
             kinds = ("func", "chunk")
-        elif piece.name.startswith(_DATA_INPUT_SECTIONS) and ".str" not in piece.name:
+        elif piece.name.startswith(DATA_INPUT_SECTIONS) and ".str" not in piece.name:
             kinds = ("object",)  # newlib's e_expf.o .rodata: halF, ln2LO, ... reached through one section anchor
         else:
             continue
