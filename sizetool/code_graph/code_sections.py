@@ -13,6 +13,7 @@ Read from `.debug_aranges` alone (a few bytes per unit): no DIE is decoded.
 
 from __future__ import annotations
 
+import bisect
 import struct
 from dataclasses import dataclass
 
@@ -21,6 +22,9 @@ from sizetool.inputs.elf_reader import ElfImage, Section
 
 _SHF_COMPRESSED = 0x800
 DATA_INPUT_SECTIONS = (".rodata", ".data", ".sdata", ".srodata")  # input sections that hold data, not code
+# ... and what picolibc.ld also places in .text: GOT entries and the constructor lists (words holding addresses)
+_DATA_IN_CODE_SECTIONS = DATA_INPUT_SECTIONS + (".rdata", ".got", ".preinit_array", ".init_array", ".fini_array",
+                                                ".ctors", ".dtors")
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,15 @@ def dwarf_code_sections(image: ElfImage) -> list[CodeSection]:
 def data_in_code(image: ElfImage, sections: list[Section], runs, input_sections) -> dict[int, list[tuple[int, int]]]:
     """Per code section, the address ranges that hold data, not instructions, on architectures without ARM's mapping
     symbols (Xtensa decodes only functions): a linker script may put read-only data in the executable section
-    (picolibc's picolibc.ld places every .rodata and .srodata input section inside .text). Data objects (sized
-    OBJECT symbols) are data, and with the linker map so is every data input section (.rodata.str1.4 string
-    literals, switch tables and vtables the compiler left without a symbol). Decoded as instructions, their bytes
-    would read as jumps and address pairs to anywhere; read as data words, their pointers (vtables, registration
-    structs) keep what they point at, as in a data section."""
+    (picolibc's picolibc.ld places every .rodata, .srodata and .got input section and the constructor lists inside
+    .text). Data objects (sized OBJECT symbols) are data, and with the linker map so is every data input section
+    (.rodata.str1.4 string literals, switch tables and vtables the compiler left without a symbol). Decoded as
+    instructions, their bytes would read as jumps and address pairs to anywhere; read as data words, their pointers
+    (vtables, registration structs) keep what they point at, as in a data section.
+
+    Without the map, a code section that holds data objects holds other data too (string literals have no symbol):
+    there, bytes no symbol covers are data up to the first label in them (an assembler routine's unsized symbol),
+    and code from it on."""
     if image.arch in ("arm", "xtensa"):
         return {}
     found: dict[int, list[tuple[int, int]]] = {}
@@ -96,10 +104,15 @@ def data_in_code(image: ElfImage, sections: list[Section], runs, input_sections)
         if not section.is_code or section.is_nobits:
             continue
         low, high = section.address, section.address + section.size
-        ranges = [(symbol.address, symbol.address + size) for symbol, _, size in runs.get(section.index, ())
-                  if symbol.kind == "object" and size > 0]
+        covered = [(symbol.address, symbol.address + size, symbol.kind) for symbol, _, size in runs.get(section.index, ())
+                   if size > 0]
+        ranges = [(begin, end) for begin, end, kind in covered if kind == "object"]
+        if ranges:
+            labels = sorted(symbol.address for symbol in image.symbols
+                            if symbol.section_index == section.index and symbol.size == 0 and symbol.kind != "object")
+            ranges += _unlabelled_gaps(low, high, covered, labels)
         ranges += [(max(piece.address, low), min(piece.address + piece.size, high)) for piece in input_sections or ()
-                   if piece.size and piece.name.startswith(DATA_INPUT_SECTIONS + (".got",))
+                   if piece.size and piece.name.startswith(_DATA_IN_CODE_SECTIONS)
                    and low <= piece.address < high]
         if ranges:
             merged: list[tuple[int, int]] = []
@@ -110,6 +123,20 @@ def data_in_code(image: ElfImage, sections: list[Section], runs, input_sections)
                     merged.append((begin, end))
             found[section.index] = merged
     return found
+
+
+def _unlabelled_gaps(low: int, high: int, covered: list[tuple[int, int, str]], labels: list[int]) -> list[tuple[int, int]]:
+    """The bytes between low and high that no sized symbol covers, each gap up to the first label in it."""
+    gaps = []
+    cursor = low
+    for begin, end, _ in sorted(covered) + [(high, high, "")]:
+        if begin > cursor:
+            position = bisect.bisect_left(labels, cursor)
+            label = labels[position] if position < len(labels) and labels[position] < begin else begin
+            if label > cursor:
+                gaps.append((cursor, label))
+        cursor = max(cursor, end)
+    return gaps
 
 
 def without_data(code: list[CodeRun], data_ranges: list[tuple[int, int]]) -> list[CodeRun]:

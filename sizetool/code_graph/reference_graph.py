@@ -183,6 +183,9 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             continue  # a Thumb function's address as a value has its low bit set: this is a number (see below)
         if (source_node, target) in section_walks:
             continue
+        if relocations is None and nodes[target_node].kind == "object" and target != nodes[target_node].address \
+                and _is_a_limit(target):
+            continue  # INT16_MAX from a Thumb-1 literal pool, inside a table linked across 0x7fff: a number
         edge_sets[source_node].add(target_node)
     for function, entry, _end in owned:
         function_node, entry_node = graph.node_at(function), graph.node_at(entry)
@@ -331,9 +334,19 @@ def _thumb_branch_at(address: int, sections: list[Section], code_of: dict[int, b
     return False
 
 
+def _is_a_limit(value: int) -> bool:
+    """Whether a value is a power of two or one less (0x7fff, 0x8000, 0xffff, 0x10000, ...; from 0x100 up): the
+    limits and masks code loads as constants. In an image linked at address 0 they fall inside data; a pointer into
+    the middle of an object is seldom exactly one of them."""
+    return value >= 0x100 and (value & (value + 1) == 0 or value & (value - 1) == 0)
+
+
 def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
-    """(node, section start) pairs where a node refers to both the start and the end of a section: it walks the
-    section as a whole (start-up code copying .data or zeroing .bss), which keeps no single object alive."""
+    """(node, address) pairs where a node refers to both the start and the end of a section: it walks the section as
+    a whole (start-up code copying .data or zeroing .bss), which keeps no single object alive. The addresses are the
+    section's start and any bound it uses up to 3 bytes short of the end: GCC folds a word loop's rounding
+    ((end - start + 3) / 4) into the literal, so Thumb-1 start-up code loads `_edata - 3`, which points into the
+    section's last object."""
     targets_of: dict[int, set[int]] = defaultdict(set)
     for source_node, target, _ in resolved:
         if source_node is not None:
@@ -341,8 +354,10 @@ def _section_walks(resolved, sections: list[Section]) -> set[tuple[int, int]]:
     walks = set()
     for node, targets in targets_of.items():
         for section in sections:
-            if section.address in targets and section.address + section.size in targets:
+            end = section.address + section.size
+            if section.address in targets and end in targets:
                 walks.add((node, section.address))
+                walks.update((node, target) for target in range(end - 3, end) if target in targets)
     return walks
 
 

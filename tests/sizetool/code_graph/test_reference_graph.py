@@ -287,3 +287,87 @@ def test_with_the_map_objects_of_one_data_input_section_keep_each_other():
     _tie_input_sections(graph, edges, [InputSection(".rodata.str1.1", 0x200, 0x20, "x.o")], [(0x100, 0x110)])
     graph.edges = [sorted(e) for e in edges]
     assert graph.reachable({0}) == {0, 1, 2}
+
+
+def _named_edges(graph):
+    return {(graph.nodes[i].name, graph.nodes[j].name) for i, targets in enumerate(graph.edges) for j in targets
+            if graph.nodes[i].kind != "chunk" and graph.nodes[j].kind != "chunk"}
+
+
+@pytest.mark.parametrize("with_map", [True, False], ids=["map", "no-map"])
+def test_read_only_data_a_script_puts_in_text_is_read_as_data(with_map):
+    # picolibc's picolibc.ld places every .rodata input section inside the executable .text. The fixture's
+    # riscv32-rodata-in-text is the riscv32 build's objects linked that way: vtables, registration tables, strings
+    # and tables between the code. Decoded as instructions, their bytes read as jumps and address pairs to anywhere,
+    # and the vtables kept nothing (an earlier graph predicted its keep-only links up to 17% high); read as data, the
+    # graph is the one of the ordinary layout, edge for edge.
+    from sizetool.inputs.map_file import read_map
+
+    out = FIXTURES / "firmware" / "out"
+    ordinary = build_reference_graph(read_elf(out / "riscv32" / "firmware.elf"))
+    image = read_elf(out / "riscv32-rodata-in-text" / "firmware.elf")
+    assert image.section_by_name(".rodata") is None
+    vtable = next(s for s in image.symbols if s.name.startswith("vtable for "))
+    assert image.section_by_name(".text").contains(vtable.address)  # the shape: data inside the code section
+    sections = read_map(str(out / "riscv32-rodata-in-text" / "firmware.map")).input_sections if with_map else None
+    graph = build_reference_graph(image, input_sections=sections)
+    assert _named_edges(graph) == _named_edges(ordinary)
+    assert targets_of(graph, vtable.name) == targets_of(ordinary, vtable.name) != set()
+
+
+def test_without_the_map_symbol_less_bytes_in_a_code_section_with_data_are_data_up_to_a_label():
+    from sizetool.code_graph.code_sections import _unlabelled_gaps
+
+    covered = [(0x100, 0x140, "func"), (0x150, 0x160, "object"), (0x180, 0x190, "func")]
+    # 0x140..0x150: a string; 0x160..0x180: a string, then an assembler routine at its label 0x170; 0x190..0x1a0: fill
+    assert _unlabelled_gaps(0x100, 0x1A0, covered, [0x170]) == [(0x140, 0x150), (0x160, 0x170), (0x190, 0x1A0)]
+    assert _unlabelled_gaps(0x100, 0x140, covered[:1], []) == []
+
+
+def test_a_thumb1_function_is_decoded_past_a_marker_of_debug_frame():
+    # The Cortex-M0+ fixture: libgcc's .debug_frame `$d` values fall inside a kernel's Eval. Its instructions after
+    # that address are decoded too (on real TFLM the marker cut RegisterOps() short: 34 AddXxx() calls went unseen).
+    from sizetool.code_graph.reference_graph import function_code_runs
+
+    path = FIXTURES / "firmware" / "out" / "cortex-m0plus" / "firmware.elf"
+    image = read_elf(path)
+    from elftools.elf.elffile import ELFFile
+
+    with open(path, "rb") as stream:
+        elf = ELFFile(stream)
+        frame = next(i for i, s in enumerate(elf.iter_sections()) if s.name == ".debug_frame")
+        markers = [s["st_value"] for s in elf.get_section_by_name(".symtab").iter_symbols()
+                   if s.name == "$d" and s["st_shndx"] == frame]
+    graph = build_reference_graph(image)
+    hit = [(graph.node_at(value), value) for value in markers if graph.node_at(value) is not None
+           and graph.nodes[graph.node_at(value)].kind == "func"]
+    assert hit, "the fixture keeps the shape"
+    for node, value in hit:
+        runs = function_code_runs(image, graph.nodes[node])
+        assert max(run.end for run in runs) > value + 4
+
+
+def test_start_up_code_looping_to_the_end_of_data_minus_3_keeps_no_object():
+    # GCC folds a word loop's rounding into its literal: the Cortex-M0+ reset handler loads `_edata - 3` (and
+    # `_sdata - 3`), which points into .data's last object, Register_WINDOW()'s registration.
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m0plus" / "firmware.elf")
+    graph = build_reference_graph(image)
+    data = image.section_by_name(".data")
+    last = graph.node_at(data.address + data.size - 1)
+    assert graph.nodes[last].name == "tflite::tflm_signal::Register_WINDOW()::registration"
+    holders = {graph.nodes[i].name for i, targets in enumerate(graph.edges) if last in targets}
+    assert holders == {"tflite::tflm_signal::Register_WINDOW()"}
+
+
+def test_a_limit_constant_in_a_literal_pool_is_not_a_pointer_into_a_table():
+    # Thumb-1 loads INT16_MAX (0x7fff) from a literal pool; linked at 0, it falls inside the Hann window table.
+    from sizetool.code_graph.reference_graph import _is_a_limit
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "cortex-m0plus" / "firmware.elf")
+    graph = build_reference_graph(image)
+    table = node_named(graph, "tflite::tflm_signal::(anonymous namespace)::kHannWindowQ15")
+    assert graph.nodes[table].address < 0x7FFF < graph.nodes[table].end
+    holders = {graph.nodes[i].name for i, targets in enumerate(graph.edges) if table in targets}
+    assert holders and all("tflm_signal" in name for name in holders)  # the window kernel's own code, no other
+    assert [v for v in (0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7F9E, 0x2000_0044) if _is_a_limit(v)] == [
+        0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000]

@@ -153,3 +153,24 @@ def test_zephyr_kconfig_values_are_counted_from_the_absolute_symbols():
                        if s["st_shndx"] == "SHN_ABS" and s.name.startswith("CONFIG_"))
     assert expected > 0 and read_elf(path).kconfig_symbols == expected
     assert read_elf(OUT / "cortex-m4/firmware.elf").kconfig_symbols == 0
+
+
+def test_mapping_symbols_of_sections_outside_the_image_are_left_out():
+    # libgcc's ARMv6-M division routines are assembly whose .debug_frame carries `$d` markers; their values are
+    # .debug_frame offsets, which in the Cortex-M0+ fixture (linked at 0) fall inside a kernel's Eval in .text.
+    path = OUT / "cortex-m0plus/firmware.elf"
+    image = read_elf(path)
+    with open(path, "rb") as stream:
+        elf = ELFFile(stream)
+        names = [section.name for section in elf.iter_sections()]
+        debug = [(value, shndx) for name, value, kind, shndx in raw_symbols(path)
+                 if name == "$d" and isinstance(shndx, int) and names[shndx] == ".debug_frame"]
+    text = image.section_by_name(".text")
+    inside = [value for value, _ in debug if text.address <= value < text.address + text.size
+              and any(s.kind == "func" and s.address <= value < s.address + s.size for s in image.symbols)]
+    assert inside, "the fixture keeps the shape: a .debug_frame $d whose value lies inside a function"
+    code_markers = {address for address, _ in image.mapping_symbols}
+    assert not code_markers & set(inside)
+    allocated = {s.index for s in image.sections if s.is_alloc}
+    assert len(image.mapping_symbols) == sum(1 for name, _, _, shndx in raw_symbols(path)
+                                             if name[:2] in ("$t", "$d", "$a") and shndx in allocated)

@@ -14,7 +14,8 @@ SIZES = json.load(open(f"{FIRMWARE}/sizes.json"))
 FULL_BUILDS = sorted(k for k in SIZES if not k.startswith("variants/"))
 
 
-RAM_ORIGIN = {"riscv32": 0x80000000}  # of the fixture linker scripts; 0x20000000 on Cortex-M4
+RAM_ORIGIN = {"riscv32": 0x80000000, "riscv32-rodata-in-text": 0x80000000}  # of the fixture linker scripts;
+#                                                                           0x20000000 on Cortex-M
 
 
 def writable_sections_in_flash(elf: str) -> int:
