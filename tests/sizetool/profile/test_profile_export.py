@@ -16,7 +16,7 @@ from tflm_model.target_fit import model_ops, read_models, serving_registrations
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 OUT = FIXTURES / "firmware/out"
 MODELS = FIXTURES / "models"
-BUILDS = ["cortex-m4", "riscv32", "lx106"]
+BUILDS = ["cortex-m4", "riscv32", "lx106", "cortex-m0plus", "riscv32-rodata-in-text"]
 
 
 def run(capsys, *argv):
