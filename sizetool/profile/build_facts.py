@@ -31,14 +31,15 @@ def compiler_of(path: str) -> str:
 
 
 def producer_of(path: str, prefer: str = "") -> str:
-    """DW_AT_producer of the first compile unit whose name contains `prefer` (else the first one): the compiler and
-    its flags, when the build has DWARF and records them."""
+    """DW_AT_producer of the first compile unit whose name contains `prefer` (without `prefer`, of the first unit):
+    the compiler and its flags, when the build has DWARF and records them. When no unit is `prefer`'s, "": the units
+    that have DWARF then are another part's (TFLM built without -g beside a C library built with it: the library's
+    assembler or compiler flags would be named as the build's)."""
     try:
         with open(path, "rb") as stream:
             elf = ELFFile(stream)
             if not elf.has_dwarf_info():
                 return ""
-            first = ""
             for unit in elf.get_dwarf_info().iter_CUs():
                 top = unit.get_top_DIE()
                 producer = top.attributes.get("DW_AT_producer")
@@ -50,8 +51,7 @@ def producer_of(path: str, prefer: str = "") -> str:
                 unit_name = name.value.decode("utf-8", "replace") if name and isinstance(name.value, bytes) else ""
                 if not prefer or prefer in unit_name:
                     return text
-                first = first or text
-            return first
+            return ""
     except (OSError, ELFError, ELFParseError, DWARFError, struct.error, ValueError, KeyError, AttributeError):
         return ""
 

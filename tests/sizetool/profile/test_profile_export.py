@@ -121,3 +121,15 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
     assert status == 2 and err.count("\n") == 1 and not (tmp_path / "p.json").exists()
     status, _, err = run(capsys, "profile", OUT / "cortex-m4/firmware-stripped.elf", "-o", tmp_path / "p.json")
     assert status == 2 and "no TFLM operator registrations" in err and not (tmp_path / "p.json").exists()
+
+
+def test_flags_are_the_runtimes_own_or_none():
+    # Real TFLM is built without -g beside a C library built with it: the library's units are the only ones with
+    # DWARF, and their producer ("GNU AS 2.40", picolibc's "-march=rv32im_zicsr") is not the build's flags.
+    from sizetool.profile.build_facts import producer_of
+
+    elf = str(OUT / "riscv32/firmware.elf")
+    assert "-march=rv32imac" in producer_of(elf, "micro_interpreter")
+    assert producer_of(elf, "a_unit_this_build_lacks") == ""
+    assert producer_of(elf) == producer_of(elf, "")  # no preference: the first unit's
+    assert producer_of(elf) != ""
