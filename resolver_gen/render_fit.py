@@ -15,8 +15,14 @@ def describe_build(build: BuildFacts) -> str:
     cpu = build.cpu + (f" {build.fpu}" if build.fpu else "")
     enums = ", short enums" if build.short_enums else ""
     commit = f"TFLM {build.tflm_commit[:7]}, " if build.tflm_commit else ""
-    compiler = build.compiler.split(";")[0].strip()
+    compiler = _compilers(build)
     return f"{commit}{cpu}, {build.kernels} kernels, {build.pointer_bytes * 8}-bit pointers{enums}, {compiler}"
+
+
+def _compilers(build: BuildFacts) -> str:
+    """Every compiler the build's .comment names: a C library built by another one (picolibc by GCC 12.1 beside
+    TFLM by GCC 12.2 on RV32) is named too, since which one built TFLM the ELF does not say."""
+    return " + ".join(part.strip() for part in build.compiler.split(";") if part.strip())
 
 
 def render_profile_list(profiles: list[TargetProfile], output_format: str) -> str:
@@ -29,7 +35,7 @@ def render_profile_list(profiles: list[TargetProfile], output_format: str) -> st
     if output_format == "markdown":
         lines = ["| profile | CPU | FPU | kernels | registrations | compiler | TFLM |", "|---|---|---|---|---:|---|---|"]
         lines += [f"| {markdown_text(p.name)} | {markdown_text(p.build.cpu)} | {markdown_text(p.build.fpu or '-')} | {p.build.kernels} | "
-                  f"{len(p.registrations)} | {markdown_text(p.build.compiler.split(';')[0])} | {markdown_text(p.build.tflm_commit[:7])} |"
+                  f"{len(p.registrations)} | {markdown_text(_compilers(p.build))} | {markdown_text(p.build.tflm_commit[:7])} |"
                   for p in profiles]
         return "\n".join(lines) + "\n"
     width = max(len(p.name) for p in profiles)

@@ -114,6 +114,15 @@ def test_fit_list_names_the_shipped_profiles(capsys):
     assert status == 2 and "give no model" in err
 
 
+def test_the_build_names_every_compiler_its_elf_names(capsys):
+    # RV32: picolibc was built by GCC 12.1, TFLM by 12.2; the ELF's .comment names both and neither is TFLM's alone
+    status, out, _ = run(capsys, "--fit", "list")
+    line = next(line for line in out.splitlines() if line.startswith("riscv32-reference "))
+    assert status == 0 and "GCC: (12.1.0-7+11) 12.1.0 + GCC: (12.2.0-14+deb12u1+11+b2) 12.2.0; 118 registrations" in line
+    m4 = next(line for line in out.splitlines() if line.startswith("cortex-m4f-reference "))
+    assert "20221205; 118 registrations" in m4 and " + " not in m4
+
+
 def test_an_mve_profile_estimates_the_arena_with_cmsis_nn_mve_rules(capsys, tmp_path):
     # a Cortex-M55 CMSIS-NN profile: the shipped CMSIS-NN one with an M55 build's facts (Tag_MVE_arch: MVE-F)
     from tflm_facts.target_profile import shipped_profiles
