@@ -3,15 +3,17 @@
 Each row of the table is one model and kernel set, with the smallest arena for which AllocateTensors() and Invoke()
 succeeded on real TFLM (32-bit Arm: qemu-arm Linux and Cortex-M4 under qemu-system-arm, see docs/arena.md for the
 commands). This script finds each model by file name in a models folder (checking its SHA-256), estimates its arena for
-the row's kernel set with 32-bit pointers (and short enums for the Cortex-M4 rows, as arm-none-eabi GCC builds them;
-int-sized enums for Arm Linux), and prints per kernel set and target how many estimates are
+the row's kernel set with 32-bit pointers (and short enums for the Cortex-M rows, as arm-none-eabi GCC builds them;
+int-sized enums for Arm Linux; CMSIS-NN's MVE rules for the Cortex-M55 rows of tests/data/mve_arena_truth.csv), and
+prints per kernel set and target how many estimates are
   exact   : equal to the measured minimum or at most 16 B above it,
   close   : more than 16 B but at most 2% above,
   over    : more than 2% above (a safe but loose bound),
   BELOW   : under the measured minimum (an arena TFLM would refuse: must never happen),
 then every row that is not exact.
 
-    python benchmarks/arena_accuracy.py [--models DIR ...] [--truth tests/data/arena_truth.csv] [--all]
+    python benchmarks/arena_accuracy.py [--models DIR ...] [--truth CSV ...] [--all]
+    (default: both tables, tests/data/arena_truth.csv and tests/data/mve_arena_truth.csv)
 
 Exit status 1 when some estimate is below its measured minimum.
 """
@@ -29,15 +31,20 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tflm_model.arena_estimate import estimate_arena  # noqa: E402
-from resolver_gen.errors import ResolverGenError  # noqa: E402
+from tflm_model.errors import ModelError  # noqa: E402
 
-TRUTH = REPO / "tests" / "data" / "arena_truth.csv"
+TRUTHS = [REPO / "tests" / "data" / "arena_truth.csv", REPO / "tests" / "data" / "mve_arena_truth.csv"]
 DEFAULT_MODELS = [REPO.parent / "shared" / "models"]
 
 
 def short_enums(row: dict) -> bool:
     """Cortex-M4 images are built with arm-none-eabi GCC, whose default is short enums; Arm Linux uses int enums."""
     return row["target"].startswith("cortex-m")
+
+
+def cpu_features(row: dict) -> str:
+    """Cortex-M55 rows were measured with TFLM's cortex-m55 build: CMSIS-NN compiled for MVE."""
+    return "mve" if row["target"].startswith("cortex-m55") else "dsp"
 
 
 def pointer_bytes(row: dict) -> int:
@@ -81,8 +88,9 @@ def evaluate(rows: list[dict], folders: list[Path]) -> list[dict]:
         if not candidates:
             continue
         try:
-            estimate = estimate_arena([candidates[0]], row["kernels"], pointer_bytes(row), short_enums=short_enums(row))
-        except ResolverGenError as error:
+            estimate = estimate_arena([candidates[0]], row["kernels"], pointer_bytes(row), short_enums=short_enums(row),
+                                      cpu_features=cpu_features(row))
+        except ModelError as error:
             results.append({**row, "estimate": None, "class": "refused", "error": str(error)})
             continue
         if row["status"] != "ok":
@@ -97,10 +105,10 @@ def evaluate(rows: list[dict], folders: list[Path]) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=Path, nargs="+", default=DEFAULT_MODELS)
-    parser.add_argument("--truth", type=Path, default=TRUTH)
+    parser.add_argument("--truth", type=Path, nargs="+", default=TRUTHS)
     parser.add_argument("--all", action="store_true", help="list every row, not only those that are not exact")
     args = parser.parse_args(argv)
-    rows = read_truth(args.truth)
+    rows = [row for truth in args.truth for row in read_truth(truth)]
     started = time.perf_counter()
     results = evaluate(rows, [m for m in args.models if m.is_dir()])
     elapsed = time.perf_counter() - started
