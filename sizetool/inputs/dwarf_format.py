@@ -22,10 +22,11 @@ RECORD_TAGS = frozenset({TAG_SUBPROGRAM, TAG_VARIABLE, TAG_MEMBER})
 AT_SIBLING, AT_LOCATION, AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC = 0x01, 0x02, 0x03, 0x10, 0x11, 0x12
 AT_COMP_DIR, AT_ABSTRACT_ORIGIN, AT_DECL_FILE, AT_SPECIFICATION, AT_RANGES = 0x1B, 0x31, 0x3A, 0x47, 0x55
 AT_STR_OFFSETS_BASE, AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE = 0x72, 0x73, 0x74, 0x2133
+AT_PRODUCER = 0x25
 RECORD_ATTRS = frozenset({AT_SIBLING, AT_LOCATION, AT_LOW_PC, AT_HIGH_PC, AT_ABSTRACT_ORIGIN, AT_DECL_FILE,
                           AT_SPECIFICATION, AT_RANGES})
 UNIT_ATTRS = frozenset({AT_NAME, AT_STMT_LIST, AT_LOW_PC, AT_HIGH_PC, AT_COMP_DIR, AT_RANGES, AT_STR_OFFSETS_BASE,
-                        AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE})
+                        AT_ADDR_BASE, AT_RNGLISTS_BASE, AT_GNU_ADDR_BASE, AT_PRODUCER})
 SIBLING_ONLY = frozenset({AT_SIBLING})
 ADDRESS_ATTRS = frozenset({AT_LOW_PC, AT_RANGES, AT_LOCATION})  # a DIE with none of them places no bytes
 
@@ -117,6 +118,7 @@ class Unit:
     addr_base: int = 8
     rnglists_base: int = 0
     base_address: int = 0
+    scope_tags: frozenset = SCOPE_TAGS  # the tags whose children the scan visits
 
 
 class CorruptDwarf(Exception):

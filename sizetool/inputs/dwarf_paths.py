@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
+import re
 import struct
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,16 +30,33 @@ from sizetool.errors import SizeToolError
 from sizetool.inputs.dwarf_format import (
     CorruptDwarf, debug_sections,
     ADDRESS_ATTRS, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE,
-    AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
+    AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
     AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, Abbrev, CONSTANT_SIZES, CU_REF_FORMS, DW_OP_ADDR,
     DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX, F_ADDR, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
     F_GNU_STR_INDEX, F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4, F_REF_ADDR, F_RNGLISTX,
-    F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, OFFSET_SIZED, RECORD_ATTRS, RECORD_TAGS, SCOPE_TAGS,
+    F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, OFFSET_SIZED, RECORD_ATTRS, RECORD_TAGS,
     SIBLING_ONLY, STRX_FORMS, TAG_COMPILE_UNIT, TAG_MEMBER, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT, TAG_SUBPROGRAM,
     TAG_VARIABLE, UNIT_ATTRS, Unit, read_cstring, read_sleb, read_uleb,
 )
 
 MAX_LINK_HOPS = 8
+# GCC's C and C++ compilers ("GNU C17 12.2.1 ...", "GNU C++17 ..."; not LTO's "GNU GIMPLE") write every function and
+# object with an address as a child of its compile unit: a definition in a namespace or class is a unit-level DIE whose
+# DW_AT_specification names the declaration inside. Their units' scan jumps over namespace and class bodies (two thirds
+# of the DIEs it would visit in a TFLM build with -g); other producers' are visited.
+GCC_PRODUCER = re.compile(r"GNU C(\+\+)?[0-9]")
+
+# One abbreviation in its canonical encoding: a non-zero code, then (group 1) the tag, the children flag, and
+# (attribute, form[, implicit constant]) pairs up to the (0, 0) that ends it. Every part's extent is fixed by its bytes
+# (a ULEB128 ends at its first byte below 0x80; the terminator starts with 0, an attribute never does), so a match
+# frames the entry exactly as decoding it byte by byte would (0x21 as a one-byte form is DW_FORM_implicit_const, which a
+# signed constant follows; a longer form is at least 0x80); anything else (an over-long ULEB128, a children flag other
+# than 0 or 1) fails to match and is decoded byte by byte.
+_ULEB = rb"[\x80-\xff]*[\x00-\x7f]"
+_NONZERO_ULEB = rb"(?:[\x01-\x7f]|[\x80-\xff]+[\x01-\x7f])"
+_FORM = rb"(?:\x21" + _ULEB + rb"|[\x80-\xff]+[\x01-\x7f]|[\x00-\x20\x22-\x7f])"  # 0x21: DW_FORM_implicit_const
+_ABBREV_ENTRY = re.compile(_NONZERO_ULEB + rb"(" + _ULEB + rb"[\x00\x01](?:" + _NONZERO_ULEB + _FORM + rb")*?\x00\x00)",
+                           re.DOTALL)
 
 
 @dataclass
@@ -117,6 +135,8 @@ class _DwarfScanner:
         self.endian = "little" if little_endian else "big"
         self.index = index
         self.abbrev_cache: dict[tuple, dict] = {}
+        self.entry_cache: dict[tuple, dict[bytes, Abbrev]] = {}
+        self.joined: dict[tuple[str, str], str] = {}  # (directory, name) -> _join(directory, name)  # (sizes, version) -> entry bytes -> abbreviation
         self.units: list[Unit] = []
         self.unit_starts: list[int] = []  # the units' offsets, listed once for _decl_at after the scan
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
@@ -185,10 +205,33 @@ class _DwarfScanner:
         data = self.sections.get(".debug_abbrev", b"")
         if offset >= len(data):
             raise CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
-        table, pos = {}, offset
+        # Each unit has its own table, but most of its entries repeat other units' entries byte for byte under
+        # other codes (a TFLM build with -g: 27,000 entries in 314 tables). A regular expression finds each entry's
+        # bytes (in C), and an entry already decoded for another table is reused; only new ones are decoded.
+        decoded = self.entry_cache.setdefault((address_size, offset_size, version), {})
         sizes: dict[int, int] = {}  # form -> fixed size in this table's units
-        # Codes, tags, attributes and forms are ULEB128s that nearly always fit one byte: read those inline (tens of
-        # thousands of abbreviations in a TFLM build with -g).
+        table, pos, match = {}, offset, _ABBREV_ENTRY.match
+        while True:
+            code = data[pos]
+            if code == 0:
+                break
+            found = match(data, pos)
+            if found is None:  # not the canonical encoding: decode the rest of the table byte by byte
+                self._decode_abbrevs(data, pos, address_size, offset_size, version, sizes, table)
+                break
+            body = found.group(1)
+            abbrev = decoded.get(body)
+            if abbrev is None:
+                abbrev = decoded[body] = self._decode_abbrev(data, found.start(1), address_size, offset_size,
+                                                             version, sizes)[0]
+            table[code if code < 0x80 else read_uleb(data, pos)[0]] = abbrev
+            pos = found.end()
+        self.abbrev_cache[key] = table
+        return table
+
+    def _decode_abbrevs(self, data: bytes, pos: int, address_size: int, offset_size: int, version: int,
+                        sizes: dict, table: dict) -> None:
+        """Decode abbreviations from pos to the table's end (code 0) into table, one byte at a time."""
         while True:
             code = data[pos]
             if code < 0x80:
@@ -196,58 +239,62 @@ class _DwarfScanner:
             else:
                 code, pos = read_uleb(data, pos)
             if code == 0:
-                break
-            tag = data[pos]
-            if tag < 0x80:
+                return
+            table[code], pos = self._decode_abbrev(data, pos, address_size, offset_size, version, sizes)
+
+    def _decode_abbrev(self, data: bytes, pos: int, address_size: int, offset_size: int, version: int,
+                       sizes: dict) -> tuple[Abbrev, int]:
+        """The abbreviation whose tag starts at pos (after its code), and the position after it."""
+        # Tags, attributes and forms are ULEB128s that nearly always fit one byte: read those inline.
+        tag = data[pos]
+        if tag < 0x80:
+            pos += 1
+        else:
+            tag, pos = read_uleb(data, pos)
+        has_children = data[pos] == 1
+        pos += 1
+        wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
+            TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT) else SIBLING_ONLY if has_children else ()
+        specs, total, wants_any, has_address = [], 0, False, False
+        while True:
+            attribute = data[pos]
+            if attribute < 0x80:
                 pos += 1
             else:
-                tag, pos = read_uleb(data, pos)
-            has_children = data[pos] == 1
-            pos += 1
-            wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
-                TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT) else SIBLING_ONLY if has_children else ()
-            specs, total, wants_any, has_address = [], 0, False, False
-            while True:
-                attribute = data[pos]
-                if attribute < 0x80:
-                    pos += 1
-                else:
-                    attribute, pos = read_uleb(data, pos)
-                form = data[pos]
-                if form < 0x80:
-                    pos += 1
-                else:
-                    form, pos = read_uleb(data, pos)
-                if attribute == 0 and form == 0:
+                attribute, pos = read_uleb(data, pos)
+            form = data[pos]
+            if form < 0x80:
+                pos += 1
+            else:
+                form, pos = read_uleb(data, pos)
+            if attribute == 0 and form == 0:
+                break
+            implicit = 0
+            if form == F_IMPLICIT_CONST:
+                implicit, pos = read_sleb(data, pos)
+            size = sizes.get(form)
+            if size is None:
+                size = sizes[form] = self._fixed_size(form, address_size, offset_size, version)
+            is_wanted = attribute in wanted
+            specs.append((attribute, form, implicit, is_wanted, size))
+            wants_any = wants_any or is_wanted
+            has_address = has_address or attribute in ADDRESS_ATTRS
+            total = total + size if total >= 0 and size >= 0 else -1
+        abbrev = Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
+        if tag in RECORD_TAGS and not has_address:
+            skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
+            skip_wants = any(spec[3] for spec in skip)
+            abbrev = Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
+        wanted_specs = [spec for spec in abbrev.specs if spec[3]] if total >= 0 else ()
+        if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
+                and wanted_specs[0][1] in CU_REF_FORMS:
+            offset = 0
+            for spec in abbrev.specs:
+                if spec[3]:
                     break
-                implicit = 0
-                if form == F_IMPLICIT_CONST:
-                    implicit, pos = read_sleb(data, pos)
-                size = sizes.get(form)
-                if size is None:
-                    size = sizes[form] = self._fixed_size(form, address_size, offset_size, version)
-                is_wanted = attribute in wanted
-                specs.append((attribute, form, implicit, is_wanted, size))
-                wants_any = wants_any or is_wanted
-                has_address = has_address or attribute in ADDRESS_ATTRS
-                total = total + size if total >= 0 and size >= 0 else -1
-            abbrev = Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
-            if tag in RECORD_TAGS and not has_address:
-                skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
-                skip_wants = any(spec[3] for spec in skip)
-                abbrev = Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
-            wanted_specs = [spec for spec in abbrev.specs if spec[3]] if total >= 0 else ()
-            if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
-                    and wanted_specs[0][1] in CU_REF_FORMS:
-                offset = 0
-                for spec in abbrev.specs:
-                    if spec[3]:
-                        break
-                    offset += spec[4]
-                abbrev.sibling_at, abbrev.sibling_form, abbrev.total_size = offset, wanted_specs[0][1], total
-            table[code] = abbrev
-        self.abbrev_cache[key] = table
-        return table
+                offset += spec[4]
+            abbrev.sibling_at, abbrev.sibling_form, abbrev.total_size = offset, wanted_specs[0][1], total
+        return abbrev, pos
 
     @staticmethod
     def _fixed_size(form: int, address_size: int, offset_size: int, version: int) -> int:
@@ -318,6 +365,7 @@ class _DwarfScanner:
         if not abbrev.has_children:
             return
         index, decls, abbrevs, end, endian = self.index, self.decls, unit.abbrevs, unit.end, self.endian
+        scope_tags = unit.scope_tags
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
             die_offset = pos
@@ -355,7 +403,7 @@ class _DwarfScanner:
             if values is not None and abbrev.tag in RECORD_TAGS and abbrev.on_demand is None:
                 self._record(unit, unit_file, die_offset, abbrev.tag, values, decls, index)
             if abbrev.has_children:
-                if abbrev.tag in SCOPE_TAGS:
+                if abbrev.tag in scope_tags:
                     depth += 1
                 else:
                     sibling = values.get(AT_SIBLING) if values else None
@@ -404,6 +452,8 @@ class _DwarfScanner:
                                 (AT_GNU_ADDR_BASE, "addr_base"), (AT_RNGLISTS_BASE, "rnglists_base")):
             if attribute in values:
                 setattr(unit, name, values[attribute][1])
+        if GCC_PRODUCER.match(self._string(unit, values.get(AT_PRODUCER))):
+            unit.scope_tags = frozenset()
         comp_dir = _join(self._string(unit, values.get(AT_COMP_DIR)), "")
         unit_file = _join(comp_dir, self._string(unit, values.get(AT_NAME)))
         index = self.index
@@ -626,17 +676,25 @@ class _DwarfScanner:
                 directory, pos = read_uleb(data, pos)
                 pos = read_uleb(data, read_uleb(data, pos)[1])[1]  # modification time, length
                 folder = directories[directory] if directory < len(directories) else ""
-                names.append(_join(_join(comp_dir, folder), name.decode("utf-8", "replace")))
+                names.append(self._joined(self._joined(comp_dir, folder), name.decode("utf-8", "replace")))
             return names
         directory_entries, pos = self._v5_entries(unit, data, pos, offset_size)
-        directories = [_join(comp_dir, entry.get(1, "")) for entry in directory_entries]
+        directories = [self._joined(comp_dir, entry.get(1, "")) for entry in directory_entries]
         file_entries, pos = self._v5_entries(unit, data, pos, offset_size)
         names = []
         for entry in file_entries:
             directory = entry.get(2, 0)
             folder = directories[directory] if isinstance(directory, int) and directory < len(directories) else ""
-            names.append(_join(_join(comp_dir, folder), entry.get(1, "")))
+            names.append(self._joined(self._joined(comp_dir, folder), entry.get(1, "")))
         return names
+
+    def _joined(self, directory: str, name: str) -> str:
+        """_join, remembered: every unit's line table names the headers all units include (19,000 names, most of them
+        repeats, in a TFLM build with -g)."""
+        path = self.joined.get((directory, name))
+        if path is None:
+            path = self.joined[directory, name] = _join(directory, name)
+        return path
 
     def _v5_entries(self, unit: Unit, data: bytes, pos: int, offset_size: int) -> tuple[list[dict], int]:
         format_count = data[pos]
