@@ -44,6 +44,7 @@ MAX_LINK_HOPS = 8
 # object with an address as a child of its compile unit: a definition in a namespace or class is a unit-level DIE whose
 # DW_AT_specification names the declaration inside. Their units' scan jumps over namespace and class bodies (two thirds
 # of the DIEs it would visit in a TFLM build with -g); other producers' are visited.
+_ONE_BYTE = [bytes((code,)) for code in range(0x80)]  # a one-byte ULEB128 code as _ABBREV_ENTRY lists it
 _REFERENCE_SIZES = {F_REF1: 1, F_REF2: 2, F_REF4: 4, F_REF8: 8}
 GCC_PRODUCER = re.compile(r"GNU C(\+\+)?[0-9]")
 
@@ -138,6 +139,7 @@ class _DwarfScanner:
         self.index = index
         self.abbrev_cache: dict[tuple, dict] = {}
         self.entry_cache: dict[tuple, dict[bytes, Abbrev]] = {}
+        self.form_sizes: dict[tuple, dict[int, int]] = {}  # (sizes, version) -> form -> fixed size or -1
         self.joined: dict[tuple[str, str], str] = {}
         self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths  # (directory, name) -> _join(directory, name)  # (sizes, version) -> entry bytes -> abbreviation
         self.units: list[Unit] = []
@@ -194,13 +196,17 @@ class _DwarfScanner:
             first = header + 3 + offset_size
         if address_size not in (2, 4, 8):
             raise CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
-        abbrevs = self._abbrev_table(abbrev_offset, address_size, offset_size, version)
+        abbrevs, bodies = self._abbrev_table(abbrev_offset, address_size, offset_size, version)
         unit = Unit(pos, end, version, address_size, offset_size, abbrevs, first)
+        unit.bodies = bodies
         if unit_type in (2, 6):
             unit.first_die = end  # type units carry no addresses
         return unit
 
-    def _abbrev_table(self, offset: int, address_size: int, offset_size: int, version: int) -> dict:
+    def _abbrev_table(self, offset: int, address_size: int, offset_size: int,
+                      version: int) -> tuple[dict[int, Abbrev], dict[bytes, bytes]]:
+        """The abbreviations at offset: those decoded (code -> abbreviation), and the encoded entries not decoded
+        yet (encoded code -> encoded entry), which _abbrev decodes when the scan first meets their code."""
         key = (offset, address_size, offset_size, version)
         table = self.abbrev_cache.get(key)
         if table is not None:
@@ -208,24 +214,36 @@ class _DwarfScanner:
         data = self.sections.get(".debug_abbrev", b"")
         if offset >= len(data):
             raise CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
-        # Each unit has its own table, but most of its entries repeat other units' entries byte for byte under
-        # other codes (a TFLM build with -g: 27,000 entries in 314 tables, 2,020 of them distinct). Regular
-        # expressions frame the table and its entries (in C), and an entry already decoded for another table is
-        # reused; only new ones are decoded.
-        decoded = self.entry_cache.setdefault((address_size, offset_size, version), {})
-        sizes: dict[int, int] = {}  # form -> fixed size in this table's units
-        table: dict[int, Abbrev] = {}
+        # Each unit has its own table (a TFLM build with -g: 27,000 entries in 314 tables), but the scan meets
+        # under a third of the codes, and most entries repeat other units' entries byte for byte (2,020 distinct).
+        # Regular expressions frame the table and its entries (in C); an entry is decoded when its code is first
+        # met, once per distinct entry (_abbrev).
         whole = _ABBREV_TABLE.match(data, offset)
         if whole is None:
-            self._decode_abbrevs(data, offset, address_size, offset_size, version, sizes, table)
+            decoded: dict[int, Abbrev] = {}
+            sizes = self.form_sizes.setdefault((address_size, offset_size, version), {})
+            self._decode_abbrevs(data, offset, address_size, offset_size, version, sizes, decoded)
+            table = decoded, {}
         else:
-            for code, body in _ABBREV_ENTRY.findall(data, offset, whole.end() - 1):
-                abbrev = decoded.get(body)
-                if abbrev is None:
-                    abbrev = decoded[body] = self._decode_abbrev(body, 0, address_size, offset_size, version, sizes)[0]
-                table[code[0] if len(code) == 1 else read_uleb(code, 0)[0]] = abbrev
+            table = {}, dict(_ABBREV_ENTRY.findall(data, offset, whole.end() - 1))
         self.abbrev_cache[key] = table
         return table
+
+    def _abbrev(self, unit: Unit, code: int) -> Abbrev | None:
+        """The unit's abbreviation with this code (None: the table has none)."""
+        abbrev = unit.abbrevs.get(code)
+        if abbrev is None:
+            body = unit.bodies.get(_ONE_BYTE[code] if code < 0x80 else _uleb_bytes(code))
+            if body is None:
+                return None
+            key = (unit.address_size, unit.offset_size, unit.version)
+            decoded = self.entry_cache.setdefault(key, {})
+            abbrev = decoded.get(body)
+            if abbrev is None:
+                sizes = self.form_sizes.setdefault(key, {})
+                abbrev = decoded[body] = self._decode_abbrev(body, 0, *key, sizes)[0]
+            unit.abbrevs[code] = abbrev
+        return abbrev
 
     def _decode_abbrevs(self, data: bytes, pos: int, address_size: int, offset_size: int, version: int,
                         sizes: dict, table: dict) -> None:
@@ -353,7 +371,7 @@ class _DwarfScanner:
         if pos >= unit.end:
             return
         code, pos = read_uleb(data, pos)
-        abbrev = unit.abbrevs.get(code)
+        abbrev = self._abbrev(unit, code)
         if abbrev is None:
             raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {pos:#x}")
         values, pos = self._attributes(unit, abbrev, pos)
@@ -395,8 +413,13 @@ class _DwarfScanner:
                     return
                 continue
             abbrev = abbrevs.get(code)
-            if abbrev is None:
-                raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
+            if abbrev is None:  # a code first met: decode it, file it, and read the DIE again
+                abbrev = self._abbrev(unit, code)
+                if abbrev is None:
+                    raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
+                self._file_fast_path(code, abbrev, scope_tags, skips, jumps)
+                pos = die_offset
+                continue
             if not abbrev.wants_any:
                 if abbrev.fixed_size >= 0:
                     pos += abbrev.fixed_size
@@ -426,23 +449,28 @@ class _DwarfScanner:
                     pos = target if pos < target <= end else self._skip_subtree(unit, pos)
 
     def _fast_paths(self, unit: Unit) -> tuple[dict[int, int], dict[int, tuple[int, int, int]]]:
-        """The unit's abbreviation codes the scan passes over without decoding: code -> size of DIEs with nothing
-        wanted, a fixed size and no children; code -> (offset of DW_AT_sibling, its size, the DIE's size) of DIEs
-        with children outside the visited scopes whose only wanted attribute is a fixed-place DW_AT_sibling."""
+        """The unit's abbreviation codes the scan passes over without decoding, filled as it meets them
+        (_file_fast_path): code -> size of DIEs with nothing wanted, a fixed size and no children; code -> (offset of
+        DW_AT_sibling, its size, the DIE's size) of DIEs with children outside the visited scopes whose only wanted
+        attribute is a fixed-place DW_AT_sibling."""
         key = (id(unit.abbrevs), unit.scope_tags)
         found = self.fast_paths.get(key)
         if found is None:
-            abbrevs = unit.abbrevs.items()
-            skips = {code: abbrev.fixed_size for code, abbrev in abbrevs
-                     if not abbrev.wants_any and abbrev.fixed_size >= 0 and not abbrev.has_children}
-            jumps = {code: (abbrev.sibling_at, _REFERENCE_SIZES[abbrev.sibling_form], abbrev.total_size)
-                     for code, abbrev in abbrevs if abbrev.sibling_at >= 0 and abbrev.tag not in unit.scope_tags}
-            found = self.fast_paths[key] = (skips, jumps)
+            found = self.fast_paths[key] = ({}, {})
+            for code, abbrev in unit.abbrevs.items():
+                self._file_fast_path(code, abbrev, unit.scope_tags, *found)
         return found
+
+    @staticmethod
+    def _file_fast_path(code: int, abbrev: Abbrev, scope_tags: frozenset, skips: dict, jumps: dict) -> None:
+        if not abbrev.wants_any and abbrev.fixed_size >= 0 and not abbrev.has_children:
+            skips[code] = abbrev.fixed_size
+        elif abbrev.sibling_at >= 0 and abbrev.tag not in scope_tags:
+            jumps[code] = (abbrev.sibling_at, _REFERENCE_SIZES[abbrev.sibling_form], abbrev.total_size)
 
     def _skip_subtree(self, unit: Unit, pos: int) -> int:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
-        data, abbrevs, end, depth = self.info, unit.abbrevs, unit.end, 1
+        data, end, depth = self.info, unit.end, 1
         while pos < end:
             code = data[pos]
             if code < 0x80:
@@ -454,7 +482,7 @@ class _DwarfScanner:
                 if depth == 0:
                     return pos
                 continue
-            abbrev = abbrevs.get(code)
+            abbrev = self._abbrev(unit, code)
             if abbrev is None:
                 raise CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
             if abbrev.fixed_size >= 0:
@@ -553,7 +581,7 @@ class _DwarfScanner:
             return None, None
         unit = self.units[position]
         code, pos = read_uleb(self.info, offset)
-        abbrev = unit.abbrevs.get(code)
+        abbrev = self._abbrev(unit, code)
         abbrev = abbrev.on_demand or abbrev if abbrev is not None else None
         if abbrev is None or not abbrev.wants_any or abbrev.tag not in RECORD_TAGS:
             return None, None
@@ -766,6 +794,17 @@ class _DwarfScanner:
             length, pos = read_uleb(data, pos)
             return data[pos : pos + length], pos + length
         raise CorruptDwarf(f"unsupported form {form:#x} in a line table header")
+
+
+def _uleb_bytes(value: int) -> bytes:
+    """value as a canonical ULEB128."""
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        if not value:
+            out.append(byte)
+            return bytes(out)
+        out.append(byte | 0x80)
 
 
 def _join(directory: str, name: str) -> str:
