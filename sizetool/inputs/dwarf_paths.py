@@ -54,12 +54,12 @@ GCC_PRODUCER = re.compile(r"GNU C(\+\+)?[0-9]")
 # frames the entry exactly as decoding it byte by byte would (0x21 as a one-byte form is DW_FORM_implicit_const, which a
 # signed constant follows; a longer form is at least 0x80). A table is such entries up to a 0 code; one that is not
 # (an over-long ULEB128, a children flag other than 0 or 1) fails to match and is decoded byte by byte.
-_ULEB = rb"[\x80-\xff]*[\x00-\x7f]"
-_NONZERO_ULEB = rb"(?:[\x01-\x7f]|[\x80-\xff]+[\x01-\x7f])"
-_FORM = rb"(?:\x21" + _ULEB + rb"|[\x80-\xff]+[\x01-\x7f]|[\x00-\x20\x22-\x7f])"  # 0x21: DW_FORM_implicit_const
-_ENTRY_BODY = _ULEB + rb"[\x00\x01](?:" + _NONZERO_ULEB + _FORM + rb")*?\x00\x00"
+_ULEB = rb"[\x80-\xff]*+[\x00-\x7f]"  # possessive quantifiers: a part never gives bytes back, and needs no saving
+_NONZERO_ULEB = rb"(?:[\x01-\x7f]|[\x80-\xff]++[\x01-\x7f])"
+_FORM = rb"(?:\x21" + _ULEB + rb"|[\x80-\xff]++[\x01-\x7f]|[\x00-\x20\x22-\x7f])"  # 0x21: DW_FORM_implicit_const
+_ENTRY_BODY = _ULEB + rb"[\x00\x01](?:" + _NONZERO_ULEB + _FORM + rb")*+\x00\x00"
 _ABBREV_ENTRY = re.compile(rb"(" + _NONZERO_ULEB + rb")(" + _ENTRY_BODY + rb")")
-_ABBREV_TABLE = re.compile(rb"(?:" + _NONZERO_ULEB + _ENTRY_BODY + rb")*\x00")
+_ABBREV_TABLE = re.compile(rb"(?:" + _NONZERO_ULEB + _ENTRY_BODY + rb")*+\x00")
 
 
 @dataclass

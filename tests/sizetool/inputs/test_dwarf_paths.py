@@ -155,3 +155,43 @@ def test_host_build_hot_cold_split_clone_static_member_and_header_template(tmp_p
     report = build_report(str(elf), use_cache=False, group_by="cu")
     (twice,) = [e for e in report.entries_for("rom") if e.mangled == "_Z5TwiceIiET_S0_"]
     assert twice.path == ("demo.cc",)
+
+
+def _abbreviation_section(*entries: bytes) -> bytes:
+    return b"".join(entries) + b"\0"
+
+
+# (code, tag, children, (attribute, form[, implicit const]) pairs..., 0, 0) in ULEB128/SLEB128 bytes
+SUBPROGRAM_WITH_SIBLING = b"\x01\x2e\x01" + b"\x01\x13" + b"\x03\x08" + b"\x3a\x21\x7f" + b"\x11\x01" + b"\x00\x00"
+VARIABLE_WITH_LONG_FORM = b"\x82\x01\x34\x00" + b"\x03\x81\x3e" + b"\xb3\x42\x17" + b"\x02\x18" + b"\x00\x00"
+MEMBER = b"\x03\x0d\x00" + b"\x03\x0e" + b"\x38\x0b" + b"\x00\x00"
+OVERLONG_CODE = b"\x84\x00\x0d\x00\x03\x0e\x00\x00"  # code 4 written in two bytes
+
+
+@pytest.mark.parametrize("entries", [
+    (SUBPROGRAM_WITH_SIBLING, VARIABLE_WITH_LONG_FORM, MEMBER),
+    (MEMBER, OVERLONG_CODE, SUBPROGRAM_WITH_SIBLING),  # not the canonical encoding: read byte by byte
+])
+def test_abbreviation_tables_read_by_pattern_match_a_byte_by_byte_decoding(entries):
+    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+    from sizetool.inputs.dwarf_format import Unit
+
+    data = b"\0\0" + _abbreviation_section(*entries)  # a table at offset 2
+    scanner = _DwarfScanner({".debug_info": b"", ".debug_abbrev": data}, True, SourceIndex())
+    decoded, encoded = scanner._abbrev_table(2, 4, 4, 5)
+    unit = Unit(0, 0, 5, 4, 4, decoded, 0)
+    unit.bodies = encoded
+    expected: dict = {}
+    scanner._decode_abbrevs(data, 2, 4, 4, 5, {}, expected)
+    assert set(expected) >= {1, 3}
+    assert {code: scanner._abbrev(unit, code) for code in expected} == expected
+    assert scanner._abbrev(unit, 99) is None
+
+
+def test_gcc_units_are_told_apart_by_their_producer():
+    from sizetool.inputs.dwarf_paths import GCC_PRODUCER
+
+    for producer in ("GNU C17 12.2.1 20221205 -mcpu=cortex-m4", "GNU C++17 13.2.0 -O2", "GNU C99 4.9.3"):
+        assert GCC_PRODUCER.match(producer)
+    for producer in ("GNU GIMPLE 13.2.0 -flto", "GNU AS 2.40", "clang version 17.0.1", "ARM Compiler 6.21", ""):
+        assert not GCC_PRODUCER.match(producer)
