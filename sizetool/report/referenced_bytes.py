@@ -132,7 +132,8 @@ def find_reference_owners(
             file_cache[start] = unit_path_of(start) or path_of(symbol)
         return file_cache[start]
 
-    references = list(_references(image, sections, runs, unplaced_at, code_marks))
+    unplaced_ends = [item.end for item in unplaced]
+    references = list(_references(image, sections, runs, unplaced_at, (unplaced_starts, unplaced_ends), code_marks))
     waiting: list[tuple[int, int]] = []  # references from unplaced symbols: count once those are placed
     for source, target in references:
         item = unplaced_at(target)
@@ -225,10 +226,13 @@ def _code_marks(image: ElfImage) -> tuple[list[int], list[bool]]:
     return addresses, [kind in ("$t", "$a", "$x") for _, kind in image.mapping_symbols]
 
 
-def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, code_marks):
+def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unplaced_bounds, code_marks):
     """(referring address, referred address) pairs whose referred address is unplaced: from decoded code, and from
-    the aligned words of data symbols that look like pointer tables."""
+    the aligned words of data symbols that look like pointer tables. unplaced_bounds: the unplaced runs' (starts,
+    ends), sorted, for the first test of each of the code's references (most are branches into placed code)."""
     mark_addresses, mark_is_code = code_marks
+    unplaced_starts, unplaced_ends = unplaced_bounds
+    bisect_right = bisect.bisect_right
     # Entries of functions without a size (assembler routines): a call lands there, and a call is no use of data.
     entries = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.size == 0}
 
@@ -252,7 +256,8 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, cod
                 if position < 0 or run.start >= function_starts[position] + functions[position][2]:
                     continue  # between functions: data a script placed in a code section, or padding
                 for source, target in run_references(image, decoder, run):
-                    if is_data_target(target):
+                    found = bisect_right(unplaced_starts, target) - 1
+                    if found >= 0 and target < unplaced_ends[found] and is_data_target(target):
                         yield source, target
         for symbol, _, size in section_runs:
             if symbol.kind == "func":

@@ -465,6 +465,11 @@ def _with_owner_fallback(path_of, symbols: list[Symbol]):
 def _scope_of(name: str) -> str:
     """The class or namespace part of a demangled name: `a::B<int>::f(int) const` -> `a::B<int>`."""
     name = name.split(" [clone ", 1)[0]
+    cut = name.find("(")
+    head = name if cut < 0 else name[:cut]
+    if "<" not in head and ">" not in head and ")" not in head:  # no nesting before the parameters (most names)
+        last_scope = head.rfind("::")
+        return name[:last_scope] if last_scope > 0 else ""
     depth, cut, last_scope = 0, len(name), -1
     for position, char in enumerate(name):
         if char in "<(":
