@@ -347,8 +347,15 @@ def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tup
         return None
 
     unit_paths = unit_paths or {}
+    known: dict[str, tuple[str, ...]] = {}  # a map lists each object under many input sections
 
     def object_path_of(object_file: str) -> tuple[str, ...]:
+        found = known.get(object_file)
+        if found is None:
+            found = known[object_file] = object_path_uncached(object_file)
+        return found
+
+    def object_path_uncached(object_file: str) -> tuple[str, ...]:
         unit_path = unit_paths.get(object_file)
         if unit_path is not None:
             return unit_path
