@@ -13,6 +13,7 @@ sizetool/report/placement.py.
 from __future__ import annotations
 
 import os
+import operator
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -386,8 +387,9 @@ def _read_symbols(headers: ElfHeaders, sections: list[Section], symtab_index: in
     mapping: list[tuple[int, str]] = []
     current_file = ""
     kconfig = 0
+    fields = operator.itemgetter(*order)
     for entry in layout.iter_unpack(table[:usable]):
-        name_offset, value, size, info, shndx = (entry[i] for i in order)
+        name_offset, value, size, info, shndx = fields(entry)
         kind = info & 0xF
         if kind == STT_FILE:
             end = strings.find(b"\0", name_offset) if name_offset < len(strings) else -1
