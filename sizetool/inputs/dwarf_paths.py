@@ -9,10 +9,11 @@ machine's file system is never consulted. Paths written on Windows (`C:\\Users\\
 are read with `/` separators, and a drive letter makes a path absolute.
 
 Speed: pyelftools builds a Python object per DIE and per attribute, which takes tens of seconds on a large C++ ELF.
-This module decodes .debug_abbrev, .debug_info and the line-table headers itself, reads only the attributes it needs,
-visits only file, namespace and class scope (function bodies - parameters, locals, inlined calls, most of the DIEs -
-are jumped over with DW_AT_sibling, or skipped with precomputed fixed attribute sizes), and uses pyelftools only to
-fetch (and decompress) section contents.
+This module decodes .debug_info and the line-table headers itself (.debug_abbrev: dwarf_abbreviations.py), reads only
+the attributes it needs, visits only file, namespace and class scope - only file scope in GCC's units, where every
+definition is a child of its unit - (function bodies: parameters, locals, inlined calls, most of the DIEs, are jumped
+over with DW_AT_sibling, or skipped with precomputed fixed attribute sizes), and uses pyelftools only to fetch (and
+decompress) section contents.
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ from dataclasses import dataclass, field
 from elftools.common.exceptions import ELFError, ELFParseError
 
 from sizetool.errors import SizeToolError
+from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, fixed_size
 from sizetool.inputs.dwarf_format import (
     CorruptDwarf, debug_sections,
-    ADDRESS_ATTRS, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE,
-    AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
-    AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, Abbrev, CONSTANT_SIZES, CU_REF_FORMS, DW_OP_ADDR,
-    DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX, F_ADDR, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
-    F_GNU_STR_INDEX, F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4, F_REF8, F_REF_ADDR, F_RNGLISTX,
-    F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, OFFSET_SIZED, RECORD_ATTRS, RECORD_TAGS,
-    SIBLING_ONLY, STRX_FORMS, TAG_COMPILE_UNIT, TAG_MEMBER, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT, TAG_SUBPROGRAM,
-    TAG_VARIABLE, UNIT_ATTRS, Unit, read_cstring, read_sleb, read_uleb,
+    Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE, AT_GNU_ADDR_BASE,
+    AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
+    AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, CONSTANT_SIZES, CU_REF_FORMS, DW_OP_ADDR, DW_OP_ADDRX,
+    DW_OP_GNU_ADDR_INDEX, FILE_ENTRY, FILE_TABLE, FOLDER, FOLDER_TABLE, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4,
+    F_EXPRLOC, F_FLAG_PRESENT, F_GNU_STR_INDEX, F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4,
+    F_REF8, F_REF_ADDR, F_RNGLISTX, F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, LineTableNames,
+    read_cstring, read_sleb, read_uleb, RECORD_TAGS, STRX_FORMS, TAG_COMPILE_UNIT, TAG_MEMBER, TAG_PARTIAL_UNIT,
+    TAG_SKELETON_UNIT, TAG_SUBPROGRAM, TAG_VARIABLE, Unit,
 )
 
 MAX_LINK_HOPS = 8
@@ -45,31 +47,8 @@ MAX_LINK_HOPS = 8
 # object with an address as a child of its compile unit: a definition in a namespace or class is a unit-level DIE whose
 # DW_AT_specification names the declaration inside. Their units' scan jumps over namespace and class bodies (two thirds
 # of the DIEs it would visit in a TFLM build with -g); other producers' are visited.
-# A line table header's directories and files before DWARF 5: NUL-terminated names up to an empty one; each file is
-# followed by its directory index, modification time and length (ULEB128s). Tables that do not match are read byte by
-# byte.
-_FOLDER_TABLE = re.compile(rb"(?:[^\x00]++\x00)*+\x00")
-_FOLDER = re.compile(rb"([^\x00]++)\x00")
-_FILE_FIELDS = rb"\x00([\x80-\xff]*+[\x00-\x7f])[\x80-\xff]*+[\x00-\x7f][\x80-\xff]*+[\x00-\x7f]"
-_FILE_TABLE = re.compile(rb"(?:[^\x00]++" + _FILE_FIELDS + rb")*+\x00")
-_FILE_ENTRY = re.compile(rb"([^\x00]++)" + _FILE_FIELDS)
-_ONE_BYTE = [bytes((code,)) for code in range(0x80)]  # a one-byte ULEB128 code as _ABBREV_ENTRY lists it
 _REFERENCE_SIZES = {F_REF1: 1, F_REF2: 2, F_REF4: 4, F_REF8: 8}
 GCC_PRODUCER = re.compile(r"GNU C(\+\+)?[0-9]")
-
-# One abbreviation in its canonical encoding: a non-zero code (group 1), then (group 2) the tag, the children flag, and
-# (attribute, form[, implicit constant]) pairs up to the (0, 0) that ends it. Every part's extent is fixed by its bytes
-# (a ULEB128 ends at its first byte below 0x80; the terminator starts with 0, an attribute never does), so a match
-# frames the entry exactly as decoding it byte by byte would (0x21 as a one-byte form is DW_FORM_implicit_const, which a
-# signed constant follows; a longer form is at least 0x80). A table is such entries up to a 0 code; one that is not
-# (an over-long ULEB128, a children flag other than 0 or 1) fails to match and is decoded byte by byte.
-_ULEB = rb"[\x80-\xff]*+[\x00-\x7f]"  # possessive quantifiers: a part never gives bytes back, and needs no saving
-_NONZERO_ULEB = rb"(?:[\x01-\x7f]|[\x80-\xff]++[\x01-\x7f])"
-_FORM = rb"(?:\x21" + _ULEB + rb"|[\x80-\xff]++[\x01-\x7f]|[\x00-\x20\x22-\x7f])"  # 0x21: DW_FORM_implicit_const
-_ENTRY_BODY = _ULEB + rb"[\x00\x01](?:" + _NONZERO_ULEB + _FORM + rb")*+\x00\x00"
-_ABBREV_ENTRY = re.compile(rb"(" + _NONZERO_ULEB + rb")(" + _ENTRY_BODY + rb")")
-_ABBREV_TABLE = re.compile(rb"(?:" + _NONZERO_ULEB + _ENTRY_BODY + rb")*+\x00")
-
 
 @dataclass
 class SourceIndex:
@@ -146,11 +125,9 @@ class _DwarfScanner:
         self.sections = sections
         self.endian = "little" if little_endian else "big"
         self.index = index
-        self.abbrev_cache: dict[tuple, dict] = {}
-        self.entry_cache: dict[tuple, dict[bytes, Abbrev]] = {}
-        self.form_sizes: dict[tuple, dict[int, int]] = {}  # (sizes, version) -> form -> fixed size or -1
-        self.joined: dict[tuple[str, str], str] = {}
-        self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths  # (directory, name) -> _join(directory, name)  # (sizes, version) -> entry bytes -> abbreviation
+        self.abbreviations = AbbreviationTables()
+        self.joined: dict[tuple[str, str], str] = {}  # (directory, name) -> _join(directory, name)
+        self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths
         self.units: list[Unit] = []
         self.unit_starts: list[int] = []  # the units' offsets, listed once for _decl_at after the scan
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
@@ -205,133 +182,13 @@ class _DwarfScanner:
             first = header + 3 + offset_size
         if address_size not in (2, 4, 8):
             raise CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
-        abbrevs, bodies = self._abbrev_table(abbrev_offset, address_size, offset_size, version)
+        abbrevs, bodies = self.abbreviations.table(self.sections.get(".debug_abbrev", b""), abbrev_offset,
+                                                   address_size, offset_size, version)
         unit = Unit(pos, end, version, address_size, offset_size, abbrevs, first)
         unit.bodies = bodies
         if unit_type in (2, 6):
             unit.first_die = end  # type units carry no addresses
         return unit
-
-    def _abbrev_table(self, offset: int, address_size: int, offset_size: int,
-                      version: int) -> tuple[dict[int, Abbrev], dict[bytes, bytes]]:
-        """The abbreviations at offset: those decoded (code -> abbreviation), and the encoded entries not decoded
-        yet (encoded code -> encoded entry), which _abbrev decodes when the scan first meets their code."""
-        key = (offset, address_size, offset_size, version)
-        table = self.abbrev_cache.get(key)
-        if table is not None:
-            return table
-        data = self.sections.get(".debug_abbrev", b"")
-        if offset >= len(data):
-            raise CorruptDwarf(f"abbreviation table offset {offset:#x} lies outside .debug_abbrev")
-        # Each unit has its own table (a TFLM build with -g: 27,000 entries in 314 tables), but the scan meets
-        # under a third of the codes, and most entries repeat other units' entries byte for byte (2,020 distinct).
-        # Regular expressions frame the table and its entries (in C); an entry is decoded when its code is first
-        # met, once per distinct entry (_abbrev).
-        whole = _ABBREV_TABLE.match(data, offset)
-        if whole is None:
-            decoded: dict[int, Abbrev] = {}
-            sizes = self.form_sizes.setdefault((address_size, offset_size, version), {})
-            self._decode_abbrevs(data, offset, address_size, offset_size, version, sizes, decoded)
-            table = decoded, {}
-        else:
-            table = {}, dict(_ABBREV_ENTRY.findall(data, offset, whole.end() - 1))
-        self.abbrev_cache[key] = table
-        return table
-
-    def _abbrev(self, unit: Unit, code: int) -> Abbrev | None:
-        """The unit's abbreviation with this code (None: the table has none)."""
-        abbrev = unit.abbrevs.get(code)
-        if abbrev is None:
-            body = unit.bodies.get(_ONE_BYTE[code] if code < 0x80 else _uleb_bytes(code))
-            if body is None:
-                return None
-            key = (unit.address_size, unit.offset_size, unit.version)
-            decoded = self.entry_cache.setdefault(key, {})
-            abbrev = decoded.get(body)
-            if abbrev is None:
-                sizes = self.form_sizes.setdefault(key, {})
-                abbrev = decoded[body] = self._decode_abbrev(body, 0, *key, sizes)[0]
-            unit.abbrevs[code] = abbrev
-        return abbrev
-
-    def _decode_abbrevs(self, data: bytes, pos: int, address_size: int, offset_size: int, version: int,
-                        sizes: dict, table: dict) -> None:
-        """Decode abbreviations from pos to the table's end (code 0) into table, one byte at a time."""
-        while True:
-            code = data[pos]
-            if code < 0x80:
-                pos += 1
-            else:
-                code, pos = read_uleb(data, pos)
-            if code == 0:
-                return
-            table[code], pos = self._decode_abbrev(data, pos, address_size, offset_size, version, sizes)
-
-    def _decode_abbrev(self, data: bytes, pos: int, address_size: int, offset_size: int, version: int,
-                       sizes: dict) -> tuple[Abbrev, int]:
-        """The abbreviation whose tag starts at pos (after its code), and the position after it."""
-        # Tags, attributes and forms are ULEB128s that nearly always fit one byte: read those inline.
-        tag = data[pos]
-        if tag < 0x80:
-            pos += 1
-        else:
-            tag, pos = read_uleb(data, pos)
-        has_children = data[pos] == 1
-        pos += 1
-        wanted = RECORD_ATTRS if tag in RECORD_TAGS else UNIT_ATTRS if tag in (
-            TAG_COMPILE_UNIT, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT) else SIBLING_ONLY if has_children else ()
-        specs, total, wants_any, has_address = [], 0, False, False
-        while True:
-            attribute = data[pos]
-            if attribute < 0x80:
-                pos += 1
-            else:
-                attribute, pos = read_uleb(data, pos)
-            form = data[pos]
-            if form < 0x80:
-                pos += 1
-            else:
-                form, pos = read_uleb(data, pos)
-            if attribute == 0 and form == 0:
-                break
-            implicit = 0
-            if form == F_IMPLICIT_CONST:
-                implicit, pos = read_sleb(data, pos)
-            size = sizes.get(form)
-            if size is None:
-                size = sizes[form] = self._fixed_size(form, address_size, offset_size, version)
-            is_wanted = attribute in wanted
-            specs.append((attribute, form, implicit, is_wanted, size))
-            wants_any = wants_any or is_wanted
-            has_address = has_address or attribute in ADDRESS_ATTRS
-            total = total + size if total >= 0 and size >= 0 else -1
-        abbrev = Abbrev(tag, has_children, tuple(specs), -1 if wants_any else total, wants_any)
-        if tag in RECORD_TAGS and not has_address:
-            skip = tuple((a, f, i, a in (SIBLING_ONLY if has_children else ()), z) for a, f, i, _, z in specs)
-            skip_wants = any(spec[3] for spec in skip)
-            abbrev = Abbrev(tag, has_children, skip, -1 if skip_wants else total, skip_wants, on_demand=abbrev)
-        wanted_specs = [spec for spec in abbrev.specs if spec[3]] if total >= 0 else ()
-        if total >= 0 and len(wanted_specs) == 1 and wanted_specs[0][0] == AT_SIBLING \
-                and wanted_specs[0][1] in CU_REF_FORMS:
-            offset = 0
-            for spec in abbrev.specs:
-                if spec[3]:
-                    break
-                offset += spec[4]
-            abbrev.sibling_at, abbrev.sibling_form, abbrev.total_size = offset, wanted_specs[0][1], total
-        return abbrev, pos
-
-    @staticmethod
-    def _fixed_size(form: int, address_size: int, offset_size: int, version: int) -> int:
-        if form in CONSTANT_SIZES:
-            return CONSTANT_SIZES[form]
-        if form == F_ADDR:
-            return address_size
-        if form in OFFSET_SIZED:
-            return offset_size
-        if form == F_REF_ADDR:
-            return address_size if version == 2 else offset_size
-        return -1
 
     # -- DIEs --------------------------------------------------------------------------------------------------
     def _attributes(self, unit: Unit, abbrev: Abbrev, pos: int) -> tuple[dict, int]:
@@ -352,7 +209,7 @@ class _DwarfScanner:
         data = self.info
         while form == F_INDIRECT:
             form, pos = read_uleb(data, pos)
-        size = self._fixed_size(form, unit.address_size, unit.offset_size, unit.version)
+        size = fixed_size(form, unit.address_size, unit.offset_size, unit.version)
         if size >= 0:
             if form == F_IMPLICIT_CONST:
                 return implicit, pos
@@ -380,7 +237,7 @@ class _DwarfScanner:
         if pos >= unit.end:
             return
         code, pos = read_uleb(data, pos)
-        abbrev = self._abbrev(unit, code)
+        abbrev = self.abbreviations.abbrev(unit, code)
         if abbrev is None:
             raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {pos:#x}")
         values, pos = self._attributes(unit, abbrev, pos)
@@ -423,7 +280,7 @@ class _DwarfScanner:
                 continue
             abbrev = abbrevs.get(code)
             if abbrev is None:  # a code first met: decode it, file it, and read the DIE again
-                abbrev = self._abbrev(unit, code)
+                abbrev = self.abbreviations.abbrev(unit, code)
                 if abbrev is None:
                     raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
                 self._file_fast_path(code, abbrev, scope_tags, skips, jumps)
@@ -491,7 +348,7 @@ class _DwarfScanner:
                 if depth == 0:
                     return pos
                 continue
-            abbrev = self._abbrev(unit, code)
+            abbrev = self.abbreviations.abbrev(unit, code)
             if abbrev is None:
                 raise CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
             if abbrev.fixed_size >= 0:
@@ -590,7 +447,7 @@ class _DwarfScanner:
             return None, None
         unit = self.units[position]
         code, pos = read_uleb(self.info, offset)
-        abbrev = self._abbrev(unit, code)
+        abbrev = self.abbreviations.abbrev(unit, code)
         abbrev = abbrev.on_demand or abbrev if abbrev is not None else None
         if abbrev is None or not abbrev.wants_any or abbrev.tag not in RECORD_TAGS:
             return None, None
@@ -733,13 +590,13 @@ class _DwarfScanner:
         pos += opcode_base - 1
         if version < 5:
             directories = [comp_dir]
-            folders = _FOLDER_TABLE.match(data, pos)
-            files = folders and _FILE_TABLE.match(data, folders.end())
-            if files:  # the usual encoding: names joined when first asked for (_LineTableNames)
+            folders = FOLDER_TABLE.match(data, pos)
+            files = folders and FILE_TABLE.match(data, folders.end())
+            if files:  # the usual encoding: names joined when first asked for (LineTableNames)
                 directories += [name.decode("utf-8", "replace")
-                                for name in _FOLDER.findall(data, pos, folders.end() - 1)]
-                return _LineTableNames(_FILE_ENTRY.findall(data, folders.end(), files.end() - 1), directories,
-                                       comp_dir, self._joined)
+                                for name in FOLDER.findall(data, pos, folders.end() - 1)]
+                return LineTableNames(FILE_ENTRY.findall(data, folders.end(), files.end() - 1), directories,
+                                      comp_dir, self._joined)
             while data[pos] != 0:
                 name, pos = read_cstring(data, pos)
                 directories.append(name.decode("utf-8", "replace"))
@@ -810,41 +667,6 @@ class _DwarfScanner:
             length, pos = read_uleb(data, pos)
             return data[pos : pos + length], pos + length
         raise CorruptDwarf(f"unsupported form {form:#x} in a line table header")
-
-
-class _LineTableNames(Sequence):
-    """The file names of a line table before DWARF 5 (1-based), each joined to its directory when first asked for:
-    a unit's DIEs name few of the dozens of headers its line table lists (19,000 names in a TFLM build with -g)."""
-
-    def __init__(self, entries: list[tuple[bytes, bytes]], directories: list[str], comp_dir: str, joined):
-        self.entries = entries  # (name, directory index as ULEB128), in order from file 1
-        self.directories = directories
-        self.comp_dir = comp_dir
-        self.joined = joined
-        self.names: list[str | None] = [""] + [None] * len(entries)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __getitem__(self, number):
-        name = self.names[number]
-        if name is None:
-            raw, directory = self.entries[number - 1]
-            directory = directory[0] if len(directory) == 1 else read_uleb(directory, 0)[0]
-            folder = self.directories[directory] if directory < len(self.directories) else ""
-            name = self.names[number] = self.joined(self.joined(self.comp_dir, folder), raw.decode("utf-8", "replace"))
-        return name
-
-
-def _uleb_bytes(value: int) -> bytes:
-    """value as a canonical ULEB128."""
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        if not value:
-            out.append(byte)
-            return bytes(out)
-        out.append(byte | 0x80)
 
 
 def _join(directory: str, name: str) -> str:

@@ -173,19 +173,19 @@ OVERLONG_CODE = b"\x84\x00\x0d\x00\x03\x0e\x00\x00"  # code 4 written in two byt
     (MEMBER, OVERLONG_CODE, SUBPROGRAM_WITH_SIBLING),  # not the canonical encoding: read byte by byte
 ])
 def test_abbreviation_tables_read_by_pattern_match_a_byte_by_byte_decoding(entries):
-    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+    from sizetool.inputs.dwarf_abbreviations import AbbreviationTables
     from sizetool.inputs.dwarf_format import Unit
 
     data = b"\0\0" + _abbreviation_section(*entries)  # a table at offset 2
-    scanner = _DwarfScanner({".debug_info": b"", ".debug_abbrev": data}, True, SourceIndex())
-    decoded, encoded = scanner._abbrev_table(2, 4, 4, 5)
+    tables = AbbreviationTables()
+    decoded, encoded = tables.table(data, 2, 4, 4, 5)
     unit = Unit(0, 0, 5, 4, 4, decoded, 0)
     unit.bodies = encoded
     expected: dict = {}
-    scanner._decode_abbrevs(data, 2, 4, 4, 5, {}, expected)
+    AbbreviationTables().decode_all(data, 2, 4, 4, 5, {}, expected)
     assert set(expected) >= {1, 3}
-    assert {code: scanner._abbrev(unit, code) for code in expected} == expected
-    assert scanner._abbrev(unit, 99) is None
+    assert {code: tables.abbrev(unit, code) for code in expected} == expected
+    assert tables.abbrev(unit, 99) is None
 
 
 def test_gcc_units_are_told_apart_by_their_producer():
