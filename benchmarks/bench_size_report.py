@@ -17,8 +17,8 @@ much about the neighbours as about the tool) with the wall time beside it:
   `strip --strip-debug`): a cached report at most 2x `bloaty -d symbols` (Python's own start-up is most of bloaty's
   whole run there);
 - with --fixtures, the same rows on the committed Cortex-M4 fixture (firmware.elf with its map, firmware-nodebug.elf);
-- the operator table (`--ops`) under 1 s cold on an all-ops firmware (`--ops-elf`: a 13 MB -g build, or
-  make_allops_elf.py's);
+- the operator table (`size-report ops`) under 1 s cold on an all-ops firmware (`--ops-elf`: a 13 MB -g build, or
+  make_allops_elf.py's; with `--ops-map`, also with its map);
 - a cold report at most 0.05x Zephyr's size_report (`--zephyr-size-report PATH`, run with `--zephyr-python PY`,
   which needs pyelftools, anytree < 2.9 and colorama).
 Without --bloaty the bloaty columns are left out. Compiled bytecode is allowed (PYTHONPYCACHEPREFIX in a temporary
@@ -40,6 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_large_elf import build  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+# The size-report command as its console script runs it (`python -m` would add runpy's imports, ~3 ms), from this
+# checkout (the current directory comes first on the path of `python -c`).
+SIZE_REPORT = [sys.executable, "-c", "import sys; from sizetool.cli import main; sys.exit(main())"]
 
 
 def measure_cpu(argv: list[str], env: dict, repeat: int = 1) -> tuple[float, float]:
@@ -79,7 +82,7 @@ def peers(args, scratch: str) -> None:
     print(f"{'input':22} {'ELF MB':>6} {'cold':>17} {'cached':>17} {'bloaty':>17}  cached/bloaty  cold/bloaty")
     cold_cpu = None
     for label, elf, map_path, bloaty_view, cached_target, cold_target in rows:
-        base = [sys.executable, "-m", "sizetool.cli", elf] + (["--map", map_path] if map_path else [])
+        base = SIZE_REPORT + [elf] + (["--map", map_path] if map_path else [])
         measure_cpu(base + ["--no-cache"], env)  # compiles the bytecode once
         cold = measure_cpu(base + ["--no-cache"], env, args.repeat)
         measure_cpu(base, env)  # fills the cache
@@ -103,11 +106,12 @@ def peers(args, scratch: str) -> None:
         print(f"Zephyr size_report rom: {zephyr_cpu:.3f} ({zephyr_wall:.3f}); target cold <= 0.05x Zephyr: "
               f"{cold_cpu / zephyr_cpu:.3f}x {'met' if cold_cpu <= 0.05 * zephyr_cpu else 'NOT met'}")
     if args.ops_elf:
-        ops = [sys.executable, "-m", "sizetool.cli", args.ops_elf, "--ops", "--no-cache"]
-        measure_cpu(ops, env)
-        ops_wall, ops_cpu = measure_cpu(ops, env, args.repeat)
-        print(f"size-report --ops, cold ({os.path.getsize(args.ops_elf) / 1e6:.1f} MB ELF): {ops_cpu:.3f} ({ops_wall:.3f}); "
-              f"target < 1 s: {'met' if ops_cpu < 1.0 else 'NOT met'}")
+        for map_args in ([], ["--map", args.ops_map]) if args.ops_map else ([],):
+            ops = SIZE_REPORT + ["ops", args.ops_elf, "--no-cache"] + map_args
+            measure_cpu(ops, env)
+            ops_wall, ops_cpu = measure_cpu(ops, env, args.repeat)
+            print(f"size-report ops{' --map' if map_args else ''}, cold ({os.path.getsize(args.ops_elf) / 1e6:.1f} MB "
+                  f"ELF): {ops_cpu:.3f} ({ops_wall:.3f}); target < 1 s: {'met' if ops_cpu < 1.0 else 'NOT met'}")
 
 
 def _pair(figures: tuple[float, float]) -> str:
@@ -173,7 +177,8 @@ def main() -> None:
     parser.add_argument("--fixtures", action="store_true", help="with --peers, also the committed Cortex-M4 fixture")
     parser.add_argument("--zephyr-size-report", help="Zephyr's scripts/footprint/size_report")
     parser.add_argument("--zephyr-python", help="the Python that runs it (with its dependencies)")
-    parser.add_argument("--ops-elf", help="an all-ops firmware for the --ops target")
+    parser.add_argument("--ops-elf", help="an all-ops firmware for the `ops` target")
+    parser.add_argument("--ops-map", help="its linker map (then `ops` is timed with and without it)")
     args = parser.parse_args()
     if args.peers:
         if not args.elf:
@@ -192,7 +197,7 @@ def main() -> None:
                                                           if args.map else ""))
         env = dict(os.environ, SIZETOOL_CACHE_DIR=cache)
         env.pop("SIZETOOL_NO_CACHE", None)
-        command = [sys.executable, "-m", "sizetool.cli", str(elf)] + (["--map", args.map] if args.map else [])
+        command = SIZE_REPORT + [str(elf)] + (["--map", args.map] if args.map else [])
         for label, extra in (("json", ["--format", "json"]), ("tree", [])):
             seconds, peak = measure(command + extra + ["--no-cache"], env, args.repeat)
             print(f"size-report --format {label} (cold, no cache):     {seconds:6.2f} s wall, peak RSS {peak:6.0f} MiB")
