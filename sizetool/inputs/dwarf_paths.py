@@ -194,8 +194,19 @@ class _DwarfScanner:
     def _attributes(self, unit: Unit, abbrev: Abbrev, pos: int) -> tuple[dict, int]:
         """Decode a DIE's attributes: the wanted ones into (form, value), the others skipped."""
         values = {}
+        data, endian = self.info, self.endian
         for attribute, form, implicit, wanted, size in abbrev.specs:
-            if not wanted and size >= 0:
+            if size >= 0:  # a fixed size (the abbreviation's, for this unit's sizes): _form_value, inline
+                if wanted:
+                    if form == F_IMPLICIT_CONST:
+                        value = implicit
+                    elif form == F_FLAG_PRESENT:
+                        value = 1
+                    elif pos + size > len(data):
+                        raise CorruptDwarf(f"a value at offset {pos:#x} runs past the end of its section")
+                    else:
+                        value = int.from_bytes(data[pos : pos + size], endian)
+                    values[attribute] = (form, value)
                 pos += size
                 continue
             value, pos = self._form_value(unit, form, implicit, pos)
