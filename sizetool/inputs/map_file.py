@@ -107,10 +107,11 @@ def is_allocated_name(output_section: str) -> bool:
     return not _NOT_ALLOCATED.match(output_section)
 
 
-def read_map(path: str) -> LinkerMap:
-    """Read a GNU ld map. A file that is not one, or that is cut short (no OUTPUT(...) line after the memory map),
-    is a SizeToolError naming the file."""
-    text = read_input(path, "a map file").decode("utf-8", "replace")
+def read_map(path: str, text: str | None = None) -> LinkerMap:
+    """Read a GNU ld map (text: its contents, when already read). A file that is not one, or that is cut short (no
+    OUTPUT(...) line after the memory map), is a SizeToolError naming the file."""
+    if text is None:
+        text = read_input(path, "a map file").decode("utf-8", "replace")
     lines = text.splitlines()
     try:
         start = lines.index("Memory Configuration")

@@ -17,6 +17,7 @@ from sizetool.inputs.iar_map import looks_like_iar, read_iar_map
 from sizetool.inputs.input_files import read_input
 from sizetool.inputs.map_file import LinkerMap, read_map
 
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() breaks lines
 FORMAT_NAMES = {"gnu": "GNU ld", "armlink": "armlink", "iar": "IAR ILINK"}
 # The compilers' own run-time libraries, which the maps name without a path: Arm's C, maths, floating-point, helper,
 # microlib and C++ libraries (c_w.l, m_ws.l, fz_ws.l, h_p.l, mc_w.l, cpprt_w.l, vfpsupport.l), IAR's DLIB, run-time,
@@ -33,7 +34,7 @@ def detect_map_format(text: str) -> str | None:
         return "iar"
     if looks_like_armlink(text):
         return "armlink"
-    if "Memory Configuration" in text.splitlines():
+    if _has_line(text, "Memory Configuration"):
         return "gnu"
     return None
 
@@ -65,8 +66,19 @@ def _read_linker_map(path: str) -> LinkerMap:
     if kind == "armlink":
         return read_armlink_map(path, text)
     if kind == "gnu":
-        return read_map(path)
+        return read_map(path, text)
     raise SizeToolError(f"{path}: not a linker map file (not GNU ld, armlink or IAR ILINK format)")
+
+
+def _has_line(text: str, line: str) -> bool:
+    """Whether `line` is one of text.splitlines(), found without splitting a 1.4 MB map into lines (read_map does)."""
+    start = text.find(line)
+    while start >= 0:
+        end = start + len(line)
+        if (start == 0 or text[start - 1] in _LINE_BREAKS) and (end == len(text) or text[end] in _LINE_BREAKS):
+            return True
+        start = text.find(line, start + 1)
+    return False
 
 
 def describe(linker_map: LinkerMap) -> str:
