@@ -23,6 +23,17 @@ def test_the_format_is_read_from_the_content_whatever_the_file_is_called(tmp_pat
     assert linker_map.format == expected and linker_map.input_sections
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("Archive member included\nMemory Configuration\n\nName Origin", "gnu"),
+    ("Memory Configuration\r\nName Origin", "gnu"),  # Windows line ends
+    ("header\fMemory Configuration", "gnu"),  # any break str.splitlines() knows, at the end of the text
+    ("see the Memory Configuration below\n", None),  # the heading only inside a line
+    ("Memory Configurations\n", None),
+])
+def test_a_gnu_map_has_the_memory_configuration_heading_as_a_line_of_its_own(text, expected):
+    assert detect_map_format(text) == expected
+
+
 def test_the_report_names_the_format_and_the_toolchain_that_wrote_it():
     assert describe(read_linker_map(str(ARMLINK))) == "armlink (Arm Compiler for Embedded 6.22)"
     assert describe(read_linker_map(str(IAR))) == "IAR ILINK (IAR ELF Linker V9.30.1.335/LNX)"
