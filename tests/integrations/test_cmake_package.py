@@ -53,8 +53,12 @@ def host_build(tmp_path):
 
 
 def test_gen_resolver_prints_the_cmake_package_that_the_wheel_carries():
-    folder = gen_resolver("--cmake-dir").strip()
-    assert folder == str(package_dir())
+    # The installed command prints its own package's folder: this checkout's with an editable install, the
+    # site-packages copy with `pip install .`; either way it carries the same files as the source tree.
+    folder = Path(gen_resolver("--cmake-dir").strip())
+    assert (folder.parent.name, folder.name) == ("resolver_gen", "cmake")
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix == ".cmake"} == \
+        {p.name: p.read_bytes() for p in package_dir().iterdir() if p.suffix == ".cmake"}
     files = sorted(p.name for p in package_dir().iterdir() if p.suffix == ".cmake")
     assert files == ["TflmSizeToolkit.cmake", "TflmSizeToolkitConfig.cmake", "TflmSizeToolkitConfigVersion.cmake"]
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
@@ -106,8 +110,9 @@ def test_the_header_depends_on_the_tool_itself(host_build):
     inputs = subprocess.run(["ninja", "-C", str(build_dir), "-t", "query", "tflm_generated/app/ops.h"],
                             capture_output=True, text=True, check=True).stdout
     assert str(SCRIPTS / "gen-resolver") in inputs
+    installed_root = Path(cmake_package_dir()).parent.parent  # where the installed tool's sources live
     for source in ("resolver_gen/templates/header.h.j2", "resolver_gen/render.py", "tflm_facts/registry.py"):
-        assert str(REPO_ROOT / source) in inputs, source
+        assert str(installed_root / source) in inputs, source
 
 
 def test_host_build_writes_the_size_report_next_to_the_binary(host_build):
