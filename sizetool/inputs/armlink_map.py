@@ -44,10 +44,6 @@ _TOTAL = re.compile(r"^\s*(Total (?:RO|RW|ROM)\s+Size \([^)]*\))\s+(\d+)")
 _SIZE_ROW = re.compile(r"^\s*((?:\d+\s+){4,}\d+)\s+(\S.*?)\s*$")
 
 
-def looks_like_armlink(text: str) -> bool:
-    return bool(_COMPONENT.search(text[:4096])) or "Memory Map of the image" in text or "Image component sizes" in text
-
-
 def read_armlink_map(path: str, text: str) -> LinkerMap:
     """An armlink map as a LinkerMap with its layout. Problems are SizeToolErrors naming the file."""
     lines = text.splitlines()

@@ -49,11 +49,6 @@ _RANGE = re.compile(rf"\[from ({_NUMBER}) (to|size) ({_NUMBER})(?: repeat (\d+))
 _AT = re.compile(rf"at (?:address )?({_NUMBER})")
 
 
-def looks_like_iar(text: str) -> bool:
-    head = text[:4096]
-    return bool(_LINKER.search(head)) or "*** PLACEMENT SUMMARY" in text
-
-
 def read_iar_map(path: str, text: str) -> LinkerMap:
     """An IAR ILINK map as a LinkerMap with its layout. Problems are SizeToolErrors naming the file."""
     linker = _LINKER.search(text[:4096])

@@ -76,3 +76,13 @@ def test_the_operator_table_loads_no_model_reader(tmp_path):
     model_code = {"resolver_gen", "flatbuffers", "sizetool.operators.model_crosscheck", "sizetool.fit.model_fit",
                   "sizetool.operators.what_if", "sizetool.render.arena_fit", "capstone"}
     assert not model_code & set(run["modules"]), sorted(model_code & set(run["modules"]))
+
+
+def test_a_report_with_a_gnu_map_loads_neither_armlink_nor_iar_reader(tmp_path):
+    """Which linker wrote a map is told by map_formats itself: the armlink and IAR readers load only for their maps."""
+    probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})', "sorted(sys.modules)")
+    run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--map", str(FIRMWARE / "firmware.map"), "--no-cache"],
+                           tmp_path, probe)
+    assert run["status"] == 0 and "sizetool.inputs.map_file" in run["modules"]
+    readers = {"sizetool.inputs.armlink_map", "sizetool.inputs.iar_map"}
+    assert not readers & set(run["modules"]), sorted(readers & set(run["modules"]))
