@@ -28,6 +28,7 @@ import bisect
 import struct
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from itertools import accumulate
 from dataclasses import dataclass, field
 
 from sizetool.code_graph.disassembly import code_decoder, code_runs, global_pointer, run_references
@@ -40,6 +41,8 @@ MAX_ROUNDS = 8  # tables pointing to tables: each round places one more level
 
 @dataclass(frozen=True)
 class OwnedRange:
+    """Bytes [start, end) placed under a source file by what refers to them."""
+
     start: int
     end: int
     path: Path
@@ -86,10 +89,14 @@ def find_reference_owners(
     path_of: Callable[[Symbol], Path],
     unit_path_of: Callable[[int], Path | None],
     is_unplaced: Callable[[Path], bool],
+    asked: list[tuple[int, int]] | None = None,
 ) -> ReferenceOwners:
     """Place the gaps between symbols of `sections` (those with contents), and the symbols whose path_of is_unplaced,
-    by what refers to them. unit_path_of(address) is the source file of the compile unit holding the address."""
+    by what refers to them. unit_path_of(address) is the source file of the compile unit holding the address.
+    With `asked` (address ranges), only the gaps that overlap one of them are placed: a gap's pieces depend on the
+    references to it alone, so the caller gets the same answer for those ranges, without the work for the others."""
     sections = [s for s in sections if not s.is_nobits and s.size]
+    overlaps_asked = _overlap_test(asked or [])
     by_section: dict[int, list[Symbol]] = defaultdict(list)
     for symbol in image.symbols:
         if symbol.size > 0:
@@ -105,7 +112,10 @@ def find_reference_owners(
                 unplaced.append(_Unplaced(start, start + size, section, symbol))
             else:
                 placed.append((start, start + size, symbol))
-        unplaced.extend(_Unplaced(low, high, section, None) for low, high in section_gaps(section, runs[section.index]))
+        gaps = section_gaps(section, runs[section.index])
+        if asked is not None:
+            gaps = [(low, high) for low, high in gaps if overlaps_asked(low, high)]
+        unplaced.extend(_Unplaced(low, high, section, None) for low, high in gaps)
     if not unplaced:
         return ReferenceOwners()
     placed.sort(key=lambda item: item[0])
@@ -232,6 +242,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
     ends), sorted, for the first test of each of the code's references (most are branches into placed code)."""
     mark_addresses, mark_is_code = code_marks
     unplaced_starts, unplaced_ends = unplaced_bounds
+    lowest, highest = unplaced_starts[0], max(unplaced_ends)  # most references fall outside: no bisection for them
     bisect_right = bisect.bisect_right
     # Entries of functions without a size (assembler routines): a call lands there, and a call is no use of data.
     entries = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.size == 0}
@@ -256,9 +267,10 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
                 if position < 0 or run.start >= function_starts[position] + functions[position][2]:
                     continue  # between functions: data a script placed in a code section, or padding
                 for source, target in run_references(image, decoder, run):
-                    found = bisect_right(unplaced_starts, target) - 1
-                    if found >= 0 and target < unplaced_ends[found] and is_data_target(target):
-                        yield source, target
+                    if lowest <= target < highest:
+                        found = bisect_right(unplaced_starts, target) - 1
+                        if found >= 0 and target < unplaced_ends[found] and is_data_target(target):
+                            yield source, target
         for symbol, _, size in section_runs:
             if symbol.kind == "func":
                 continue
@@ -271,6 +283,19 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
             for address, value in words:
                 if value and is_data_target(value):
                     yield address, value
+
+
+def _overlap_test(ranges: list[tuple[int, int]]) -> Callable[[int, int], bool]:
+    """A test of whether [low, high) overlaps one of `ranges` (by bisection: a map lists hundreds of them)."""
+    ordered = sorted(ranges)
+    starts = [start for start, _ in ordered]
+    reach = list(accumulate((end for _, end in ordered), max))  # the furthest end among ranges starting up to here
+
+    def overlaps(low: int, high: int) -> bool:
+        position = bisect.bisect_left(starts, high)  # ranges[:position] start before high
+        return position > 0 and reach[position - 1] > low
+
+    return overlaps
 
 
 def _in_image(image: ElfImage) -> Callable[[int], bool]:

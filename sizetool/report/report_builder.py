@@ -148,7 +148,9 @@ def build_report_and_image(
         shared_names = shared_object_names(index, input_sections) if input_sections else frozenset()
         if input_sections and image.has_dwarf and (shared_names or any(is_merged_strings(s.name) and s.size
                                                                        for s in input_sections)):
-            owners = _reference_owners(image, placement, index, tree_path, path_of)
+            asked = [(s.address, s.address + s.size) for s in input_sections
+                     if s.size and (is_merged_strings(s.name) or s.object_file in shared_names)]
+            owners = _reference_owners(image, placement, index, tree_path, path_of, asked)
             strings_placer = _strings_placer(owners)
         merged_strings = MergedStrings(shared_names=shared_names)
         entries = label_bytes(
@@ -255,9 +257,11 @@ def shared_object_names(index: SourceIndex, input_sections) -> frozenset[str]:
                      if len(counts) > 1 and 3 * max(counts.values()) < 2 * sum(counts.values()))
 
 
-def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex, tree_path, path_of):
-    """Without a map: what the code and data that refer to symbol-less bytes (and to symbols DWARF did not place)
-    say about their source file (referenced_bytes.py)."""
+def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex, tree_path, path_of,
+                      asked: list[tuple[int, int]] | None = None):
+    """What the code and data that refer to symbol-less bytes (and to symbols DWARF did not place) say about their
+    source file (referenced_bytes.py): without a map for every such byte; with one, only for the ranges the strings
+    placer will ask about (`asked`: merged string sections, objects of shared names)."""
     from sizetool.report.labelling import NO_DEBUG_INFO
     from sizetool.report.referenced_bytes import find_reference_owners
 
@@ -266,7 +270,8 @@ def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex,
         return tree_path(unit) if unit else None
 
     sections = [p.section for p in placement.sections if p.rom_area is not None or p.ram_area is not None]
-    return find_reference_owners(image, sections, path_of, unit_path_of, lambda path: path == (NO_DEBUG_INFO,))
+    return find_reference_owners(image, sections, path_of, unit_path_of, lambda path: path == (NO_DEBUG_INFO,),
+                                 asked)
 
 
 def _with_reference_paths(path_of, owners):
