@@ -51,6 +51,8 @@ ARCH_NAMES = {
 
 @dataclass(frozen=True)
 class Section:
+    """One ELF section header, as the report needs it."""
+
     index: int
     name: str
     type: str  # e.g. "SHT_PROGBITS", "SHT_NOBITS"
@@ -102,6 +104,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Segment:
+    """One program header (PT_LOAD and kin): where bytes run and where they are stored."""
+
     type: str
     virtual_address: int  # p_vaddr: where the segment runs
     physical_address: int  # p_paddr: where it is loaded (stored), e.g. the flash copy of .data
@@ -148,6 +152,8 @@ class Symbol:
 
 @dataclass
 class ElfImage:
+    """What the report reads from an ELF: sections, segments, symbols, and the bytes of sections on demand."""
+
     path: str
     arch: str  # "arm", "riscv", "x86_64", ... (see ARCH_NAMES), or the raw e_machine
     elf_class: int  # 32 or 64

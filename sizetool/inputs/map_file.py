@@ -46,6 +46,8 @@ _STATEMENTS = frozenset({"LOAD", "START", "END", "TARGET", "INPUT", "GROUP", "SE
 
 @dataclass(frozen=True)
 class MapRegion:
+    """A MEMORY region of the map (name, origin, length, attributes)."""
+
     name: str
     origin: int
     length: int
@@ -55,6 +57,8 @@ class MapRegion:
 
 @dataclass(frozen=True)
 class OutputSection:
+    """An output section as the map places it."""
+
     name: str
     address: int
     size: int
@@ -72,6 +76,8 @@ class InputSection:
 
 @dataclass
 class LinkerMap:
+    """What the report reads from a linker map: regions, output and input sections."""
+
     regions: list[MapRegion]  # the MEMORY regions, in declaration order (the catch-all *default* left out)
     input_sections: list[InputSection]
     output_sections: list[OutputSection] = field(default_factory=list)

@@ -57,6 +57,8 @@ class ObjectSizes:
 
 @dataclass
 class MapLayout:
+    """The layout an armlink or IAR map states: its areas and blocks, and its own ROM and RAM totals."""
+
     format: str  # "armlink" or "iar"
     toolchain: str  # e.g. "Arm Compiler for Embedded 6.22", "IAR ELF Linker V8.40.1.212"
     areas: list[MapArea]

@@ -16,6 +16,8 @@ IMAGE_SUFFIX = " (image)"  # the ROM area of a RAM type: its initial contents st
 
 @dataclass(frozen=True)
 class MemoryType:
+    """One of a chip's memory types (esp-idf-size's names) and its address range."""
+
     name: str
     memory: str  # ROM or RAM
     start: int

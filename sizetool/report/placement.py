@@ -60,6 +60,8 @@ class Area:
 
 @dataclass(frozen=True)
 class PlacedSection:
+    """An allocated section and the ROM and RAM areas its bytes count in."""
+
     section: Section
     rom_area: str | None  # the area that stores its bytes (None: nothing of it is in ROM)
     ram_area: str | None  # the area it occupies at run time (None: it stays in ROM)
@@ -78,6 +80,8 @@ class Fill:
 
 @dataclass
 class Placement:
+    """Every allocated section's place, the memory areas, and the fill between sections."""
+
     sections: list[PlacedSection]
     areas: list[Area] = field(default_factory=list)  # with a map: every MEMORY region, in the map's order
     fills: list[Fill] = field(default_factory=list)

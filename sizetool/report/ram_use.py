@@ -36,6 +36,8 @@ _RESERVED_SECTION = re.compile(r"^\.?_*(user_)?(heap|stack)(_dummy|_stack)?$", r
 
 @dataclass(frozen=True)
 class RegionUse:
+    """A RAM region's use: static data, reservations and what is free."""
+
     region: str
     length: int
     used: int  # ld's Used Size

@@ -115,6 +115,8 @@ class TemplateCost:
 
 @dataclass
 class OperatorTable:
+    """What each operator, resolver and template costs in one firmware (size-report ops)."""
+
     operators: list[OperatorCost] = field(default_factory=list)
     resolvers: list[TemplateCost] = field(default_factory=list)  # MicroMutableOpResolver<N> instantiations
     templates: list[TemplateCost] = field(default_factory=list)  # other templates with several instantiations
@@ -177,6 +179,8 @@ def _map_source_checked(data) -> MapSource | None:
 
 @dataclass
 class SizeReport:
+    """One firmware's flash and RAM by file and symbol: what every output format renders and a saved report holds."""
+
     source: str  # the ELF (or saved report) the figures came from
     arch: str
     rom_total: int  # bytes stored in non-volatile memory (with a map: the sum of the ROM regions' use)

@@ -46,6 +46,8 @@ _GENERIC_NAMES = frozenset({"src", "source", "sources", "lib", "libs", "app", "b
 
 @dataclass(frozen=True)
 class SourceRoot:
+    """A directory whose files form one top-level node of the tree."""
+
     directory: str
     name: str = ""  # the top-level node; "" for the one unnamed workspace
 
