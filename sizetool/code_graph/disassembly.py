@@ -28,7 +28,7 @@ import re
 import struct
 import sys
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -160,19 +160,23 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
     the word it loads), and MOVW/MOVT pairs."""
     offset = run.start - run.section_start
     size = (run.end - run.start) & ~1
-    halfwords = array("H", run.section_data[offset : offset + size])
+    code = run.section_data[offset : offset + size]
+    halfwords = array("H", code)
     if sys.byteorder != "little":
         halfwords.byteswap()
     word = _LITTLE_WORD
     low_half: dict[int, int] = {}
-    count = len(halfwords)
-    index = 0
     start = run.start
-    while index < count:
+    # Regexes (in C) step over the instructions that refer to nothing, most of them; the loop decodes the others. Each
+    # step is one such instruction (whole: a 32-bit one cut by the end of the run ends the steps) and the quiet ones
+    # after it.
+    position = _QUIET_THUMB.match(code).end()
+    for step in _THUMB_STEP.findall(code, position):
+        index = position >> 1
+        position += len(step)
         first = halfwords[index]
         address = start + 2 * index
         if first < 0xE800:  # a 16-bit instruction
-            index += 1
             top = first >> 11
             if top == 0b01001:  # LDR (literal), T1
                 literal = ((address + 4) & ~3) + ((first & 0xFF) << 2)
@@ -190,10 +194,7 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
             elif first & 0xF500 == 0xB100:  # CBZ/CBNZ
                 yield address, address + 4 + (((first >> 9) & 1) << 6) + (((first >> 3) & 0x1F) << 1)
             continue
-        if index + 1 >= count:
-            break
         second = halfwords[index + 1]
-        index += 2
         if first >= 0xF800:  # loads, stores, data processing
             if first & 0xFF7F == 0xF85F:  # LDR.W (literal), T2
                 base = (address + 4) & ~3
@@ -244,6 +245,63 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
 
 
 _LITTLE_WORD = struct.Struct("<I")
+
+
+def _one_of(values: Iterable[int]) -> bytes:
+    """A regex class of these byte values."""
+    return b"[" + b"".join(b"\\x%02x" % value for value in sorted(set(values))) + b"]"
+
+
+def _none_of(values: Iterable[int]) -> bytes:
+    return _one_of(set(range(256)) - set(values))
+
+
+# The Thumb instructions that refer to nothing ("quiet"), which thumb_references steps over with regexes (in C) instead
+# of a Python step per instruction. A halfword is (low byte, high byte); one whose high byte is 0xE8 or more starts a
+# 32-bit instruction (ARMv7-M ARM, A5.1). An instruction is matched as its low byte, then one of the alternatives below:
+# each starts with a class of the high byte (so the regex engine drops the others at one look), and where the encoding
+# also depends on the low byte, a lookbehind reads it. The instructions these classes leave out may be more than those
+# that refer somewhere, never fewer: thumb_references decodes them and keeps what refers somewhere.
+_ANY = b"."
+_WIDE = range(0xE8, 0x100)  # high bytes starting a 32-bit instruction
+# 16-bit instructions (A5.2) that refer somewhere, by their high byte:
+_LDR_LITERAL_T1 = range(0x48, 0x50)  # 01001 Rt imm8 (A7.7.43)
+_ADR_T1 = range(0xA0, 0xA8)  # 10100 Rd imm8 (A7.7.7)
+_CBZ_CBNZ = (0xB1, 0xB3, 0xB9, 0xBB)  # 1011 op 0 i 1 (A7.7.21)
+_B_COND_T1 = range(0xD0, 0xDE)  # 1101 cond (A7.7.12; cond 1110 is UDF, 1111 SVC)
+_B_T2 = range(0xE0, 0xE8)  # 11100 imm11 (A7.7.12)
+_REFERRING_16 = (*_LDR_LITERAL_T1, *_ADR_T1, *_CBZ_CBNZ, *_B_COND_T1, *_B_T2)
+# 32-bit instructions (A5.3) that refer somewhere, by the low byte of their first halfword where it matters:
+_LDRD_LITERAL_LOW = (0x5F, 0x7F, 0xDF, 0xFF)  # 1110 100P U1W1 1111 (high byte 0xE8/0xE9; A7.7.51)
+_VLDR_LITERAL_LOW = (0x1F, 0x5F, 0x9F, 0xDF)  # 1110 1101 UD01 1111 (high byte 0xED; A7.7.236)
+_LDR_LITERAL_T2_LOW = (0x5F, 0xDF)  # 1111 1000 U101 1111 (high byte 0xF8; A7.7.43)
+# MOVW/MOVT 1111 0i10 x100 imm4 (A7.7.76, A7.7.79), ADR.W 1111 0i10 x0x0 1111 (A7.7.7) (high byte 0xF2/0xF6)
+_MOVW_MOVT_ADR_LOW = (*range(0x40, 0x50), *range(0xC0, 0xD0), 0x0F, 0xAF)
+_SECOND_HALFWORD_NOT_BRANCH = _one_of(range(0x80))  # 1111 0xxx with this 0xxx xxxx: data processing (A5.3.1, A5.3.4)
+
+
+def _high_byte_after(highs: Iterable[int], lows_not: Iterable[int]) -> bytes:
+    """A high byte of `highs` whose low byte (the byte before it) is not one of `lows_not`."""
+    return _one_of(highs) + b"(?<!" + _one_of(lows_not) + b".)"
+
+
+_QUIET_HIGH_BYTE = b"|".join([  # the alternatives in the order of how often they occur in compiled code
+    _none_of([*_REFERRING_16, *_WIDE]),  # 16-bit
+    # 32-bit (the second halfword follows): 1111 0xxx is a branch or BL when the second halfword's top bit is set
+    # (A5.3.4), else data processing with an immediate, of which only MOVW/MOVT and ADR.W (0xF2, 0xF6) refer somewhere
+    _one_of([0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7]) + _ANY + _SECOND_HALFWORD_NOT_BRANCH,
+    _high_byte_after([0xF8], _LDR_LITERAL_T2_LOW) + _ANY + _ANY,
+    _one_of([0xEA, 0xEB, 0xEC, 0xEE, 0xEF, *range(0xF9, 0x100)]) + _ANY + _ANY,  # no literal, no branch
+    _high_byte_after([0xE8, 0xE9], _LDRD_LITERAL_LOW) + _ANY + _ANY,
+    _high_byte_after([0xED], _VLDR_LITERAL_LOW) + _ANY + _ANY,
+    _high_byte_after([0xF2, 0xF6], _MOVW_MOVT_ADR_LOW) + _ANY + _SECOND_HALFWORD_NOT_BRANCH,
+])
+_QUIET_THUMB = re.compile(b"(?:" + _ANY + b"(?:" + _QUIET_HIGH_BYTE + b"))*+", re.DOTALL)
+# One instruction the quiet ones leave (any 16-bit one they leave, or any whole 32-bit one), then the quiet ones after
+# it: where a step ends, the next one starts, so findall's search never moves on to a halfword that is not the first
+# of an instruction (it only could at the end of the code, where no step fits).
+_THUMB_STEP = re.compile(_ANY + b"(?:" + _one_of(_REFERRING_16) + b"|" + _one_of(_WIDE) + _ANY + _ANY + b")"
+                         + _QUIET_THUMB.pattern, re.DOTALL)
 
 
 def _signed(value: int, bits: int) -> int:
