@@ -8,9 +8,10 @@ referenced address) pairs, per architecture:
 - ARM Thumb and ARM: BL/BLX/B/B.W immediates; `LDR rX, [pc, #imm]` reads its literal word (a Thumb function address
   there has its low bit set); `ADR`; MOVW/MOVT pairs building a 32-bit address. Thumb code (all of Cortex-M) is
   read by `thumb_references`, a scanner of just those encodings (ARMv7-M ARM, A7.7): capstone's Python binding
-  spends ~15 us on each instruction's details, 4 s on a 600 KB firmware, where the scanner takes a tenth of that.
-  The tests check the scanner against capstone, reference for reference, on every fixture; ARM (A32) code still
-  goes through capstone.
+  spends ~15 us on each instruction's details, 4 s on a 600 KB firmware. The scanner has regexes (in C) step over
+  the instructions that refer to nothing, three in four, by their first bytes, and decodes the others in Python:
+  ~20 ms for the 390 KB of code of a TFLM all-ops build. The tests check the scanner against capstone, reference for
+  reference, on every fixture; ARM (A32) code still goes through capstone.
 - RISC-V (RV32/RV64, compressed included): JAL/branch offsets; `auipc`/`lui` followed by `addi`, `jalr`, a load or
   a store on the same register; gp-relative accesses when `__global_pointer$` is known.
 - x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements.
@@ -24,6 +25,7 @@ is ~6% of a cold `--ops` run on Cortex-M).
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 import sys
@@ -170,8 +172,9 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
     # Regexes (in C) step over the instructions that refer to nothing, most of them; the loop decodes the others. Each
     # step is one such instruction (whole: a 32-bit one cut by the end of the run ends the steps) and the quiet ones
     # after it.
-    position = _QUIET_THUMB.match(code).end()
-    for step in _THUMB_STEP.findall(code, position):
+    skip_quiet, steps = _thumb_scanners()
+    position = skip_quiet(code).end()
+    for step in steps(code, position):
         index = position >> 1
         position += len(step)
         first = halfwords[index]
@@ -184,11 +187,11 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
                 value = run.word(literal, word)
                 if value is not None:
                     yield address, value
-            elif top == 0b11100:  # B, T2
-                yield address, (address + 4 + _signed((first & 0x7FF) << 1, 12)) & 0xFFFFFFFF
+            elif top == 0b11100:  # B, T2 (here and below, (x ^ top bit) - top bit sign-extends x)
+                yield address, (address + 4 + ((((first & 0x7FF) ^ 0x400) - 0x400) << 1)) & 0xFFFFFFFF
             elif top == 0b11010 or top == 0b11011:  # B<c>, T1 (cond 1110 is UDF, 1111 is SVC)
                 if (first >> 8) & 0xF < 0xE:
-                    yield address, (address + 4 + _signed((first & 0xFF) << 1, 9)) & 0xFFFFFFFF
+                    yield address, (address + 4 + ((((first & 0xFF) ^ 0x80) - 0x80) << 1)) & 0xFFFFFFFF
             elif top == 0b10100:  # ADR, T1
                 yield address, ((address + 4) & ~3) + ((first & 0xFF) << 2)
             elif first & 0xF500 == 0xB100:  # CBZ/CBNZ
@@ -212,11 +215,11 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
                     i1 = 1 ^ (((second >> 13) & 1) ^ sign)
                     i2 = 1 ^ (((second >> 11) & 1) ^ sign)
                     immediate = (sign << 24) | (i1 << 23) | (i2 << 22) | ((first & 0x3FF) << 12) | ((second & 0x7FF) << 1)
-                    yield address, (address + 4 + _signed(immediate, 25)) & 0xFFFFFFFF
+                    yield address, (address + 4 + (immediate ^ 0x1000000) - 0x1000000) & 0xFFFFFFFF
                 elif kind == 0x8000 and (first >> 6) & 0xF < 0xE:  # B<c>.W (T3)
                     immediate = (((first >> 10) & 1) << 20) | (((second >> 11) & 1) << 19) | (
                         ((second >> 13) & 1) << 18) | ((first & 0x3F) << 12) | ((second & 0x7FF) << 1)
-                    yield address, (address + 4 + _signed(immediate, 21)) & 0xFFFFFFFF
+                    yield address, (address + 4 + (immediate ^ 0x100000) - 0x100000) & 0xFFFFFFFF
                 continue
             masked = first & 0xFBF0
             if masked == 0xF240 or masked == 0xF2C0:  # MOVW / MOVT
@@ -248,8 +251,15 @@ _LITTLE_WORD = struct.Struct("<I")
 
 
 def _one_of(values: Iterable[int]) -> bytes:
-    """A regex class of these byte values."""
-    return b"[" + b"".join(b"\\x%02x" % value for value in sorted(set(values))) + b"]"
+    """A regex class of these byte values, written as ranges (short patterns compile faster)."""
+    ranges: list[list[int]] = []
+    for value in sorted(set(values)):
+        if ranges and ranges[-1][1] == value - 1:
+            ranges[-1][1] = value
+        else:
+            ranges.append([value, value])
+    return b"[" + b"".join(b"\\x%02x" % low if low == high else b"\\x%02x-\\x%02x" % (low, high)
+                           for low, high in ranges) + b"]"
 
 
 def _none_of(values: Iterable[int]) -> bytes:
@@ -296,16 +306,18 @@ _QUIET_HIGH_BYTE = b"|".join([  # the alternatives in the order of how often the
     _high_byte_after([0xED], _VLDR_LITERAL_LOW) + _ANY + _ANY,
     _high_byte_after([0xF2, 0xF6], _MOVW_MOVT_ADR_LOW) + _ANY + _SECOND_HALFWORD_NOT_BRANCH,
 ])
-_QUIET_THUMB = re.compile(b"(?:" + _ANY + b"(?:" + _QUIET_HIGH_BYTE + b"))*+", re.DOTALL)
+_QUIET_THUMB = b"(?:" + _ANY + b"(?:" + _QUIET_HIGH_BYTE + b"))*+"
 # One instruction the quiet ones leave (any 16-bit one they leave, or any whole 32-bit one), then the quiet ones after
 # it: where a step ends, the next one starts, so findall's search never moves on to a halfword that is not the first
 # of an instruction (it only could at the end of the code, where no step fits).
-_THUMB_STEP = re.compile(_ANY + b"(?:" + _one_of(_REFERRING_16) + b"|" + _one_of(_WIDE) + _ANY + _ANY + b")"
-                         + _QUIET_THUMB.pattern, re.DOTALL)
+_THUMB_STEP = _ANY + b"(?:" + _one_of(_REFERRING_16) + b"|" + _one_of(_WIDE) + _ANY + _ANY + b")" + _QUIET_THUMB
 
 
-def _signed(value: int, bits: int) -> int:
-    return value - (1 << bits) if value & (1 << (bits - 1)) else value
+@functools.cache
+def _thumb_scanners() -> tuple[Callable[[bytes], re.Match[bytes]], Callable[[bytes, int], list[bytes]]]:
+    """(the quiet instructions at the start of some code, its steps from a position): compiled when Thumb code is
+    first decoded, which runs on other code need not wait for (~0.5 ms)."""
+    return re.compile(_QUIET_THUMB, re.DOTALL).match, re.compile(_THUMB_STEP, re.DOTALL).findall
 
 
 def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None,
