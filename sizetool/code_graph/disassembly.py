@@ -158,8 +158,9 @@ def capstone_thumb_decoder() -> Decoder:
 
 def thumb_references(run: CodeRun) -> Iterator[Reference]:
     """The references of little-endian Thumb code (16- and 32-bit encodings), as _arm_references finds them with
-    capstone: B/B<c> (16 and 32 bit), BL, CBZ/CBNZ, ADR (16 and 32 bit), LDR/LDRD/VLDR from a literal (LDR also yields
-    the word it loads), and MOVW/MOVT pairs."""
+    capstone: B/B<c> (16 and 32 bit), BL, CBZ/CBNZ, ADR (16 and 32 bit; capstone 5 reads ADR.W as ADDW/SUBW from the
+    pc, which _arm_references leaves out), LDR/LDRD/VLDR from a literal (LDR also yields the word it loads), and
+    MOVW/MOVT pairs."""
     offset = run.start - run.section_start
     size = (run.end - run.start) & ~1
     code = run.section_data[offset : offset + size]
@@ -170,8 +171,8 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
     low_half: dict[int, int] = {}
     start = run.start
     # Regexes (in C) step over the instructions that refer to nothing, most of them; the loop decodes the others. Each
-    # step is one such instruction (whole: a 32-bit one cut by the end of the run ends the steps) and the quiet ones
-    # after it.
+    # step is one instruction that may refer somewhere (whole: a 32-bit one cut by the end of the run ends the steps)
+    # and the quiet ones after it.
     skip_quiet, steps = _thumb_scanners()
     position = skip_quiet(code).end()
     for step in steps(code, position):
