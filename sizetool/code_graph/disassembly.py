@@ -69,19 +69,23 @@ class CodeRun:
 Decoder = Callable[[CodeRun], Iterator[Reference]]
 
 
-def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer: int | None = None) -> Decoder | None:
-    """A function decoding CodeRuns of this architecture, or None when the architecture is not supported."""
+def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer: int | None = None,
+                 address_loads_only: bool = False) -> Decoder | None:
+    """A function decoding CodeRuns of this architecture, or None when the architecture is not supported. With
+    address_loads_only, ARM and Thumb code yield only the data addresses they load (literal words, MOVW/MOVT pairs:
+    thumb_address_loads); other architectures, whose code builds data addresses the way it reaches code (RISC-V's
+    auipc pairs, x86-64's RIP-relative operands), yield all their references either way."""
     if arch == "arm" and little_endian:
         arm_engines: list[capstone.Cs] = []  # made for the first ARM (A32) run; Cortex-M code is all Thumb
 
         def arm_or_thumb(run: CodeRun) -> Iterator[Reference]:
             if run.mode == "thumb":
-                return thumb_references(run)
+                return thumb_references(run, address_loads_only)
             if not arm_engines:
                 import capstone
 
                 arm_engines.append(_capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_ARM))
-            return _arm_references(arm_engines[0], run, True)
+            return _arm_references(arm_engines[0], run, True, address_loads_only)
 
         return arm_or_thumb
     if arch == "xtensa" and little_endian:
@@ -109,7 +113,8 @@ def _capstone(architecture: int, mode: int) -> capstone.Cs:
     return engine
 
 
-def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> Iterator[Reference]:
+def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool,
+                    address_loads_only: bool = False) -> Iterator[Reference]:
     from capstone import arm
 
     branches = {arm.ARM_INS_BL, arm.ARM_INS_BLX, arm.ARM_INS_B, arm.ARM_INS_CBZ, arm.ARM_INS_CBNZ}
@@ -122,17 +127,20 @@ def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> I
         operands = insn.operands
         if ident in branches:
             for operand in operands:
-                if operand.type == arm.ARM_OP_IMM:
+                if operand.type == arm.ARM_OP_IMM and not address_loads_only:
                     yield insn.address, operand.imm & 0xFFFFFFFF
         elif ident == arm.ARM_INS_LDR or ident == arm.ARM_INS_VLDR or ident == arm.ARM_INS_LDRD:
             for operand in operands:
                 if operand.type == arm.ARM_OP_MEM and operand.mem.base == arm.ARM_REG_PC:
                     pc = (insn.address + 4) & ~3 if run.mode == "thumb" else insn.address + 8
                     literal = pc + operand.mem.disp
-                    yield insn.address, literal
+                    if not address_loads_only:
+                        yield insn.address, literal
                     value = run.word(literal, word) if ident == arm.ARM_INS_LDR else None
                     if value is not None:
                         yield insn.address, value
+        elif ident == arm.ARM_INS_ADR and address_loads_only:
+            pass
         elif ident == arm.ARM_INS_ADR:
             for operand in operands:
                 if operand.type == arm.ARM_OP_IMM:
@@ -148,19 +156,21 @@ def _arm_references(engine: capstone.Cs, run: CodeRun, little_endian: bool) -> I
 
 
 
-def capstone_thumb_decoder() -> Decoder:
-    """The capstone reading of Thumb code, which thumb_references must match (the tests compare them)."""
+def capstone_thumb_decoder(address_loads_only: bool = False) -> Decoder:
+    """The capstone reading of Thumb code, which thumb_references (thumb_address_loads) must match (the tests compare
+    them)."""
     import capstone
 
     engine = _capstone(capstone.CS_ARCH_ARM, capstone.CS_MODE_THUMB | capstone.CS_MODE_MCLASS)
-    return lambda run: _arm_references(engine, run, True)
+    return lambda run: _arm_references(engine, run, True, address_loads_only)
 
 
-def thumb_references(run: CodeRun) -> Iterator[Reference]:
+def thumb_references(run: CodeRun, address_loads_only: bool = False) -> Iterator[Reference]:
     """The references of little-endian Thumb code (16- and 32-bit encodings), as _arm_references finds them with
     capstone: B/B<c> (16 and 32 bit), BL, CBZ/CBNZ, ADR (16 and 32 bit; capstone 5 reads ADR.W as ADDW/SUBW from the
     pc, which _arm_references leaves out), LDR/LDRD/VLDR from a literal (LDR also yields the word it loads), and
-    MOVW/MOVT pairs."""
+    MOVW/MOVT pairs. With address_loads_only, only the addresses the code loads: the words LDR reads from a literal
+    pool and the MOVW/MOVT pairs (thumb_address_loads)."""
     offset = run.start - run.section_start
     size = (run.end - run.start) & ~1
     code = run.section_data[offset : offset + size]
@@ -173,7 +183,8 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
     # Regexes (in C) step over the instructions that refer to nothing, most of them; the loop decodes the others. Each
     # step is one instruction that may refer somewhere (whole: a 32-bit one cut by the end of the run ends the steps)
     # and the quiet ones after it.
-    skip_quiet, steps = _thumb_scanners()
+    skip_quiet, steps = _thumb_scanners(address_loads_only)
+    with_targets = not address_loads_only  # branch targets, ADR, the literal slots themselves
     position = skip_quiet(code).end()
     for step in steps(code, position):
         index = position >> 1
@@ -184,7 +195,8 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
             top = first >> 11
             if top == 0b01001:  # LDR (literal), T1
                 literal = ((address + 4) & ~3) + ((first & 0xFF) << 2)
-                yield address, literal
+                if with_targets:
+                    yield address, literal
                 value = run.word(literal, word)
                 if value is not None:
                     yield address, value
@@ -203,7 +215,8 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
             if first & 0xFF7F == 0xF85F:  # LDR.W (literal), T2
                 base = (address + 4) & ~3
                 literal = (base + (second & 0xFFF) if first & 0x80 else base - (second & 0xFFF)) & 0xFFFFFFFF
-                yield address, literal
+                if with_targets:
+                    yield address, literal
                 value = run.word(literal, word)
                 if value is not None:
                     yield address, value
@@ -246,6 +259,13 @@ def thumb_references(run: CodeRun) -> Iterator[Reference]:
             base = (address + 4) & ~3
             yield address, (base + ((second & 0xFF) << 2) if first & 0x80 else base - ((second & 0xFF) << 2)) \
                 & 0xFFFFFFFF
+
+
+def thumb_address_loads(run: CodeRun) -> Iterator[Reference]:
+    """The data addresses Thumb code loads: the words LDR (16 and 32 bit) reads from a literal pool, and MOVW/MOVT
+    pairs; no branch targets, ADRs or literal slots. The regexes step over everything else, so this is a fraction
+    of thumb_references' work: what a string literal or a constant table needs (report/referenced_bytes.py)."""
+    return thumb_references(run, address_loads_only=True)
 
 
 _LITTLE_WORD = struct.Struct("<I")
@@ -314,11 +334,28 @@ _QUIET_THUMB = b"(?:" + _ANY + b"(?:" + _QUIET_HIGH_BYTE + b"))*+"
 _THUMB_STEP = _ANY + b"(?:" + _one_of(_REFERRING_16) + b"|" + _one_of(_WIDE) + _ANY + _ANY + b")" + _QUIET_THUMB
 
 
+# For thumb_address_loads, quiet is everything but LDR (literal) in both sizes and MOVW/MOVT: branches, ADR, LDRD and
+# VLDR too (MOVW/MOVT share 0xF2/0xF6 with ADR.W, and with branches when the second halfword's top bit is set).
+_MOVW_MOVT_LOW = (*range(0x40, 0x50), *range(0xC0, 0xD0))
+_QUIET_HIGH_BYTE_FOR_LOADS = b"|".join([
+    _none_of([*_LDR_LITERAL_T1, *_WIDE]),  # 16-bit
+    _one_of([0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7]) + _ANY + _ANY,
+    _high_byte_after([0xF8], _LDR_LITERAL_T2_LOW) + _ANY + _ANY,
+    _one_of([*range(0xE8, 0xF0), *range(0xF9, 0x100)]) + _ANY + _ANY,
+    _high_byte_after([0xF2, 0xF6], _MOVW_MOVT_LOW) + _ANY + _ANY,
+    _one_of([0xF2, 0xF6]) + _ANY + _one_of(range(0x80, 0x100)),  # a branch
+])
+_QUIET_FOR_LOADS = b"(?:" + _ANY + b"(?:" + _QUIET_HIGH_BYTE_FOR_LOADS + b"))*+"
+_LOAD_STEP = _ANY + b"(?:" + _one_of(_LDR_LITERAL_T1) + b"|" + _one_of(_WIDE) + _ANY + _ANY + b")" + _QUIET_FOR_LOADS
+
+
 @functools.cache
-def _thumb_scanners() -> tuple[Callable[[bytes], re.Match[bytes]], Callable[[bytes, int], list[bytes]]]:
+def _thumb_scanners(address_loads_only: bool = False) -> tuple[Callable[[bytes], re.Match[bytes]],
+                                                              Callable[[bytes, int], list[bytes]]]:
     """(the quiet instructions at the start of some code, its steps from a position): compiled when Thumb code is
     first decoded, which runs on other code need not wait for (~0.5 ms)."""
-    return re.compile(_QUIET_THUMB, re.DOTALL).match, re.compile(_THUMB_STEP, re.DOTALL).findall
+    quiet, step = (_QUIET_FOR_LOADS, _LOAD_STEP) if address_loads_only else (_QUIET_THUMB, _THUMB_STEP)
+    return re.compile(quiet, re.DOTALL).match, re.compile(step, re.DOTALL).findall
 
 
 def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None,

@@ -1,4 +1,5 @@
-"""Place the bytes no symbol covers by the code and data that refer to them, when there is no linker map.
+"""Place the bytes no symbol covers by the code and data that refer to them: without a linker map all of them, with
+one the merged string literals it lists under a single object.
 
 Without a map, string literals (`.rodata.str1.1`, merged across objects), constant tables the compiler emitted
 without a symbol, and function-local statics that DWARF describes only inside a function body have no source file:
@@ -17,7 +18,11 @@ The rule, for each run of unplaced bytes:
 - a data symbol DWARF does not place (`tflite::EnumNamesBuiltinOperator()::names`: a static inside an inline
   function) joins the files that refer to it; once placed, its own pointers place what it refers to (the names);
 - a table's words count as pointers only when most of its non-zero words point into the image, so a table of
-  numbers that happen to look like addresses places nothing.
+  numbers that happen to look like addresses places nothing;
+- with a map, only the bytes the map cannot give a file are asked about (merged string sections, objects whose name
+  the map shares between directories), and ARM code counts there by the addresses it loads (literal-pool words,
+  MOVW/MOVT pairs): a string or a constant table is reached by its address, never by a branch, an ADR or a
+  literal slot of another input section. Reading only those instructions is a quarter of decoding all of them.
 
 What nothing refers to keeps its catch-all. The result is a list of owned ranges, used by labelling.py.
 """
@@ -143,7 +148,8 @@ def find_reference_owners(
         return file_cache[start]
 
     unplaced_ends = [item.end for item in unplaced]
-    references = list(_references(image, sections, runs, unplaced_at, (unplaced_starts, unplaced_ends), code_marks))
+    references = list(_references(image, sections, runs, unplaced_at, (unplaced_starts, unplaced_ends), code_marks,
+                                  address_loads_only=asked is not None))
     waiting: list[tuple[int, int]] = []  # references from unplaced symbols: count once those are placed
     for source, target in references:
         item = unplaced_at(target)
@@ -236,10 +242,13 @@ def _code_marks(image: ElfImage) -> tuple[list[int], list[bool]]:
     return addresses, [kind in ("$t", "$a", "$x") for _, kind in image.mapping_symbols]
 
 
-def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unplaced_bounds, code_marks):
+def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unplaced_bounds, code_marks,
+                address_loads_only: bool = False):
     """(referring address, referred address) pairs whose referred address is unplaced: from decoded code, and from
     the aligned words of data symbols that look like pointer tables. unplaced_bounds: the unplaced runs' (starts,
-    ends), sorted, for the first test of each of the code's references (most are branches into placed code)."""
+    ends), sorted, for the first test of each of the code's references (most are branches into placed code). With
+    address_loads_only, ARM code gives only the addresses it loads (disassembly.thumb_address_loads), decoded for
+    this alone: the operator graph, which shares run_references' decoding, needs every reference."""
     mark_addresses, mark_is_code = code_marks
     unplaced_starts, unplaced_ends = unplaced_bounds
     lowest, highest = unplaced_starts[0], max(unplaced_ends)  # most references fall outside: no bisection for them
@@ -253,7 +262,8 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
         position = bisect.bisect_right(mark_addresses, address) - 1
         return position < 0 or not mark_is_code[position]
 
-    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image))
+    loads_only = address_loads_only and image.arch == "arm"  # elsewhere code_decoder reads every reference anyway
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image), loads_only)
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
     in_image = _in_image(image)
     for section in sections:
@@ -266,7 +276,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
                 position = bisect.bisect_right(function_starts, run.start) - 1
                 if position < 0 or run.start >= function_starts[position] + functions[position][2]:
                     continue  # between functions: data a script placed in a code section, or padding
-                for source, target in run_references(image, decoder, run):
+                for source, target in (decoder(run) if loads_only else run_references(image, decoder, run)):
                     if lowest <= target < highest:
                         found = bisect_right(unplaced_starts, target) - 1
                         if found >= 0 and target < unplaced_ends[found] and is_data_target(target):

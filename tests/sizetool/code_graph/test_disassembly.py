@@ -122,9 +122,10 @@ THUMB_SHAPES = {
 }
 
 
+@pytest.mark.parametrize("loads_only", [False, True], ids=["all references", "address loads only"])
 @pytest.mark.parametrize("odd_byte", [False, True], ids=["even", "odd length"])
 @pytest.mark.parametrize("name", list(THUMB_SHAPES))
-def test_thumb_scanner_keeps_instruction_boundaries_and_pairs_as_capstone_does(name, odd_byte):
+def test_thumb_scanner_keeps_instruction_boundaries_and_pairs_as_capstone_does(name, odd_byte, loads_only):
     from sizetool.code_graph.disassembly import capstone_thumb_decoder, thumb_references
 
     halfwords = THUMB_SHAPES[name]
@@ -132,9 +133,34 @@ def test_thumb_scanner_keeps_instruction_boundaries_and_pairs_as_capstone_does(n
     pool = struct.pack("<4I", 0x08000421, 0x20000010, 0x08000001, 0x12345678)
     for start in (0x1000, 0x1002):  # literal pools are word-aligned from the pc: both halves of a word
         run = CodeRun(start, code + pool, start, start + len(code) + odd_byte, "thumb")
-        expected = list(capstone_thumb_decoder()(run))
-        assert list(thumb_references(run)) == expected, name
-    assert expected or name.startswith(("a run ending in a first", "a run that is one", "a MOVT"))
+        expected = list(capstone_thumb_decoder(loads_only)(run))
+        assert list(thumb_references(run, loads_only)) == expected, name
+    assert expected or name.startswith(("a run ending in a first", "a run that is one", "a MOVT")) or (
+        loads_only and "load" not in name and "MOV" not in name)
+
+
+def test_address_loads_are_the_literal_words_and_movw_movt_pairs_alone():
+    """thumb_address_loads keeps, of all the references, the words LDR reads from a pool and the MOVW/MOVT pairs:
+    no branch target, no ADR, no literal slot, and nothing from LDRD or VLDR."""
+    from sizetool.code_graph.disassembly import thumb_address_loads, thumb_references
+
+    halfwords = [
+        0xF7FF, 0xFFFE,  # 0x1000 bl
+        0x4801,  # 0x1004 ldr r0, [pc, #4]: reads 0x100c
+        0xA001,  # 0x1006 adr r0
+        0xE9DF, 0x0100,  # 0x1008 ldrd r0, r1, [pc]
+        0xF85F, 0x1008,  # 0x100c ldr.w r1, [pc, #-8]: reads 0x1008
+        0xF241, 0x2034,  # 0x1010 movw r0, #0x1234
+        0xF6C0, 0x0000,  # 0x1014 movt r0, #0x800
+        0xE7FE,  # 0x1018 b
+        0xBF00,  # 0x101a nop
+    ]
+    code = struct.pack(f"<{len(halfwords)}H", *halfwords)
+    run = CodeRun(0x1000, code, 0x1000, 0x1000 + len(code), "thumb")
+    loads = list(thumb_address_loads(run))
+    # The words read: at Align(0x1008, 4) + 4 = 0x100c (the ldr.w's own halfwords) and at 0x1010 - 8 = 0x1008.
+    assert loads == [(0x1004, 0x1008F85F), (0x100C, 0x0100E9DF), (0x1014, 0x08001234)]
+    assert set(loads) < set(thumb_references(run))
 
 
 def test_thumb_scanner_reads_adr_w_beside_addw_and_subw():
@@ -158,12 +184,13 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
     from collections import defaultdict
 
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.code_graph.disassembly import capstone_thumb_decoder, thumb_references
+    from sizetool.code_graph.disassembly import capstone_thumb_decoder, thumb_address_loads, thumb_references
     from sizetool.code_graph.disassembly import code_runs
     from sizetool.inputs.symbol_runs import symbol_runs
     from tests.conftest import FIXTURES
 
     capstone_decoder = capstone_thumb_decoder()
+    capstone_loads = capstone_thumb_decoder(address_loads_only=True)
     out = FIXTURES / "firmware" / "out"
     elfs = [out / "cortex-m4/firmware.elf", out / "cortex-m4-relocs/firmware.elf",
             *sorted((out / "keep-only/cortex-m4").glob("*.elf"))]
@@ -181,6 +208,7 @@ def test_thumb_scanner_matches_capstone_on_every_fixture_build():
             for run in runs:
                 if run.mode == "thumb":
                     assert list(thumb_references(run)) == list(capstone_decoder(run)), (path, hex(run.start))
+                    assert list(thumb_address_loads(run)) == list(capstone_loads(run)), (path, hex(run.start))
                     compared += 1
     assert compared > 500
 
