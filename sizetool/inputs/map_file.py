@@ -31,9 +31,11 @@ DEFAULT_REGION = "*default*"
 _REGION = re.compile(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
 _OUTPUT = re.compile(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
 _OUTPUT_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
-_ONE_LINE = re.compile(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*?)\s*$")
+# (A greedy `(.*\S)\s*$` ends at a line's last non-blank as the lazy `(\S.*?)\s*$` does, without trying `\s*$` after
+# each character of an object's path: a third of reading a map.)
+_ONE_LINE = re.compile(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
 _NAME_ONLY = re.compile(r"^ ([^\s*]\S*)\s*$")
-_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*?)\s*$")
+_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
 _FILL = re.compile(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
 # Output sections that are never loaded, whatever address the map prints for them.
 _NOT_ALLOCATED = re.compile(
@@ -186,6 +188,8 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
                 _add(sections, pending_input, match.group(1), match.group(2), match.group(3), current)
             pending_input = None
             continue
+        if line[1:2].isspace():
+            continue  # a symbol's line, or an assignment: an input section's name starts in the second column
         match = _ONE_LINE.match(line)
         if match:
             _add(sections, match.group(1), match.group(2), match.group(3), match.group(4), current)
