@@ -20,9 +20,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
-from sizetool.inputs.map_layout import MapLayout
+
+if TYPE_CHECKING:  # the armlink and IAR layout records load with their readers, not for every GNU map (~1.7 ms)
+    from sizetool.inputs.map_layout import MapLayout
 
 FILL = "*fill*"
 LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)

@@ -97,7 +97,6 @@ def build_report_and_image(
     from sizetool.report.esp_idf_layout import (
         chip_of_sections, esp_idf_placement, esp_idf_version, image_note, is_esp_idf_map,
     )
-    from sizetool.report.map_placement import place_by_map
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
@@ -109,6 +108,8 @@ def build_report_and_image(
         linker_map = read_linker_map(map_path)
         input_format = f"ELF + {describe(linker_map)} map"
     if linker_map is not None and linker_map.layout is not None:
+        from sizetool.report.map_placement import place_by_map
+
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
     elif linker_map is not None and is_esp_idf_map(linker_map):
         placement, _uses, chip = esp_idf_placement(image, linker_map)

@@ -79,10 +79,12 @@ def test_the_operator_table_loads_no_model_reader(tmp_path):
 
 
 def test_a_report_with_a_gnu_map_loads_neither_armlink_nor_iar_reader(tmp_path):
-    """Which linker wrote a map is told by map_formats itself: the armlink and IAR readers load only for their maps."""
+    """Which linker wrote a map is told by map_formats itself: the armlink and IAR readers, their layout records and
+    the placement by a stated layout load only for their maps."""
     probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})', "sorted(sys.modules)")
     run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--map", str(FIRMWARE / "firmware.map"), "--no-cache"],
                            tmp_path, probe)
     assert run["status"] == 0 and "sizetool.inputs.map_file" in run["modules"]
-    readers = {"sizetool.inputs.armlink_map", "sizetool.inputs.iar_map"}
+    readers = {"sizetool.inputs.armlink_map", "sizetool.inputs.iar_map", "sizetool.inputs.map_layout",
+               "sizetool.report.map_placement"}
     assert not readers & set(run["modules"]), sorted(readers & set(run["modules"]))
