@@ -122,7 +122,7 @@ class Unit:
     rnglists_base: int = 0
     base_address: int = 0
     scope_tags: frozenset = SCOPE_TAGS  # the tags whose children the scan visits
-    bodies: dict = field(default_factory=dict)  # encoded code -> encoded entry not decoded yet (dwarf_abbreviations)
+    bodies: dict = field(default_factory=dict)  # code -> encoded entry (code and body) not decoded yet (dwarf_abbreviations)
 
 
 # A line table header's directories and files before DWARF 5: NUL-terminated names up to an empty one; each file is

@@ -188,6 +188,41 @@ def test_abbreviation_tables_read_by_pattern_match_a_byte_by_byte_decoding(entri
     assert tables.abbrev(unit, 99) is None
 
 
+def _numbered(code: int, entry: bytes) -> bytes:
+    """entry (starting at its tag) under another code, as a ULEB128."""
+    encoded = bytearray()
+    while True:
+        byte, code = code & 0x7F, code >> 7
+        encoded.append(byte | (0x80 if code else 0))
+        if not code:
+            return bytes(encoded) + entry
+
+
+@pytest.mark.parametrize("codes", [
+    list(range(1, 201)),  # the compilers' numbering: one-byte codes, then two-byte ones from 128
+    list(range(200, 0, -1)),  # out of order
+    [1, 2, 3, 2, 300, 5],  # a code given twice: the later entry, as in a byte-by-byte decoding
+])
+@pytest.mark.parametrize("garbage", [False, True])  # bytes outside any table: each table framed on its own
+def test_numbered_tables_in_a_section_match_a_byte_by_byte_decoding(codes, garbage):
+    from sizetool.inputs.dwarf_abbreviations import AbbreviationTables
+    from sizetool.inputs.dwarf_format import Unit
+
+    bodies = [SUBPROGRAM_WITH_SIBLING[1:], VARIABLE_WITH_LONG_FORM[2:], MEMBER[1:]]
+    first = _abbreviation_section(MEMBER, SUBPROGRAM_WITH_SIBLING)
+    second = _abbreviation_section(*(_numbered(code, bodies[n % 3]) for n, code in enumerate(codes)))
+    data = first + (b"\x80\x80" if garbage else b"") + second
+    for offset in (0, 1, len(data) - len(second)):  # 1: inside an entry, framed from there
+        tables = AbbreviationTables()
+        decoded, encoded = tables.table(data, offset, 4, 4, 4)
+        unit = Unit(0, 0, 4, 4, 4, decoded, 0)
+        unit.bodies = encoded
+        expected: dict = {}
+        AbbreviationTables().decode_all(data, offset, 4, 4, 4, {}, expected)
+        assert {code: tables.abbrev(unit, code) for code in expected} == expected
+        assert tables.abbrev(unit, 400) is None
+
+
 def test_gcc_units_are_told_apart_by_their_producer():
     from sizetool.inputs.dwarf_paths import GCC_PRODUCER
 
