@@ -44,6 +44,7 @@ _TWO_BYTE_CODES[0::2] = bytes(range(0x80, 0x100)) * 0x7F
 _TWO_BYTE_CODES[1::2] = b"".join(bytes((high,)) * 0x80 for high in range(1, 0x80))
 _TWO_BYTE_CODES = bytes(_TWO_BYTE_CODES)
 _FIRST_BYTE, _FIRST_TWO_BYTES = itemgetter(0), itemgetter(slice(0, 2))
+_AFTER_ONE_BYTE, _AFTER_TWO_BYTES = itemgetter(slice(1, None)), itemgetter(slice(2, None))
 
 
 class AbbreviationTables:
@@ -61,8 +62,8 @@ class AbbreviationTables:
     def table(self, data: bytes, offset: int, address_size: int, offset_size: int,
               version: int) -> tuple[dict[int, Abbrev], dict[bytes, bytes]]:
         """The abbreviation table at offset in .debug_abbrev (data): the abbreviations decoded (code -> abbreviation),
-        and the encoded entries not decoded yet (code -> the entry's code and body, as encoded), which abbrev() decodes
-        when the scan first meets their code."""
+        and the encoded entries not decoded yet (code -> the entry's body, as encoded), which abbrev() decodes when the
+        scan first meets their code."""
         key = (offset, address_size, offset_size, version)
         table = self.tables.get(key)
         if table is not None:
@@ -100,10 +101,9 @@ class AbbreviationTables:
         """The unit's abbreviation with this code (None: the table has none)."""
         abbrev = unit.abbrevs.get(code)
         if abbrev is None:
-            entry = unit.bodies.get(code)
-            if entry is None:
+            body = body_of(unit.bodies, code)
+            if body is None:
                 return None
-            body = entry[1:] if code < 0x80 else entry[2:] if code < 0x4000 else entry[len(_uleb_bytes(code)):]
             key = (unit.address_size, unit.offset_size, unit.version)
             decoded = self.entries.setdefault(key, {})
             abbrev = decoded.get(body)
@@ -195,23 +195,24 @@ def fixed_size(form: int, address_size: int, offset_size: int, version: int) -> 
     return -1
 
 
-def _by_code(entries: list[bytes]) -> dict[int, bytes]:
-    """Encoded entries by their code. Compilers number them 1, 2, ... in order, which one comparison of their first
-    bytes (in C) confirms; otherwise each code is decoded (a later entry of a code given twice wins, as decoding
-    the table in order would have it)."""
+def _by_code(entries: list[bytes]) -> list[bytes | None] | dict[int, bytes]:
+    """The entries' bodies (the encoding after the code) by code: a list from code 0 (None) when the codes run 1,
+    2, ... in order, as compilers number them, which one comparison of their first bytes (in C) confirms, and the
+    bodies are cut in C too; otherwise a dict, each code decoded (a later entry of a code given twice wins, as
+    decoding the table in order would have it)."""
     head, tail = entries[:0x7F], entries[0x7F:]
     if bytes(map(_FIRST_BYTE, head)) == _ONE_BYTE_CODES[: len(head)] and (
             not tail or b"".join(map(_FIRST_TWO_BYTES, tail)) == _TWO_BYTE_CODES[: 2 * len(tail)]):
-        return dict(zip(range(1, len(entries) + 1), entries))
-    return {read_uleb(entry, 0)[0]: entry for entry in entries}
+        return [None, *map(_AFTER_ONE_BYTE, head), *map(_AFTER_TWO_BYTES, tail)]
+    by_code = {}
+    for entry in entries:
+        code, start = read_uleb(entry, 0)
+        by_code[code] = entry[start:]
+    return by_code
 
 
-def _uleb_bytes(value: int) -> bytes:
-    """value as a canonical ULEB128."""
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        if not value:
-            out.append(byte)
-            return bytes(out)
-        out.append(byte | 0x80)
+def body_of(bodies: list[bytes | None] | dict[int, bytes], code: int) -> bytes | None:
+    """The encoded body of the entry with this code (None: the table has none), from _by_code's list or dict."""
+    if bodies.__class__ is dict:
+        return bodies.get(code)
+    return bodies[code] if 0 < code < len(bodies) else None

@@ -122,7 +122,8 @@ class Unit:
     rnglists_base: int = 0
     base_address: int = 0
     scope_tags: frozenset = SCOPE_TAGS  # the tags whose children the scan visits
-    bodies: dict = field(default_factory=dict)  # code -> encoded entry (code and body) not decoded yet (dwarf_abbreviations)
+    # code -> encoded entry (after the code) not decoded yet: a list from code 0 or a dict (dwarf_abbreviations)
+    bodies: list | dict = field(default_factory=dict)
 
 
 # A line table header's directories and files before DWARF 5: NUL-terminated names up to an empty one; each file is

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from elftools.common.exceptions import ELFError, ELFParseError
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, fixed_size
+from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, fixed_size
 from sizetool.inputs.dwarf_format import (
     CorruptDwarf, debug_sections,
     Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE, AT_GNU_ADDR_BASE,
@@ -128,6 +128,9 @@ class _DwarfScanner:
         self.abbreviations = AbbreviationTables()
         self.joined: dict[tuple[str, str], str] = {}  # (directory, name) -> _join(directory, name)
         self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths
+        # (unit sizes and version, visited scopes) -> encoded abbreviation -> its fast path (_file_fast_path), for
+        # the entries met so far: most entries repeat other units' under other codes
+        self.fast_paths_by_body: dict[tuple, tuple[dict[bytes, int], dict[bytes, tuple]]] = {}
         self.units: list[Unit] = []
         self.unit_starts: list[int] = []  # the units' offsets, listed once for _decl_at after the scan
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
@@ -258,7 +261,7 @@ class _DwarfScanner:
         if not abbrev.has_children:
             return
         index, decls, abbrevs, end, endian = self.index, self.decls, unit.abbrevs, unit.end, self.endian
-        scope_tags = unit.scope_tags
+        scope_tags, base = unit.scope_tags, unit.offset
         skips, jumps = self._fast_paths(unit)
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
@@ -268,21 +271,27 @@ class _DwarfScanner:
                 pos += 1
             else:
                 code, pos = read_uleb(data, pos)
-            size = skips.get(code)
-            if size is not None:  # most DIEs: nothing wanted, a fixed size, no children
-                pos += size
-                continue
-            jump = jumps.get(code)
+            try:
+                size = skips[code]
+                if size is not None:  # most DIEs: nothing wanted, a fixed size, no children
+                    pos += size
+                    continue
+                jump = jumps[code]
+            except IndexError:  # a code past the unit's table: read below
+                jump = None
             if jump is not None:  # a declaration or type with children: straight to its DW_AT_sibling
                 sibling_at, size, total = jump
                 at = pos + sibling_at
+                target = base + int.from_bytes(data[at : at + size], endian)
+                pos += total
+                if pos < target <= end:  # (then the sibling and the DIE lie inside the unit)
+                    pos = target
+                    continue
                 if at + size > len(data):
                     raise CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
-                target = unit.offset + int.from_bytes(data[at : at + size], endian)
-                pos += total
                 if pos > end:
-                    raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
-                pos = target if pos < target <= end else self._skip_subtree(unit, pos)
+                    raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {base:#x}")
+                pos = self._skip_subtree(unit, pos)
                 continue
             if code == 0:
                 depth -= 1
@@ -294,7 +303,7 @@ class _DwarfScanner:
                 abbrev = self.abbreviations.abbrev(unit, code)
                 if abbrev is None:
                     raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
-                self._file_fast_path(code, abbrev, scope_tags, skips, jumps)
+                self._file_fast_path(unit, code, abbrev, skips, jumps)
                 pos = die_offset
                 continue
             if not abbrev.wants_any:
@@ -325,25 +334,49 @@ class _DwarfScanner:
                     target = unit.offset + sibling[1] if sibling and sibling[0] in CU_REF_FORMS else -1
                     pos = target if pos < target <= end else self._skip_subtree(unit, pos)
 
-    def _fast_paths(self, unit: Unit) -> tuple[dict[int, int], dict[int, tuple[int, int, int]]]:
-        """The unit's abbreviation codes the scan passes over without decoding, filled as it meets them
-        (_file_fast_path): code -> size of DIEs with nothing wanted, a fixed size and no children; code -> (offset of
-        DW_AT_sibling, its size, the DIE's size) of DIEs with children outside the visited scopes whose only wanted
-        attribute is a fixed-place DW_AT_sibling."""
+    def _fast_paths(self, unit: Unit) -> tuple[list[int | None], list[tuple[int, int, int] | None]]:
+        """The unit's abbreviation codes the scan passes over without decoding, listed by code: the size of DIEs with
+        nothing wanted, a fixed size and no children; (offset of DW_AT_sibling, its size, the DIE's size) of DIEs
+        with children outside the visited scopes whose only wanted attribute is a fixed-place DW_AT_sibling (None:
+        neither, or not known yet). Filled (in C) for the entries another unit's scan has met, the same bytes under
+        another code, and as the scan meets the others (_file_fast_path)."""
         key = (id(unit.abbrevs), unit.scope_tags)
         found = self.fast_paths.get(key)
         if found is None:
-            found = self.fast_paths[key] = ({}, {})
+            skips_by_body, jumps_by_body = self._fast_paths_by_body(unit)
+            bodies = unit.bodies
+            if bodies.__class__ is list:
+                found = [*map(skips_by_body.get, bodies)], [*map(jumps_by_body.get, bodies)]
+            else:  # codes out of order (or a table decoded byte by byte): a list up to the largest
+                length = min(max(*bodies, *unit.abbrevs, 0, 0), 0xFFFF) + 1
+                found = [None] * length, [None] * length
+                for code, body in bodies.items():
+                    if code < length:
+                        found[0][code], found[1][code] = skips_by_body.get(body), jumps_by_body.get(body)
+            self.fast_paths[key] = found
             for code, abbrev in unit.abbrevs.items():
-                self._file_fast_path(code, abbrev, unit.scope_tags, *found)
+                self._file_fast_path(unit, code, abbrev, *found)
         return found
 
-    @staticmethod
-    def _file_fast_path(code: int, abbrev: Abbrev, scope_tags: frozenset, skips: dict, jumps: dict) -> None:
+    def _fast_paths_by_body(self, unit: Unit) -> tuple[dict[bytes, int], dict[bytes, tuple[int, int, int]]]:
+        key = (unit.address_size, unit.offset_size, unit.version, unit.scope_tags)
+        found = self.fast_paths_by_body.get(key)
+        if found is None:
+            found = self.fast_paths_by_body[key] = ({}, {})
+        return found
+
+    def _file_fast_path(self, unit: Unit, code: int, abbrev: Abbrev, skips: list, jumps: list) -> None:
+        if code >= len(skips):
+            return
+        body = body_of(unit.bodies, code)
         if not abbrev.wants_any and abbrev.fixed_size >= 0 and not abbrev.has_children:
             skips[code] = abbrev.fixed_size
-        elif abbrev.sibling_at >= 0 and abbrev.tag not in scope_tags:
-            jumps[code] = (abbrev.sibling_at, _REFERENCE_SIZES[abbrev.sibling_form], abbrev.total_size)
+            if body is not None:
+                self._fast_paths_by_body(unit)[0][body] = abbrev.fixed_size
+        elif abbrev.sibling_at >= 0 and abbrev.tag not in unit.scope_tags:
+            jumps[code] = jump = (abbrev.sibling_at, _REFERENCE_SIZES[abbrev.sibling_form], abbrev.total_size)
+            if body is not None:
+                self._fast_paths_by_body(unit)[1][body] = jump
 
     def _skip_subtree(self, unit: Unit, pos: int) -> int:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
