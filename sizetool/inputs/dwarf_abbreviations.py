@@ -3,9 +3,10 @@ scan first meets a code.
 
 Each compile unit has its own table (a TFLM build with -g: 27,000 entries in 314 tables), but the scan meets under a
 third of the codes, and most entries repeat other units' entries byte for byte under other codes (2,020 distinct
-there). Decoding them all one byte at a time took half of the scan. Here a regular expression frames a table and lists
-its entries (in C); an entry is decoded when the scan first meets its code, once per distinct entry. The whole section is framed by one pass (findall) when every byte of it
-belongs to an entry or a table's end, the usual case; a table is then a run of its entries, found by its offset.
+there). Decoding them all one byte at a time took half of the scan. Here one regular expression pass (findall, in C)
+cuts the whole section into entries and table ends when every byte belongs to one, the usual case (else a table is
+framed on its own); a table is the run of entries at its offset, its codes checked to run 1, 2, ... in one comparison.
+An entry is decoded when the scan first meets its code, once per distinct entry.
 """
 
 from __future__ import annotations
