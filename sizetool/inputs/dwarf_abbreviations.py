@@ -34,8 +34,10 @@ _FORM = rb"(?:\x21" + _ULEB + rb"|[\x80-\xff]++[\x01-\x7f]|[\x00-\x20\x22-\x7f])
 # An (attribute, form) pair: nearly always two single bytes, tried first as one alternative (a quarter faster)
 _PAIR = rb"(?:[\x01-\x7f][\x00-\x20\x22-\x7f]|" + _NONZERO_ULEB + _FORM + rb")"
 _ENTRY_BODY = _ULEB + rb"[\x00\x01]" + _PAIR + rb"*+\x00\x00"
-_ABBREV_ENTRY = re.compile(_NONZERO_ULEB + _ENTRY_BODY)  # code and body, as one string
-_ABBREV_TABLE = re.compile(rb"(?:" + _NONZERO_ULEB + _ENTRY_BODY + rb")*+\x00")
+# A table framed on its own (a section with bytes outside any entry), and its entries: compiled only then (re's cache;
+# a cold report saves their ~0.4 ms)
+_ABBREV_ENTRY = _NONZERO_ULEB + _ENTRY_BODY  # code and body, as one string
+_ABBREV_TABLE = rb"(?:" + _NONZERO_ULEB + _ENTRY_BODY + rb")*+\x00"
 _ENTRY_OR_END = re.compile(_NONZERO_ULEB + _ENTRY_BODY + rb"|\x00")  # the section's pieces: entries and b"\0" ends
 _END = b"\0"
 # The ULEB128s of codes 1, 2, ...: one byte up to 127; from 128 to 16383 two, the low seven bits (| 0x80) first
@@ -95,8 +97,8 @@ class AbbreviationTables:
         first = bisect.bisect_left(self.piece_starts, offset)
         if first < len(self.pieces) and self.piece_starts[first] == offset:
             return self.pieces[first : self.pieces.index(_END, first)]
-        whole = _ABBREV_TABLE.match(data, offset)  # a section with bytes that are no entry: this table alone
-        return None if whole is None else _ABBREV_ENTRY.findall(data, offset, whole.end() - 1)
+        whole = re.compile(_ABBREV_TABLE).match(data, offset)  # a section with bytes that are no entry: this table
+        return None if whole is None else re.compile(_ABBREV_ENTRY).findall(data, offset, whole.end() - 1)
 
     def abbrev(self, unit: Unit, code: int) -> Abbrev | None:
         """The unit's abbreviation with this code (None: the table has none)."""

@@ -88,6 +88,8 @@ def read_cstring(data: bytes, pos: int) -> tuple[bytes, int]:
 
 @dataclass
 class Abbrev:
+    """One abbreviation as the scan reads it (a docstring: without one, dataclass builds __doc__ at import)."""
+
     tag: int
     has_children: bool
     specs: tuple  # (attribute, form, implicit const, wanted, fixed size or -1)
@@ -106,6 +108,8 @@ class Abbrev:
 
 @dataclass
 class Unit:
+    """One unit header of .debug_info, and what the scan learns from its unit DIE."""
+
     offset: int  # of the unit header in .debug_info
     end: int
     version: int

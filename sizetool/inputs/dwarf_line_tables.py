@@ -20,13 +20,12 @@ from sizetool.inputs.dwarf_format import (
 
 # A line table header's directories and files before DWARF 5: NUL-terminated names up to an empty one; each file is
 # followed by its directory index, modification time and length (ULEB128s). Tables that do not match are read byte by
-# byte.
-FOLDER_TABLE = re.compile(rb"(?:[^\x00]++\x00)*+\x00")
-FOLDER = re.compile(rb"([^\x00]++)\x00")
+# byte. The table patterns serve only headers of another layout than file_table's, and are compiled only then.
+_FOLDER_TABLE = rb"(?:[^\x00]++\x00)*+\x00"
+_FOLDER = rb"([^\x00]++)\x00"
 _FILE_FIELDS = rb"\x00[\x80-\xff]*+[\x00-\x7f][\x80-\xff]*+[\x00-\x7f][\x80-\xff]*+[\x00-\x7f]"
-FILE_TABLE = re.compile(rb"(?:[^\x00]++" + _FILE_FIELDS + rb")*+\x00")
+_FILE_TABLE = rb"(?:[^\x00]++" + _FILE_FIELDS + rb")*+\x00"
 FILE_ENTRY = re.compile(rb"[^\x00]++" + _FILE_FIELDS)  # one entry, as one string
-
 
 def file_table(data: bytes, pos: int, header_end: int) -> tuple[list[bytes], list[bytes]] | None:
     """The directories and the encoded file entries of a line table header before DWARF 5 whose file table fills
@@ -114,10 +113,10 @@ class LineTables:
             if table is not None:
                 return LineTableNames(table[1], [comp_dir, *table[0]], comp_dir, self.joined)
             directories = [comp_dir]
-            folders = FOLDER_TABLE.match(data, pos)
-            files = folders and FILE_TABLE.match(data, folders.end())
+            folders = re.compile(_FOLDER_TABLE).match(data, pos)
+            files = folders and re.compile(_FILE_TABLE).match(data, folders.end())
             if files:
-                directories += FOLDER.findall(data, pos, folders.end() - 1)
+                directories += re.compile(_FOLDER).findall(data, pos, folders.end() - 1)
                 return LineTableNames(FILE_ENTRY.findall(data, folders.end(), files.end() - 1), directories,
                                       comp_dir, self.joined)
             while data[pos] != 0:
