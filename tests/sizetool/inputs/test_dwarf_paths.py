@@ -223,6 +223,20 @@ def test_numbered_tables_in_a_section_match_a_byte_by_byte_decoding(codes, garba
         assert tables.abbrev(unit, 400) is None
 
 
+@pytest.mark.parametrize("cut", [0, 1, 3])  # bytes of the last DIE's DW_AT_sibling left in the section
+def test_a_sibling_past_the_end_of_the_section_is_corrupt_dwarf(cut):
+    from sizetool.inputs.dwarf_format import CorruptDwarf
+    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+
+    # a compile unit (name as a string), then a subroutine type with children whose DW_AT_sibling (ref4) the scan
+    # jumps to without decoding the DIE, cut short at the end of .debug_info
+    abbrev = _abbreviation_section(b"\x01\x11\x01\x03\x08\x00\x00", b"\x02\x15\x01\x01\x13\x0b\x0b\x00\x00")
+    body = b"\x04\x00" + b"\x00\x00\x00\x00" + b"\x04" + b"\x01a.c\x00" + b"\x02" + b"\x20\x00\x00\x00"[:cut]
+    info = len(body).to_bytes(4, "little") + body
+    with pytest.raises(CorruptDwarf, match="runs past the end of its section"):
+        _DwarfScanner({".debug_info": info, ".debug_abbrev": abbrev}, True, SourceIndex()).scan()
+
+
 def test_gcc_units_are_told_apart_by_their_producer():
     from sizetool.inputs.dwarf_paths import GCC_PRODUCER
 
