@@ -353,8 +353,10 @@ class _DwarfScanner:
             bodies = unit.bodies
             if bodies.__class__ is list:
                 found = [*map(skips_by_body.get, bodies)], [*map(jumps_by_body.get, bodies)]
-            else:  # codes out of order (or a table decoded byte by byte): a list up to the largest
-                length = min(max(*bodies, *unit.abbrevs, 0, 0), 0xFFFF) + 1
+            else:  # codes out of order (or a table decoded byte by byte): a list up to the largest, within a bound
+                # the table's size sets (a larger code takes the slow path), so hostile codes cost no more memory
+                entries = len(bodies) + len(unit.abbrevs)
+                length = min(max(*bodies, *unit.abbrevs, 0, 0), 2 * entries + 128) + 1
                 found = [None] * length, [None] * length
                 for code, body in bodies.items():
                     if code < length:

@@ -223,6 +223,21 @@ def test_numbered_tables_in_a_section_match_a_byte_by_byte_decoding(codes, garba
         assert tables.abbrev(unit, 400) is None
 
 
+@pytest.mark.parametrize("codes", [(1, 2, 3), (5, 70000, 3), (3, 1, 2)])  # in order, a huge code, out of order
+def test_a_units_abbreviation_numbering_does_not_change_what_the_scan_reads(codes):
+    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+
+    unit_code, type_code, function_code = (_numbered(code, b"") for code in codes)
+    abbrev = _abbreviation_section(unit_code + b"\x11\x01\x03\x08\x00\x00",  # compile unit: name (string)
+                                   type_code + b"\x24\x00\x0b\x0b\x00\x00",  # base type: byte size (data1)
+                                   function_code + b"\x2e\x00\x11\x01\x12\x06\x00\x00")  # low_pc, high_pc
+    dies = unit_code + b"a.c\0" + (type_code + b"\x04") * 3 + function_code + b"\x00\x10\x00\x08\x20\x00\x00\x00"
+    body = b"\x04\x00" + b"\x00\x00\x00\x00" + b"\x04" + dies + type_code + b"\x02" + b"\x00"
+    index = SourceIndex()
+    _DwarfScanner({".debug_info": len(body).to_bytes(4, "little") + body, ".debug_abbrev": abbrev}, True, index).scan()
+    assert index.unit_of == {0x08001000: "a.c"} and index.unit_ranges == [] and index.warnings == []
+
+
 @pytest.mark.parametrize("cut", [0, 1, 3])  # bytes of the last DIE's DW_AT_sibling left in the section
 def test_a_sibling_past_the_end_of_the_section_is_corrupt_dwarf(cut):
     from sizetool.inputs.dwarf_format import CorruptDwarf
