@@ -1,6 +1,5 @@
 """The DWARF encoding the source-path scanner reads: tag, attribute, form and operation codes, LEB128 and string
-readers, the abbreviation and unit records, and the file names of line tables before DWARF 5 (DWARF 2 to 5, with the
-GNU extensions GCC writes).
+readers, the abbreviation and unit records (DWARF 2 to 5, with the GNU extensions GCC writes).
 
 Kept apart from dwarf_paths.py, which decides what the codes mean for a report; these are the format's facts.
 """
@@ -8,8 +7,6 @@ Kept apart from dwarf_paths.py, which decides what the codes mean for a report; 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_headers import read_headers
@@ -91,6 +88,8 @@ def read_cstring(data: bytes, pos: int) -> tuple[bytes, int]:
 
 @dataclass
 class Abbrev:
+    """One abbreviation as the scan reads it (a docstring: without one, dataclass builds __doc__ at import)."""
+
     tag: int
     has_children: bool
     specs: tuple  # (attribute, form, implicit const, wanted, fixed size or -1)
@@ -109,6 +108,8 @@ class Abbrev:
 
 @dataclass
 class Unit:
+    """One unit header of .debug_info, and what the scan learns from its unit DIE."""
+
     offset: int  # of the unit header in .debug_info
     end: int
     version: int
@@ -122,41 +123,8 @@ class Unit:
     rnglists_base: int = 0
     base_address: int = 0
     scope_tags: frozenset = SCOPE_TAGS  # the tags whose children the scan visits
-    bodies: dict = field(default_factory=dict)  # encoded code -> encoded entry not decoded yet (dwarf_abbreviations)
-
-
-# A line table header's directories and files before DWARF 5: NUL-terminated names up to an empty one; each file is
-# followed by its directory index, modification time and length (ULEB128s). Tables that do not match are read byte by
-# byte.
-FOLDER_TABLE = re.compile(rb"(?:[^\x00]++\x00)*+\x00")
-FOLDER = re.compile(rb"([^\x00]++)\x00")
-_FILE_FIELDS = rb"\x00([\x80-\xff]*+[\x00-\x7f])[\x80-\xff]*+[\x00-\x7f][\x80-\xff]*+[\x00-\x7f]"
-FILE_TABLE = re.compile(rb"(?:[^\x00]++" + _FILE_FIELDS + rb")*+\x00")
-FILE_ENTRY = re.compile(rb"([^\x00]++)" + _FILE_FIELDS)
-
-
-class LineTableNames(Sequence):
-    """The file names of a line table before DWARF 5 (1-based), each joined to its directory when first asked for:
-    a unit's DIEs name few of the dozens of headers its line table lists (19,000 names in a TFLM build with -g)."""
-
-    def __init__(self, entries: list[tuple[bytes, bytes]], directories: list[str], comp_dir: str, joined):
-        self.entries = entries  # (name, directory index as ULEB128), in order from file 1
-        self.directories = directories
-        self.comp_dir = comp_dir
-        self.joined = joined
-        self.names: list[str | None] = [""] + [None] * len(entries)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __getitem__(self, number):
-        name = self.names[number]
-        if name is None:
-            raw, directory = self.entries[number - 1]
-            directory = directory[0] if len(directory) == 1 else read_uleb(directory, 0)[0]
-            folder = self.directories[directory] if directory < len(self.directories) else ""
-            name = self.names[number] = self.joined(self.joined(self.comp_dir, folder), raw.decode("utf-8", "replace"))
-        return name
+    # code -> encoded entry (after the code) not decoded yet: a list from code 0 or a dict (dwarf_abbreviations)
+    bodies: list | dict = field(default_factory=dict)
 
 
 class CorruptDwarf(Exception):

@@ -19,28 +19,26 @@ decompress) section contents.
 from __future__ import annotations
 
 import bisect
-import posixpath
 import re
 import struct
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from elftools.common.exceptions import ELFError, ELFParseError
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, fixed_size
+from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, fixed_size
 from sizetool.inputs.dwarf_format import (
-    CorruptDwarf, debug_sections,
-    Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR, AT_DECL_FILE, AT_GNU_ADDR_BASE,
-    AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES, AT_RNGLISTS_BASE, AT_SIBLING,
-    AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, CONSTANT_SIZES, CU_REF_FORMS, DW_OP_ADDR, DW_OP_ADDRX,
-    DW_OP_GNU_ADDR_INDEX, FILE_ENTRY, FILE_TABLE, FOLDER, FOLDER_TABLE, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4,
-    F_EXPRLOC, F_FLAG_PRESENT, F_GNU_STR_INDEX, F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4,
-    F_REF8, F_REF_ADDR, F_RNGLISTX, F_SDATA, F_STRING, F_STRP, F_STRX, F_UDATA, LEB_FORMS, LineTableNames,
-    read_cstring, read_sleb, read_uleb, RECORD_TAGS, STRX_FORMS, TAG_COMPILE_UNIT, TAG_MEMBER, TAG_PARTIAL_UNIT,
-    TAG_SKELETON_UNIT, TAG_SUBPROGRAM, TAG_VARIABLE, Unit,
+    CorruptDwarf, debug_sections, Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR,
+    AT_DECL_FILE, AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES,
+    AT_RNGLISTS_BASE, AT_SIBLING, AT_SPECIFICATION, AT_STMT_LIST, AT_STR_OFFSETS_BASE, CU_REF_FORMS, DW_OP_ADDR,
+    DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
+    F_IMPLICIT_CONST, F_INDIRECT, F_LINE_STRP, F_REF1, F_REF2, F_REF4, F_REF8, F_REF_ADDR, F_RNGLISTX, F_SDATA,
+    F_STRING, F_STRP, LEB_FORMS, read_cstring, read_sleb, read_uleb, RECORD_TAGS, STRX_FORMS, TAG_COMPILE_UNIT,
+    TAG_MEMBER, TAG_PARTIAL_UNIT, TAG_SKELETON_UNIT, TAG_SUBPROGRAM, TAG_VARIABLE, Unit,
 )
+# is_absolute: read from here by report/source_roots.py
+from sizetool.inputs.dwarf_line_tables import LineTables, is_absolute, join_path as _join  # noqa: F401
 
 MAX_LINK_HOPS = 8
 # GCC's C and C++ compilers ("GNU C17 12.2.1 ...", "GNU C++17 ..."; not LTO's "GNU GIMPLE") write every function and
@@ -124,10 +122,18 @@ class _DwarfScanner:
         self.info = sections[".debug_info"]
         self.sections = sections
         self.endian = "little" if little_endian else "big"
+        # reference size -> struct's unpack_from (twice as fast as int.from_bytes of a slice; the scan jumps 40,000
+        # times on the -g all-ops build)
+        self.unpackers = {size: struct.Struct(("<" if little_endian else ">") + letter).unpack_from
+                          for size, letter in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))}
         self.index = index
         self.abbreviations = AbbreviationTables()
-        self.joined: dict[tuple[str, str], str] = {}  # (directory, name) -> _join(directory, name)
+        self.line_tables = LineTables(sections.get(".debug_line", b""), self.endian, index.line_table_versions,
+                                      self._string)
         self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths
+        # (unit sizes and version, visited scopes) -> encoded abbreviation -> its fast path (_file_fast_path), for
+        # the entries met so far: most entries repeat other units' under other codes
+        self.fast_paths_by_body: dict[tuple, tuple[dict[bytes, int], dict[bytes, tuple]]] = {}
         self.units: list[Unit] = []
         self.unit_starts: list[int] = []  # the units' offsets, listed once for _decl_at after the scan
         # DIE offset -> (declaring file or None, linked DIE offset or None), for the DIEs the scan visits
@@ -258,7 +264,7 @@ class _DwarfScanner:
         if not abbrev.has_children:
             return
         index, decls, abbrevs, end, endian = self.index, self.decls, unit.abbrevs, unit.end, self.endian
-        scope_tags = unit.scope_tags
+        scope_tags, base = unit.scope_tags, unit.offset
         skips, jumps = self._fast_paths(unit)
         depth = 1  # scope nesting: the unit's children are at depth 1
         while pos < end:
@@ -268,21 +274,30 @@ class _DwarfScanner:
                 pos += 1
             else:
                 code, pos = read_uleb(data, pos)
-            size = skips.get(code)
-            if size is not None:  # most DIEs: nothing wanted, a fixed size, no children
-                pos += size
-                continue
-            jump = jumps.get(code)
+            try:
+                size = skips[code]
+                if size is not None:  # most DIEs: nothing wanted, a fixed size, no children
+                    pos += size
+                    continue
+                jump = jumps[code]
+            except IndexError:  # a code past the unit's table: read below
+                jump = None
             if jump is not None:  # a declaration or type with children: straight to its DW_AT_sibling
-                sibling_at, size, total = jump
+                sibling_at, unpack, size, total = jump
                 at = pos + sibling_at
+                try:
+                    target = base + unpack(data, at)[0]
+                except struct.error:  # past the end of the section: the checks below say so
+                    target = -1
+                pos += total
+                if pos < target <= end:  # (then the sibling and the DIE lie inside the unit)
+                    pos = target
+                    continue
                 if at + size > len(data):
                     raise CorruptDwarf(f"a value at offset {at:#x} runs past the end of its section")
-                target = unit.offset + int.from_bytes(data[at : at + size], endian)
-                pos += total
                 if pos > end:
-                    raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")
-                pos = target if pos < target <= end else self._skip_subtree(unit, pos)
+                    raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {base:#x}")
+                pos = self._skip_subtree(unit, pos)
                 continue
             if code == 0:
                 depth -= 1
@@ -294,7 +309,7 @@ class _DwarfScanner:
                 abbrev = self.abbreviations.abbrev(unit, code)
                 if abbrev is None:
                     raise CorruptDwarf(f"unknown abbreviation {code} at .debug_info offset {die_offset:#x}")
-                self._file_fast_path(code, abbrev, scope_tags, skips, jumps)
+                self._file_fast_path(unit, code, abbrev, skips, jumps)
                 pos = die_offset
                 continue
             if not abbrev.wants_any:
@@ -325,25 +340,52 @@ class _DwarfScanner:
                     target = unit.offset + sibling[1] if sibling and sibling[0] in CU_REF_FORMS else -1
                     pos = target if pos < target <= end else self._skip_subtree(unit, pos)
 
-    def _fast_paths(self, unit: Unit) -> tuple[dict[int, int], dict[int, tuple[int, int, int]]]:
-        """The unit's abbreviation codes the scan passes over without decoding, filled as it meets them
-        (_file_fast_path): code -> size of DIEs with nothing wanted, a fixed size and no children; code -> (offset of
-        DW_AT_sibling, its size, the DIE's size) of DIEs with children outside the visited scopes whose only wanted
-        attribute is a fixed-place DW_AT_sibling."""
+    def _fast_paths(self, unit: Unit) -> tuple[list[int | None], list[tuple | None]]:
+        """The unit's abbreviation codes the scan passes over without decoding, listed by code: the size of DIEs with
+        nothing wanted, a fixed size and no children; (offset of DW_AT_sibling, its reader, its size, the DIE's size)
+        of DIEs with children outside the visited scopes whose only wanted attribute is a fixed-place DW_AT_sibling
+        (None: neither, or not known yet). Filled (in C) for the entries another unit's scan has met, the same bytes under
+        another code, and as the scan meets the others (_file_fast_path)."""
         key = (id(unit.abbrevs), unit.scope_tags)
         found = self.fast_paths.get(key)
         if found is None:
-            found = self.fast_paths[key] = ({}, {})
+            skips_by_body, jumps_by_body = self._fast_paths_by_body(unit)
+            bodies = unit.bodies
+            if bodies.__class__ is list:
+                found = [*map(skips_by_body.get, bodies)], [*map(jumps_by_body.get, bodies)]
+            else:  # codes out of order (or a table decoded byte by byte): a list up to the largest, within a bound
+                # the table's size sets (a larger code takes the slow path), so hostile codes cost no more memory
+                entries = len(bodies) + len(unit.abbrevs)
+                length = min(max(*bodies, *unit.abbrevs, 0, 0), 2 * entries + 128) + 1
+                found = [None] * length, [None] * length
+                for code, body in bodies.items():
+                    if code < length:
+                        found[0][code], found[1][code] = skips_by_body.get(body), jumps_by_body.get(body)
+            self.fast_paths[key] = found
             for code, abbrev in unit.abbrevs.items():
-                self._file_fast_path(code, abbrev, unit.scope_tags, *found)
+                self._file_fast_path(unit, code, abbrev, *found)
         return found
 
-    @staticmethod
-    def _file_fast_path(code: int, abbrev: Abbrev, scope_tags: frozenset, skips: dict, jumps: dict) -> None:
+    def _fast_paths_by_body(self, unit: Unit) -> tuple[dict[bytes, int], dict[bytes, tuple]]:
+        key = (unit.address_size, unit.offset_size, unit.version, unit.scope_tags)
+        found = self.fast_paths_by_body.get(key)
+        if found is None:
+            found = self.fast_paths_by_body[key] = ({}, {})
+        return found
+
+    def _file_fast_path(self, unit: Unit, code: int, abbrev: Abbrev, skips: list, jumps: list) -> None:
+        if code >= len(skips):
+            return
+        body = body_of(unit.bodies, code)
         if not abbrev.wants_any and abbrev.fixed_size >= 0 and not abbrev.has_children:
             skips[code] = abbrev.fixed_size
-        elif abbrev.sibling_at >= 0 and abbrev.tag not in scope_tags:
-            jumps[code] = (abbrev.sibling_at, _REFERENCE_SIZES[abbrev.sibling_form], abbrev.total_size)
+            if body is not None:
+                self._fast_paths_by_body(unit)[0][body] = abbrev.fixed_size
+        elif abbrev.sibling_at >= 0 and abbrev.tag not in unit.scope_tags:
+            size = _REFERENCE_SIZES[abbrev.sibling_form]
+            jumps[code] = jump = (abbrev.sibling_at, self.unpackers[size], size, abbrev.total_size)
+            if body is not None:
+                self._fast_paths_by_body(unit)[1][body] = jump
 
     def _skip_subtree(self, unit: Unit, pos: int) -> int:
         """The position after the children of a DIE whose children start at pos (no usable DW_AT_sibling)."""
@@ -400,7 +442,7 @@ class _DwarfScanner:
         if AT_LOW_PC in values:
             unit.base_address = self._address(unit, values[AT_LOW_PC])
         if AT_STMT_LIST in values:
-            unit.file_names = self._line_table_files(unit, values[AT_STMT_LIST][1], comp_dir)
+            unit.file_names = self.line_tables.files(unit, values[AT_STMT_LIST][1], comp_dir)
         for low, high in self._ranges(unit, values):
             index.unit_ranges.append((low, high, unit_file))
         return unit_file
@@ -580,119 +622,3 @@ class _DwarfScanner:
         if operation in (DW_OP_ADDRX, DW_OP_GNU_ADDR_INDEX):
             return self._indexed_address(unit, read_uleb(expression, 1)[0])
         return None
-
-    # -- line table header -------------------------------------------------------------------------------------
-    def _line_table_files(self, unit: Unit, offset: int, comp_dir: str) -> Sequence[str]:
-        """File names indexed the way DW_AT_decl_file counts them for this unit's line table."""
-        data = self.sections.get(".debug_line", b"")
-        if offset + 4 > len(data):
-            return []
-        length, offset_size, pos = self._int(data, offset, 4), 4, offset + 4
-        if length == 0xFFFFFFFF:
-            length, offset_size, pos = self._int(data, pos, 8), 8, pos + 8
-        version = self._int(data, pos, 2)
-        pos += 2
-        self.index.line_table_versions[version] += 1
-        if version >= 5:
-            pos += 2  # address size, segment selector size
-        pos += offset_size  # header length
-        pos += 1 + (1 if version >= 4 else 0) + 4  # min inst length, [max ops], default_is_stmt, line base/range
-        opcode_base = data[pos - 1]
-        pos += opcode_base - 1
-        if version < 5:
-            directories = [comp_dir]
-            folders = FOLDER_TABLE.match(data, pos)
-            files = folders and FILE_TABLE.match(data, folders.end())
-            if files:  # the usual encoding: names joined when first asked for (LineTableNames)
-                directories += [name.decode("utf-8", "replace")
-                                for name in FOLDER.findall(data, pos, folders.end() - 1)]
-                return LineTableNames(FILE_ENTRY.findall(data, folders.end(), files.end() - 1), directories,
-                                      comp_dir, self._joined)
-            while data[pos] != 0:
-                name, pos = read_cstring(data, pos)
-                directories.append(name.decode("utf-8", "replace"))
-            pos += 1
-            names = [""]  # 1-based before DWARF 5
-            while data[pos] != 0:
-                name, pos = read_cstring(data, pos)
-                directory, pos = read_uleb(data, pos)
-                pos = read_uleb(data, read_uleb(data, pos)[1])[1]  # modification time, length
-                folder = directories[directory] if directory < len(directories) else ""
-                names.append(self._joined(self._joined(comp_dir, folder), name.decode("utf-8", "replace")))
-            return names
-        directory_entries, pos = self._v5_entries(unit, data, pos, offset_size)
-        directories = [self._joined(comp_dir, entry.get(1, "")) for entry in directory_entries]
-        file_entries, pos = self._v5_entries(unit, data, pos, offset_size)
-        names = []
-        for entry in file_entries:
-            directory = entry.get(2, 0)
-            folder = directories[directory] if isinstance(directory, int) and directory < len(directories) else ""
-            names.append(self._joined(self._joined(comp_dir, folder), entry.get(1, "")))
-        return names
-
-    def _joined(self, directory: str, name: str) -> str:
-        """_join, remembered: every unit's line table names the headers all units include (19,000 names, most of them
-        repeats, in a TFLM build with -g)."""
-        path = self.joined.get((directory, name))
-        if path is None:
-            path = self.joined[directory, name] = _join(directory, name)
-        return path
-
-    def _v5_entries(self, unit: Unit, data: bytes, pos: int, offset_size: int) -> tuple[list[dict], int]:
-        format_count = data[pos]
-        pos += 1
-        formats = []
-        for _ in range(format_count):
-            content, pos = read_uleb(data, pos)
-            form, pos = read_uleb(data, pos)
-            formats.append((content, form))
-        count, pos = read_uleb(data, pos)
-        entries = []
-        for _ in range(count):
-            entry = {}
-            for content, form in formats:
-                if form in (F_STRING, F_LINE_STRP, F_STRP) or form in STRX_FORMS:
-                    if form == F_STRING:
-                        value, pos = read_cstring(data, pos)
-                        value = value.decode("utf-8", "replace")
-                    else:
-                        size = offset_size if form in (F_LINE_STRP, F_STRP) else None
-                        if size is None:
-                            raw, pos = self._line_form(unit, form, data, pos)
-                        else:
-                            raw, pos = self._int(data, pos, size), pos + size
-                        value = self._string(unit, (form, raw))
-                else:
-                    value, pos = self._line_form(unit, form, data, pos)
-                entry[content] = value
-            entries.append(entry)
-        return entries, pos
-
-    def _line_form(self, unit: Unit, form: int, data: bytes, pos: int):
-        if form in (F_UDATA, F_STRX, F_GNU_STR_INDEX):
-            return read_uleb(data, pos)
-        size = CONSTANT_SIZES.get(form)
-        if size is not None:
-            return self._int(data, pos, size) if size <= 8 else data[pos : pos + size], pos + size
-        if form == F_BLOCK:
-            length, pos = read_uleb(data, pos)
-            return data[pos : pos + length], pos + length
-        raise CorruptDwarf(f"unsupported form {form:#x} in a line table header")
-
-
-def _join(directory: str, name: str) -> str:
-    """`name` taken relative to `directory`, normalised as text (Windows separators read as `/`)."""
-    if "\\" in directory:
-        directory = directory.replace("\\", "/")
-    if "\\" in name:
-        name = name.replace("\\", "/")
-    if not name:
-        return posixpath.normpath(directory) if directory else ""
-    if not directory or is_absolute(name):
-        return posixpath.normpath(name)
-    return posixpath.normpath(posixpath.join(directory, name))
-
-
-def is_absolute(path: str) -> bool:
-    """A POSIX absolute path, or a Windows one with a drive letter (`C:/...`)."""
-    return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] == "/" and path[0].isalpha())

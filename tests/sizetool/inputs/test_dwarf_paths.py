@@ -188,6 +188,70 @@ def test_abbreviation_tables_read_by_pattern_match_a_byte_by_byte_decoding(entri
     assert tables.abbrev(unit, 99) is None
 
 
+def _numbered(code: int, entry: bytes) -> bytes:
+    """entry (starting at its tag) under another code, as a ULEB128."""
+    encoded = bytearray()
+    while True:
+        byte, code = code & 0x7F, code >> 7
+        encoded.append(byte | (0x80 if code else 0))
+        if not code:
+            return bytes(encoded) + entry
+
+
+@pytest.mark.parametrize("codes", [
+    list(range(1, 201)),  # the compilers' numbering: one-byte codes, then two-byte ones from 128
+    list(range(200, 0, -1)),  # out of order
+    [1, 2, 3, 2, 300, 5],  # a code given twice: the later entry, as in a byte-by-byte decoding
+])
+@pytest.mark.parametrize("garbage", [False, True])  # bytes outside any table: each table framed on its own
+def test_numbered_tables_in_a_section_match_a_byte_by_byte_decoding(codes, garbage):
+    from sizetool.inputs.dwarf_abbreviations import AbbreviationTables
+    from sizetool.inputs.dwarf_format import Unit
+
+    bodies = [SUBPROGRAM_WITH_SIBLING[1:], VARIABLE_WITH_LONG_FORM[2:], MEMBER[1:]]
+    first = _abbreviation_section(MEMBER, SUBPROGRAM_WITH_SIBLING)
+    second = _abbreviation_section(*(_numbered(code, bodies[n % 3]) for n, code in enumerate(codes)))
+    data = first + (b"\x80\x80" if garbage else b"") + second
+    for offset in (0, 1, len(data) - len(second)):  # 1: inside an entry, framed from there
+        tables = AbbreviationTables()
+        decoded, encoded = tables.table(data, offset, 4, 4, 4)
+        unit = Unit(0, 0, 4, 4, 4, decoded, 0)
+        unit.bodies = encoded
+        expected: dict = {}
+        AbbreviationTables().decode_all(data, offset, 4, 4, 4, {}, expected)
+        assert {code: tables.abbrev(unit, code) for code in expected} == expected
+        assert tables.abbrev(unit, 400) is None
+
+
+@pytest.mark.parametrize("codes", [(1, 2, 3), (5, 70000, 3), (3, 1, 2)])  # in order, a huge code, out of order
+def test_a_units_abbreviation_numbering_does_not_change_what_the_scan_reads(codes):
+    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+
+    unit_code, type_code, function_code = (_numbered(code, b"") for code in codes)
+    abbrev = _abbreviation_section(unit_code + b"\x11\x01\x03\x08\x00\x00",  # compile unit: name (string)
+                                   type_code + b"\x24\x00\x0b\x0b\x00\x00",  # base type: byte size (data1)
+                                   function_code + b"\x2e\x00\x11\x01\x12\x06\x00\x00")  # low_pc, high_pc
+    dies = unit_code + b"a.c\0" + (type_code + b"\x04") * 3 + function_code + b"\x00\x10\x00\x08\x20\x00\x00\x00"
+    body = b"\x04\x00" + b"\x00\x00\x00\x00" + b"\x04" + dies + type_code + b"\x02" + b"\x00"
+    index = SourceIndex()
+    _DwarfScanner({".debug_info": len(body).to_bytes(4, "little") + body, ".debug_abbrev": abbrev}, True, index).scan()
+    assert index.unit_of == {0x08001000: "a.c"} and index.unit_ranges == [] and index.warnings == []
+
+
+@pytest.mark.parametrize("cut", [0, 1, 3])  # bytes of the last DIE's DW_AT_sibling left in the section
+def test_a_sibling_past_the_end_of_the_section_is_corrupt_dwarf(cut):
+    from sizetool.inputs.dwarf_format import CorruptDwarf
+    from sizetool.inputs.dwarf_paths import SourceIndex, _DwarfScanner
+
+    # a compile unit (name as a string), then a subroutine type with children whose DW_AT_sibling (ref4) the scan
+    # jumps to without decoding the DIE, cut short at the end of .debug_info
+    abbrev = _abbreviation_section(b"\x01\x11\x01\x03\x08\x00\x00", b"\x02\x15\x01\x01\x13\x0b\x0b\x00\x00")
+    body = b"\x04\x00" + b"\x00\x00\x00\x00" + b"\x04" + b"\x01a.c\x00" + b"\x02" + b"\x20\x00\x00\x00"[:cut]
+    info = len(body).to_bytes(4, "little") + body
+    with pytest.raises(CorruptDwarf, match="runs past the end of its section"):
+        _DwarfScanner({".debug_info": info, ".debug_abbrev": abbrev}, True, SourceIndex()).scan()
+
+
 def test_gcc_units_are_told_apart_by_their_producer():
     from sizetool.inputs.dwarf_paths import GCC_PRODUCER
 
