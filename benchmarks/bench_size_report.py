@@ -10,7 +10,8 @@ alone). Each figure is the fastest of --repeat runs (the machine may be busy; th
 
 With --peers, it compares with bloaty (`--bloaty PATH`) side by side in one run and prints the speed targets, each
 figure the median of --repeat runs as CPU time (user + sys of the child: on a shared machine the wall time says as
-much about the neighbours as about the tool) with the wall time beside it:
+much about the neighbours as about the tool) with the wall time beside it, the cold, cached and bloaty runs of a row
+taking turns:
 - on --elf (with --map), a build with DWARF: a cached report at most 1x `bloaty -d compileunits`, a cold one
   (--no-cache) at most 1.5x;
 - on a symbol-only ELF (--symbol-only, else --elf stripped of DWARF here with `arm-none-eabi-strip --strip-debug` or
@@ -47,17 +48,23 @@ SIZE_REPORT = [sys.executable, "-c", "import sys; from sizetool.cli import main;
 
 def measure_cpu(argv: list[str], env: dict, repeat: int = 1) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the child), each the median of `repeat` runs."""
-    walls, cpus = [], []
+    return measure_interleaved([argv], env, repeat)[0]
+
+
+def measure_interleaved(commands: list[list[str]], env: dict, repeat: int) -> list[tuple[float, float]]:
+    """measure_cpu of each command, the commands taking turns (ours cold, ours cached, bloaty, then again): a
+    machine whose speed drifts during the run moves every figure of a row alike, and their ratios stay fair."""
+    samples: list[list[tuple[float, float]]] = [[] for _ in commands]
     for _ in range(repeat):
-        start = time.perf_counter()
-        with open(os.devnull, "wb") as sink:
-            child = subprocess.Popen(argv, stdout=sink, stderr=sink, env=env, cwd=REPO)
-            _, status, usage = os.wait4(child.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(argv)} failed with status {os.waitstatus_to_exitcode(status)}")
-        walls.append(time.perf_counter() - start)
-        cpus.append(usage.ru_utime + usage.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
+        for argv, taken in zip(commands, samples):
+            start = time.perf_counter()
+            with open(os.devnull, "wb") as sink:
+                child = subprocess.Popen(argv, stdout=sink, stderr=sink, env=env, cwd=REPO)
+                _, status, usage = os.wait4(child.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"{' '.join(argv)} failed with status {os.waitstatus_to_exitcode(status)}")
+            taken.append((time.perf_counter() - start, usage.ru_utime + usage.ru_stime))
+    return [(statistics.median(w for w, _ in taken), statistics.median(c for _, c in taken)) for taken in samples]
 
 
 def peers(args, scratch: str) -> None:
@@ -84,14 +91,14 @@ def peers(args, scratch: str) -> None:
     for label, elf, map_path, bloaty_view, cached_target, cold_target in rows:
         base = SIZE_REPORT + [elf] + (["--map", map_path] if map_path else [])
         measure_cpu(base + ["--no-cache"], env)  # compiles the bytecode once
-        cold = measure_cpu(base + ["--no-cache"], env, args.repeat)
         measure_cpu(base, env)  # fills the cache
-        cached = measure_cpu(base, env, args.repeat)
+        commands = [base + ["--no-cache"], base] + ([[args.bloaty, "-d", bloaty_view, elf]] if args.bloaty else [])
+        cold, cached, *peer = measure_interleaved(commands, env, args.repeat)
         if label == "--elf":
             cold_cpu = cold[1]
         line = f"{label:22} {os.path.getsize(elf) / 1e6:6.1f} {_pair(cold)} {_pair(cached)}"
         if args.bloaty:
-            bloaty = measure_cpu([args.bloaty, "-d", bloaty_view, elf], env, args.repeat)
+            bloaty = peer[0]
             line += f" {_pair(bloaty)}  {_ratio(cached[1], bloaty[1], cached_target)}"
             line += f"  {_ratio(cold[1], bloaty[1], cold_target)}" if cold_target else ""
         print(line)
