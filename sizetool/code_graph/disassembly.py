@@ -25,6 +25,7 @@ is ~6% of a cold `--ops` run on Cortex-M).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import struct
@@ -504,16 +505,19 @@ def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Code
                                    | {min(symbol.address + size, end) for symbol, _, size in runs})
     if image.arch == "arm":
         thumb_default = any(symbol.thumb for symbol, _, _ in runs)
-        markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
-        boundaries = sorted(set(boundaries) | {address for address, _ in markers})
+        # image.mapping_symbols is sorted by address: the section's markers are one slice of it
+        marks = image.mapping_symbols
+        first = bisect.bisect_left(marks, (start,))
+        markers = marks[first : bisect.bisect_left(marks, (end,), first)]
+        boundaries = sorted(set(boundaries).union([address for address, _ in markers]))
         modes = []
-        marker_position = 0
-        current = "$t" if thumb_default else "$a"
+        marker_position, marker_count = 0, len(markers)
+        current = "thumb" if thumb_default else "arm"
         for begin in boundaries[:-1]:
-            while marker_position < len(markers) and markers[marker_position][0] <= begin:
-                current = markers[marker_position][1]
+            while marker_position < marker_count and markers[marker_position][0] <= begin:
+                current = _MAPPING_MODES.get(markers[marker_position][1], "data")
                 marker_position += 1
-            modes.append({"$t": "thumb", "$a": "arm"}.get(current, "data"))
+            modes.append(current)
     elif image.arch == "xtensa":
         # Only functions are decoded: literal pools (.literal sections) sit between them without mapping symbols.
         functions = [(symbol.address, symbol.address + size) for symbol, _, size in runs if symbol.kind == "func"]
@@ -527,6 +531,9 @@ def code_runs(image: ElfImage, section: Section, data: bytes, runs) -> list[Code
         if finish > begin and mode != "data":
             code_runs.append(CodeRun(start, data, begin, finish, mode))
     return code_runs
+
+
+_MAPPING_MODES = {"$t": "thumb", "$a": "arm"}  # ARM mapping symbols; `$d` (and anything else) marks data
 
 
 def global_pointer(image: ElfImage) -> int | None:

@@ -163,7 +163,7 @@ class ElfImage:
     sections: list[Section]
     segments: list[Segment]
     symbols: list[Symbol]  # defined, sized-or-not, excluding section/file/undefined/absolute/common symbols
-    mapping_symbols: list[tuple[int, str]] = field(default_factory=list)  # ARM/AArch64 $a/$t/$d/$x markers
+    mapping_symbols: list[tuple[int, str]] = field(default_factory=list)  # ARM/AArch64 $a/$t/$d/$x markers, sorted
     has_symtab: bool = True
     has_dwarf: bool = False
     elf_type: str = "ET_EXEC"
