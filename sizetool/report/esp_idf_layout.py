@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
 from sizetool.inputs.input_files import read_input
-from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion
+from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion, is_esp_idf_map  # noqa: F401 (this layout's API)
 from sizetool.report.esp_idf_chips import (  # noqa: F401 (CHIPS, ESP_IDF_SIZE_NAMES, IMAGE_SUFFIX: this layout's API)
     CHIPS, DIRAM, DRAM, ESP_IDF_SIZE_NAMES, FLASH_CODE, FLASH_DATA, IMAGE_SUFFIX, IRAM, PSRAM_SECTIONS, RTC_FAST,
     RTC_SLOW, SPI_RAM, MemoryType, split_by_types,
@@ -67,11 +67,6 @@ class EspIdfUse:
     used: int
     size: int  # the memory the map's regions give this type (0 for flash: the partition decides)
     sections: tuple[tuple[str, int], ...]  # (output section, bytes in this type)
-
-
-def is_esp_idf_map(linker_map: LinkerMap) -> bool:
-    names = {region.name for region in linker_map.regions}
-    return "dram0_0_seg" in names and bool(names & {"iram0_0_seg", "drom0_0_seg", "iram1_0_seg", "irom0_0_seg"})
 
 
 def esp_idf_target(linker_map: LinkerMap) -> str | None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
 
 RESERVED = "(reserved)"
@@ -61,7 +60,11 @@ def ram_use(report: SizeReport) -> list[RegionUse]:
     if not regions:
         return []
     sums = {r.name: [0, 0, 0] for r in regions}  # static, reserved, free-inside-use
-    chip = layout_chip(report.input_format)
+    chip = None
+    if "ESP-IDF layout" in report.input_format:  # the ESP chips' address maps load only for their reports (~0.5 ms)
+        from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
+
+        chip = layout_chip(report.input_format)
     for entry in report.entries_for("ram"):
         kind = 2 if is_free(entry) else 1 if is_reserved(entry) else 0
         if chip is not None:

@@ -92,11 +92,8 @@ def build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_file import is_merged_strings
+    from sizetool.inputs.map_file import is_esp_idf_map, is_merged_strings
     from sizetool.report.labelling import NO_DEBUG_INFO, MergedStrings, label_bytes, section_entries
-    from sizetool.report.esp_idf_layout import (
-        chip_of_sections, esp_idf_placement, esp_idf_version, image_note, is_esp_idf_map,
-    )
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
 
@@ -112,18 +109,25 @@ def build_report_and_image(
 
         placement = place_by_map(image, linker_map)  # armlink, IAR: the map states the layout
     elif linker_map is not None and is_esp_idf_map(linker_map):
+        from sizetool.report.esp_idf_layout import esp_idf_placement, esp_idf_version
+
         placement, _uses, chip = esp_idf_placement(image, linker_map)
         input_format = (f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'}"
                         f"{_idf_version_text(esp_idf_version(image))})")
-    elif linker_map is None and (chip := chip_of_sections(image)):
+    elif linker_map is None and (chip := _esp_idf_chip_of_sections(image)):
+        from sizetool.report.esp_idf_layout import esp_idf_placement, esp_idf_version
+
         placement = esp_idf_placement(image, None)[0]
         input_format = (f"ELF (ESP-IDF layout, {chip}{_idf_version_text(esp_idf_version(image))}, from the section "
                         "addresses; no map)")
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
-    if "ESP-IDF layout" in input_format and (note := image_note(image, placement.rom_total)):
-        warnings.append(f"{elf_path}: {note}")
+    if "ESP-IDF layout" in input_format:
+        from sizetool.report.esp_idf_layout import image_note
+
+        if note := image_note(image, placement.rom_total):
+            warnings.append(f"{elf_path}: {note}")
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
     merged: tuple[int, int] | None = None
     if not image.has_symtab:
@@ -186,6 +190,16 @@ def build_report_and_image(
         input_format=input_format,
     )
     return report, image
+
+
+def _esp_idf_chip_of_sections(image: ElfImage) -> str | None:
+    """esp_idf_layout.chip_of_sections, which is None for anything but a 32-bit Xtensa or RISC-V ELF (the ESP chips):
+    the ESP-IDF layout and its chip tables load only for those (~1.5 ms of every other cold report)."""
+    if image.arch not in ("xtensa", "riscv") or image.elf_class != 32:
+        return None
+    from sizetool.report.esp_idf_layout import chip_of_sections
+
+    return chip_of_sections(image)
 
 
 def _idf_version_text(version: str | None) -> str:

@@ -88,3 +88,18 @@ def test_a_report_with_a_gnu_map_loads_neither_armlink_nor_iar_reader(tmp_path):
     readers = {"sizetool.inputs.armlink_map", "sizetool.inputs.iar_map", "sizetool.inputs.map_layout",
                "sizetool.report.map_placement"}
     assert not readers & set(run["modules"]), sorted(readers & set(run["modules"]))
+
+
+def cold_gnu_map_report_modules(tmp_path) -> set[str]:
+    probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})', "sorted(sys.modules)")
+    run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--map", str(FIRMWARE / "firmware.map"), "--no-cache"],
+                           tmp_path, probe)
+    assert run["status"] == 0 and "sizetool.report.placement" in run["modules"]  # the probe sees the report's modules
+    return set(run["modules"])
+
+
+def test_a_cortex_m_report_loads_no_esp_idf_layout(tmp_path):
+    """The ESP-IDF layout and the ESP chips' address maps load only for an ESP-IDF map, an Xtensa or RISC-V ELF read
+    without a map, or a report read with that layout: a GNU map names its regions, an ARM ELF its architecture."""
+    esp_idf = {"sizetool.report.esp_idf_layout", "sizetool.report.esp_idf_chips"}
+    assert not esp_idf & cold_gnu_map_report_modules(tmp_path)
