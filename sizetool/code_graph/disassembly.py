@@ -13,14 +13,15 @@ referenced address) pairs, per architecture:
   ~20 ms for the 390 KB of code of a TFLM all-ops build. The tests check the scanner against capstone, reference for
   reference, on every fixture; ARM (A32) code still goes through capstone.
 - RISC-V (RV32/RV64, compressed included): JAL/branch offsets; `auipc`/`lui` followed by `addi`, `jalr`, a load or
-  a store on the same register; gp-relative accesses when `__global_pointer$` is known.
-- x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements.
+  a store on the same register; gp-relative accesses when `__global_pointer$` is known (riscv_references.py).
+- x86-64: call/jump immediates, RIP-relative operands, and absolute immediates or displacements (x86_references.py).
 - Xtensa (ESP8266, ESP32): xtensa_scan.py, a scanner of its own (capstone 5 has no Xtensa): CALL0/CALLn, L32R
   literals and the words they load, jumps and branches, decoded along the control flow.
 
 Anything else (architectures capstone is not asked about here) returns None from `code_decoder`, and the caller
 falls back to symbol-level attribution. Capstone itself loads only when code needs it (not for Thumb: importing it
-is ~6% of a cold `--ops` run on Cortex-M).
+is ~6% of a cold `--ops` run on Cortex-M), and so do the RISC-V, x86-64 and Xtensa readers (their records and regexes
+were ~0.7 ms of every cold Cortex-M report).
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from sizetool.code_graph.xtensa_scan import xtensa_references
 
 if TYPE_CHECKING:
     import capstone
@@ -90,18 +89,24 @@ def code_decoder(arch: str, elf_class: int, little_endian: bool, global_pointer:
 
         return arm_or_thumb
     if arch == "xtensa" and little_endian:
+        from sizetool.code_graph.xtensa_scan import xtensa_references
+
         return xtensa_references
     import capstone
 
     if arch == "riscv":
         mode = capstone.CS_MODE_RISCV64 if elf_class == 64 else capstone.CS_MODE_RISCV32
         engine = _capstone(capstone.CS_ARCH_RISCV, mode | capstone.CS_MODE_RISCVC)
-        ids = _riscv_ids()
-        return lambda run: _riscv_references(engine, run, elf_class, global_pointer, ids)
+        from sizetool.code_graph.riscv_references import riscv_ids, riscv_references
+
+        ids = riscv_ids()
+        return lambda run: riscv_references(engine, run, elf_class, global_pointer, ids)
     if arch == "x86_64":
         engine = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
         engine.skipdata = True
-        return lambda run: _x86_references(engine, run)
+        from sizetool.code_graph.x86_references import x86_references
+
+        return lambda run: x86_references(engine, run)
     return None
 
 
@@ -357,135 +362,6 @@ def _thumb_scanners(address_loads_only: bool = False) -> tuple[Callable[[bytes],
     first decoded, which runs on other code need not wait for (~0.5 ms)."""
     quiet, step = (_QUIET_FOR_LOADS, _LOAD_STEP) if address_loads_only else (_QUIET_THUMB, _THUMB_STEP)
     return re.compile(quiet, re.DOTALL).match, re.compile(step, re.DOTALL).findall
-
-
-def _riscv_references(engine: capstone.Cs, run: CodeRun, elf_class: int, global_pointer: int | None,
-                      ids: _RiscvIds) -> Iterator[Reference]:
-    from capstone import riscv
-
-    mask = (1 << elf_class) - 1
-    known: dict[int, int] = {}  # register -> address built by auipc/lui (+addi)
-    if global_pointer is not None:
-        known[riscv.RISCV_REG_GP] = global_pointer
-    for insn in run.instructions(engine):
-        if insn.id == 0:
-            continue
-        ident = insn.id
-        operands = insn.operands
-        if ident in ids.upper:
-            destination, immediate = operands[0].reg, operands[1].imm & 0xFFFFF
-            upper = immediate << 12
-            if upper & (1 << 31):  # sign-extend the 32-bit result on RV64
-                upper -= 1 << 32
-            known[destination] = ((insn.address if ident == riscv.RISCV_INS_AUIPC else 0) + upper) & mask
-            continue
-        if ident in ids.jumps:
-            for operand in operands:
-                if operand.type == riscv.RISCV_OP_IMM:
-                    yield insn.address, (insn.address + operand.imm) & mask
-            continue
-        if ident in ids.add_immediate:
-            # addi rd, rs, imm; its alias mv rd, rs (imm 0); c.mv rd, rs; jalr rd, imm(rs)
-            registers = [o.reg for o in operands if o.type == riscv.RISCV_OP_REG]
-            immediates = [o.imm for o in operands if o.type == riscv.RISCV_OP_IMM]
-            source = registers[1] if len(registers) > 1 else (registers[0] if registers else None)
-            base = known.get(source) if source is not None else None
-            if base is not None and len(immediates) <= 1:
-                target = (base + (immediates[0] if immediates else 0)) & mask
-                if ident != ids.c_mv:  # a register copy passes the address on; the use of the copy counts
-                    yield insn.address, target
-                if ident != riscv.RISCV_INS_JALR and registers[0] != riscv.RISCV_REG_GP:
-                    known[registers[0]] = target
-                    continue
-        for operand in operands:
-            if operand.type == riscv.RISCV_OP_MEM and operand.mem.base in known:
-                yield insn.address, (known[operand.mem.base] + operand.mem.disp) & mask
-            elif (operand.type == riscv.RISCV_OP_IMM and ident == riscv.RISCV_INS_JALR and len(operands) == 2
-                  and operands[0].type == riscv.RISCV_OP_REG and operands[0].reg in known):
-                yield insn.address, (known[operands[0].reg] + operand.imm) & mask
-        # A register written by anything else no longer holds the address we tracked.
-        if operands and operands[0].type == riscv.RISCV_OP_REG and ident not in ids.stores:
-            known.pop(operands[0].reg, None)
-            if global_pointer is not None:
-                known[riscv.RISCV_REG_GP] = global_pointer
-
-
-@dataclass(frozen=True)
-class _RiscvIds:
-    """Capstone's ids of the RISC-V instructions _riscv_references tells apart (read once per decoder)."""
-
-    add_immediate: frozenset[int]
-    c_mv: int
-    upper: frozenset[int]
-    jumps: frozenset[int]
-    stores: frozenset[int]
-
-
-def _riscv_ids() -> _RiscvIds:
-    from capstone import riscv
-
-    return _RiscvIds(
-        # c.addi is left out: compilers build addresses with a full addi, and lui+c.addi is how constants such as
-        # INT_MIN + 1 are made, which would otherwise point into RAM at 0x80000000 on many RISC-V parts.
-        add_immediate=frozenset(getattr(riscv, name) for name in ("RISCV_INS_ADDI", "RISCV_INS_C_MV", "RISCV_INS_JALR")
-                                if hasattr(riscv, name)),
-        c_mv=getattr(riscv, "RISCV_INS_C_MV", -1),
-        upper=frozenset({riscv.RISCV_INS_AUIPC, riscv.RISCV_INS_LUI, riscv.RISCV_INS_C_LUI}),
-        jumps=frozenset(
-            getattr(riscv, name)
-            for name in (
-                "RISCV_INS_JAL", "RISCV_INS_C_JAL", "RISCV_INS_C_J", "RISCV_INS_BEQ", "RISCV_INS_BNE", "RISCV_INS_BLT",
-                "RISCV_INS_BGE", "RISCV_INS_BLTU", "RISCV_INS_BGEU", "RISCV_INS_C_BEQZ", "RISCV_INS_C_BNEZ",
-            )
-            if hasattr(riscv, name)
-        ),
-        stores=frozenset(
-            getattr(riscv, name)
-            for name in ("RISCV_INS_SB", "RISCV_INS_SH", "RISCV_INS_SW", "RISCV_INS_SD", "RISCV_INS_C_SW",
-                         "RISCV_INS_C_SD", "RISCV_INS_C_SWSP", "RISCV_INS_C_SDSP", "RISCV_INS_FSW", "RISCV_INS_FSD",
-                         "RISCV_INS_C_FSW", "RISCV_INS_C_FSD", "RISCV_INS_C_FSWSP", "RISCV_INS_C_FSDSP")
-            if hasattr(riscv, name)
-        ),
-    )
-
-
-def _x86_references(engine: capstone.Cs, run: CodeRun) -> Iterator[Reference]:
-    # x86-64 code is large (a host build of TFLM has millions of instructions) and nearly every instruction could
-    # refer somewhere, so this reads capstone's text (disasm_lite, ~20x faster than detail objects): RIP-relative
-    # operands, and numbers outside brackets or alone in them (call/jmp targets, absolute immediates and
-    # displacements). A number beside a register in brackets is an offset, not an address.
-    offset = run.start - run.section_start
-    code = run.section_data[offset : offset + run.end - run.start]
-    for address, size, mnemonic, operands in engine.disasm_lite(code, run.start):
-        if not operands:
-            continue
-        if mnemonic in _X86_BRANCHES or mnemonic[0] == "j":
-            if operands.startswith("0x"):
-                yield address, int(operands, 16)
-            continue
-        if "rip" in operands:
-            match = _RIP_RELATIVE.search(operands)
-            if match:
-                displacement = int(match.group(2), 0)
-                target = address + size + (displacement if match.group(1) == "+" else -displacement)
-                yield address, target & 0xFFFFFFFFFFFFFFFF
-            operands = _BRACKETS.sub("", operands)
-        elif "[" in operands:
-            operands = _BRACKETS.sub(lambda m: m.group(0) if _LONE_NUMBER.fullmatch(m.group(0)) else "", operands)
-        for number in _HEX_NUMBER.findall(operands):
-            value = int(number, 16)
-            # Position-independent code only refers RIP-relative; an absolute number below the usual non-PIE base
-            # is a constant (0x7fff, a mask) that would otherwise land inside some function of a PIE.
-            if value >= _X86_LOWEST_ABSOLUTE_ADDRESS:
-                yield address, value
-
-
-_X86_BRANCHES = frozenset({"call", "jmp", "loop", "loope", "loopne", "jrcxz", "jecxz"})
-_X86_LOWEST_ABSOLUTE_ADDRESS = 0x400000  # where non-PIE x86-64 executables start
-_RIP_RELATIVE = re.compile(r"\[rip ([+-]) (0x[0-9a-f]+|\d+)\]")
-_BRACKETS = re.compile(r"\[[^\]]*\]")
-_LONE_NUMBER = re.compile(r"\[0x[0-9a-f]+\]")
-_HEX_NUMBER = re.compile(r"(?<![\w-])0x([0-9a-f]+)")
 
 
 def run_references(image: ElfImage, decoder: Decoder, run: CodeRun) -> list[Reference]:

@@ -103,3 +103,13 @@ def test_a_cortex_m_report_loads_no_esp_idf_layout(tmp_path):
     without a map, or a report read with that layout: a GNU map names its regions, an ARM ELF its architecture."""
     esp_idf = {"sizetool.report.esp_idf_layout", "sizetool.report.esp_idf_chips"}
     assert not esp_idf & cold_gnu_map_report_modules(tmp_path)
+
+
+def test_a_cortex_m_report_loads_no_other_architectures_code_reader(tmp_path):
+    """The report places bytes by the Thumb code that refers to them; the RISC-V, x86-64 and Xtensa readers (their
+    records of capstone ids, their regexes) load only for code of their architecture."""
+    readers = {"sizetool.code_graph.riscv_references", "sizetool.code_graph.x86_references",
+               "sizetool.code_graph.xtensa_scan"}
+    modules = cold_gnu_map_report_modules(tmp_path)
+    assert "sizetool.code_graph.disassembly" in modules  # the Thumb scanner did load
+    assert not readers & modules, sorted(readers & modules)
