@@ -73,6 +73,8 @@ class OutputSection:
 
 @dataclass(frozen=True)
 class InputSection:
+    """An input section the map lists under an output section: which object file contributed these bytes."""
+
     name: str  # e.g. ".rodata.main.str1.1", or "*fill*"
     address: int
     size: int
