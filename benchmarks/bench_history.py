@@ -33,7 +33,8 @@ sys.path.insert(0, str(REPO))
 from sizetool.history.build_info import BuildInfo  # noqa: E402
 from sizetool.history.record import record_report  # noqa: E402
 from sizetool.history.storage import history_database  # noqa: E402
-from sizetool.report.report_model import OperatorCost, SizeEntry, SizeReport, report_to_dict  # noqa: E402
+from sizetool.report.operator_records import OperatorCost  # noqa: E402
+from sizetool.report.report_model import SizeEntry, SizeReport, report_to_dict  # noqa: E402
 
 OUT = REPO / "fixtures" / "firmware" / "out"
 SERIES = [("main", {"board": "k64"}), ("main", {"board": "nrf52"}), ("feature/dsp", {"board": "k64"}),

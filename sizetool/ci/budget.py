@@ -23,7 +23,7 @@
 
 Unknown tables and keys are errors (a typo must not silently pass); every error names the file and line.
 An operator named in [rom.operators] that the firmware does not register passes with actual 0 and a note saying so
-(a misspelt op name shows up there). Operator rules need the report's operator table (report_model.OperatorTable).
+(a misspelt op name shows up there). Operator rules need the report's operator table (operator_records.OperatorTable).
 Model paths are relative to the budget file; model rules need each model's predicted firmware (ModelFirmware), which
 the caller computes from the ELF (sizetool.operators.model_crosscheck.model_firmware). A model needing an op the build
 does not register fails: its firmware cannot be predicted from that build. A model's table form may give `flash`,

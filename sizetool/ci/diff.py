@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from sizetool.report.report_model import OperatorTable, SizeReport
+from sizetool.report.operator_records import OperatorTable
+from sizetool.report.report_model import SizeReport
 
 
 @dataclass(frozen=True)

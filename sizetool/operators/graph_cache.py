@@ -19,7 +19,8 @@ from sizetool.operators.operator_cost import operator_table_for_graph
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
 from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
 from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key, write_entry
-from sizetool.report.report_model import OperatorTable, SizeReport, operator_table_from_dict, operator_table_to_dict
+from sizetool.report.operator_records import OperatorTable, operator_table_from_dict, operator_table_to_dict
+from sizetool.report.report_model import SizeReport
 
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from sizetool.errors import SizeToolError
 from sizetool.operators.operator_graph import OperatorGraph
 from sizetool.operators.operator_sets import SetCost, keep_only, set_cost
-from sizetool.report.report_model import OperatorTable
+from sizetool.report.operator_records import OperatorTable
 from tflm_facts.registrations import REGISTER_PREFIX, ModelOp, model_op
 from tflm_facts.type_rules import KERNEL_VARIANTS
 

@@ -27,9 +27,8 @@ from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
 from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
 from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
-from sizetool.report.report_model import (
-    FileBytes, OperatorBytes, OperatorCost, OperatorTable, SizeReport, TemplateCost,
-)
+from sizetool.report.operator_records import FileBytes, OperatorBytes, OperatorCost, OperatorTable, TemplateCost
+from sizetool.report.report_model import SizeReport
 
 RESOLVER_TEMPLATE = "tflite::MicroMutableOpResolver"
 NO_FILE = "(no symbol)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sizetool.report.report_model import OperatorTable
+from sizetool.report.operator_records import OperatorTable
 
 RUNTIME_NODE = "(runtime)"
 SHARED_NODE = "(shared by operators)"

@@ -13,7 +13,7 @@ operators' exclusive bytes + bytes shared only among operators.
 With `--model`, the RAM half follows (render/arena_fit.py): the tensor arena the models need against the linked arena
 and the free RAM; JSON key "arena", CSV kinds arena_*, ram_free.
 
-The JSON is report_model.operator_table_to_dict (also stored by `--save`) with additive keys.
+The JSON is operator_records.operator_table_to_dict (also stored by `--save`) with additive keys.
 Output is deterministic: rows keep the table's order (exclusive bytes, largest first, then op name).
 """
 
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from sizetool import __version__
 from sizetool.render.text_blocks import console_for, finish, rich_table
-from sizetool.report.report_model import FileBytes, OperatorTable, dump_json, operator_table_to_dict
+from sizetool.report.operator_records import FileBytes, OperatorTable, operator_table_to_dict
+from sizetool.report.report_model import dump_json
 from sizetool.text_escaping import markdown_code, markdown_text
 
 if TYPE_CHECKING:  # the table alone loads no model reader or arena estimate (render/arena_fit.py does, for --model)

@@ -14,9 +14,7 @@ import os
 
 from sizetool import __version__
 from sizetool.report.cache_files import blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
-from sizetool.report.report_model import (
-    Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport, operator_table_from_dict, operator_table_to_dict,
-)
+from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport
 
 MAX_ENTRIES = 64
 
@@ -61,12 +59,29 @@ def _to_plain(report: SizeReport) -> tuple:
         [(e.memory, e.path, e.symbol, e.section, e.address, e.size, e.mangled, e.aliases, e.pieces)
          for e in report.entries],
         [(r.name, r.origin, r.length, r.used, r.attributes, r.memory) for r in report.regions],
-        json.dumps(operator_table_to_dict(report.operators)) if report.operators is not None else "",
+        _operators_json(report),
         list(report.warnings),
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
         report.input_format,
         _map_fields(report.linker_map) if report.linker_map is not None else None,
     )
+
+
+def _operators_json(report: SizeReport) -> str:
+    """The operator table as JSON, "" without one (its records load only for a report that has a table)."""
+    if report.operators is None:
+        return ""
+    from sizetool.report.operator_records import operator_table_to_dict
+
+    return json.dumps(operator_table_to_dict(report.operators))
+
+
+def _operators_from_json(text: str):
+    if not text:
+        return None
+    from sizetool.report.operator_records import operator_table_from_dict
+
+    return operator_table_from_dict(json.loads(text))
 
 
 def _from_plain(data: tuple, source: str) -> SizeReport:
@@ -80,7 +95,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         ram_total=ram_total,
         entries=[SizeEntry(*entry) for entry in entries],
         regions=[MemoryRegion(*region) for region in regions],
-        operators=operator_table_from_dict(json.loads(operators)) if operators else None,
+        operators=_operators_from_json(operators),
         warnings=list(warnings),
         berkeley=Berkeley(*berkeley) if berkeley else None,
         input_format=input_format,

@@ -174,7 +174,7 @@ def fake_operator_cost(monkeypatch):
     import types
 
     from sizetool.operators import graph_cache
-    from sizetool.report.report_model import OperatorCost, OperatorTable
+    from sizetool.report.operator_records import OperatorCost, OperatorTable
 
     calls = []
     graph = types.SimpleNamespace(graph=types.SimpleNamespace(decoded=False))  # no set answers from a fake

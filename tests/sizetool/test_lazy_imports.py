@@ -113,3 +113,15 @@ def test_a_cortex_m_report_loads_no_other_architectures_code_reader(tmp_path):
     modules = cold_gnu_map_report_modules(tmp_path)
     assert "sizetool.code_graph.disassembly" in modules  # the Thumb scanner did load
     assert not readers & modules, sorted(readers & modules)
+
+
+def test_a_report_without_operators_builds_no_operator_records(tmp_path):
+    """The operator table's records (operator_records.py) are built for --ops or a saved report with a table, not at
+    the start-up of every report."""
+    probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})',
+                          'sorted(name for name, module in list(sys.modules.items()) if hasattr(module, "OperatorCost"))')
+    run = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--map", str(FIRMWARE / "firmware.map"), "--no-cache"],
+                           tmp_path, probe)
+    assert run["status"] == 0 and run["modules"] == []
+    with_ops = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--ops", "--no-cache"], tmp_path, probe)
+    assert with_ops["status"] == 0 and with_ops["modules"]  # the probe sees them where they are built

@@ -10,7 +10,8 @@ from sizetool import cli
 from sizetool.ci.budget import check_budget, glob_to_regex, read_budget
 from sizetool.errors import SizeToolError
 from sizetool.report.report_builder import build_report
-from sizetool.report.report_model import OperatorCost, OperatorTable, load_report
+from sizetool.report.operator_records import OperatorCost, OperatorTable
+from sizetool.report.report_model import load_report
 
 OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4/firmware.elf"

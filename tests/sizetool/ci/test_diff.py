@@ -8,7 +8,8 @@ import pytest
 from sizetool import cli
 from sizetool.ci.diff import diff_operators, diff_reports
 from sizetool.report.report_builder import build_report
-from sizetool.report.report_model import OperatorCost, OperatorTable, save_report
+from sizetool.report.operator_records import OperatorCost, OperatorTable
+from sizetool.report.report_model import save_report
 
 OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
 SIZES = json.loads((OUT / "sizes.json").read_text())

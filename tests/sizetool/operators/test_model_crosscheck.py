@@ -13,7 +13,7 @@ import pytest
 from resolver_gen import cli as gen_resolver
 from sizetool.errors import SizeToolError
 from sizetool.operators.model_crosscheck import crosscheck_models, read_model_ops
-from sizetool.report.report_model import OperatorCost, OperatorTable
+from sizetool.report.operator_records import OperatorCost, OperatorTable
 from tests.conftest import FIXTURES
 
 MODELS = FIXTURES / "models"

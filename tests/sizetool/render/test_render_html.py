@@ -17,9 +17,8 @@ from sizetool import cli
 from sizetool.operators.operator_view import RUNTIME_NODE, SHARED_NODE
 from sizetool.render.html import render_html
 from sizetool.report.report_builder import build_report
-from sizetool.report.report_model import (
-    FileBytes, OperatorCost, OperatorTable, TemplateCost, report_from_dict, report_to_dict,
-)
+from sizetool.report.operator_records import FileBytes, OperatorCost, OperatorTable, TemplateCost
+from sizetool.report.report_model import report_from_dict, report_to_dict
 
 OUT = Path(__file__).resolve().parents[3] / "fixtures" / "firmware" / "out"
 ELF = OUT / "cortex-m4" / "firmware.elf"

@@ -12,7 +12,7 @@ from sizetool.operators.operator_sets import SetCost
 from sizetool.operators.what_if import GoingFile, GoingSymbol, WhatIf
 from sizetool.render.operators import FORMATS, TOP_FILES, TOP_SYMBOLS, render_operators
 from sizetool.render.what_if import render_what_if
-from sizetool.report.report_model import (
+from sizetool.report.operator_records import (
     LEGACY_SHARED_NOTE, FileBytes, OperatorBytes, OperatorCost, OperatorTable, TemplateCost, operator_table_from_dict,
 )
 from tests.conftest import FIXTURES

@@ -8,9 +8,8 @@ import pytest
 
 from sizetool import cli
 from sizetool.errors import SizeToolError
-from sizetool.report.report_model import (
-    MemoryRegion, OperatorCost, OperatorTable, SizeEntry, SizeReport, load_report, report_to_dict,
-)
+from sizetool.report.operator_records import OperatorCost, OperatorTable
+from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport, load_report, report_to_dict
 
 REPORT = SizeReport(
     "fw.elf", "arm", 400, 64,
