@@ -125,3 +125,11 @@ def test_a_report_without_operators_builds_no_operator_records(tmp_path):
     assert run["status"] == 0 and run["modules"] == []
     with_ops = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--ops", "--no-cache"], tmp_path, probe)
     assert with_ops["status"] == 0 and with_ops["modules"]  # the probe sees them where they are built
+
+
+def test_parsing_the_options_loads_no_archive_modules(tmp_path):
+    """argparse asks the terminal's width through shutil, which imports bz2, lzma, zlib and fnmatch; OneLineParser
+    asks it directly (sizetool/commands/arguments.py), so a report loads none of them."""
+    loaded = cold_gnu_map_report_modules(tmp_path) - modules_at_start_up(tmp_path)
+    archives = {"shutil", "bz2", "lzma", "fnmatch"}
+    assert not archives & loaded, sorted(archives & loaded)
