@@ -34,8 +34,8 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's constant, which type checkers read alike, without importing typing (~1.6 ms)
 if TYPE_CHECKING:
     import capstone
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from typing import TYPE_CHECKING
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
 
+TYPE_CHECKING = False  # typing's constant, which type checkers read alike, without importing typing (~1.6 ms)
 if TYPE_CHECKING:  # the armlink and IAR layout records load with their readers, not for every GNU map (~1.7 ms)
     from sizetool.inputs.map_layout import MapLayout
 

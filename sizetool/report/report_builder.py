@@ -11,11 +11,11 @@ import bisect
 import os
 import posixpath
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
 from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeReport, entry_order
 
+TYPE_CHECKING = False  # typing's constant, which type checkers read alike, without importing typing (~1.6 ms)
 if TYPE_CHECKING:
     from sizetool.inputs.dwarf_paths import SourceIndex
     from sizetool.inputs.elf_reader import ElfImage, Symbol

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from sizetool import __version__
 from sizetool.errors import SizeToolError
@@ -23,6 +22,7 @@ from sizetool.report.saved_schema import (
     MISSING, SchemaError, fail, member, need_count, need_dict, need_list, need_str, need_strings,
 )
 
+TYPE_CHECKING = False  # typing's constant, which type checkers read alike, without importing typing (~1.6 ms)
 if TYPE_CHECKING:  # the operator table's records load with the table (--ops, a saved report that has one): ~1.6 ms
     from sizetool.report.operator_records import OperatorTable
 

@@ -9,9 +9,9 @@ paths (one call per tree node), a function that makes the string only when there
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from collections.abc import Callable
 
-Where = Union[str, Callable[[], str]]
+Where = str | Callable[[], str]  # (not typing.Union: importing typing is ~1.6 ms of a report's start-up)
 MISSING = object()
 
 

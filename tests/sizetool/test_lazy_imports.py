@@ -133,3 +133,10 @@ def test_parsing_the_options_loads_no_archive_modules(tmp_path):
     loaded = cold_gnu_map_report_modules(tmp_path) - modules_at_start_up(tmp_path)
     archives = {"shutil", "bz2", "lzma", "fnmatch"}
     assert not archives & loaded, sorted(archives & loaded)
+
+
+def test_a_report_does_not_import_typing(tmp_path):
+    """The modules of a report's path take TYPE_CHECKING as a constant of their own and their aliases from
+    collections.abc: importing typing alone is ~1.6 ms of a cold report's start-up."""
+    loaded = cold_gnu_map_report_modules(tmp_path) - modules_at_start_up(tmp_path)
+    assert "typing" not in loaded
