@@ -254,7 +254,7 @@ def report_to_dict(report: SizeReport) -> dict:
     if report.input_format:
         out["input_format"] = report.input_format
     if report.operators is not None:
-        from sizetool.report.operator_records import operator_table_to_dict
+        from sizetool.report.operator_records import operator_table_to_dict  # with a table only (see the top)
 
         out["operators"] = operator_table_to_dict(report.operators)
     return out
@@ -362,7 +362,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
                                   for key in ("text", "data", "bss")))
         operators = None
         if data.get("operators") is not None:
-            from sizetool.report.operator_records import operator_table_from_dict
+            from sizetool.report.operator_records import operator_table_from_dict  # with a table only
 
             operators = operator_table_from_dict(data["operators"])
         warnings = list(need_strings(member(data, "warnings", "", []), "warnings"))
