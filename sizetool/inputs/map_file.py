@@ -120,7 +120,8 @@ _MERGED_STRINGS = re.compile(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRIN
 def is_merged_strings(input_section: str) -> bool:
     """An input section of string literals ld merges across objects (`.rodata.str1.1`, `.rodata.<function>.str1.4`):
     GNU ld keeps the merged strings of all objects in the first such section and lists them under its object."""
-    return bool(_MERGED_STRINGS.search(input_section))
+    # the substring test first: an unanchored search tries every position of the ~2,000 names of a large map (1.4 ms)
+    return "str" in input_section and _MERGED_STRINGS.search(input_section) is not None
 
 
 def is_allocated_name(output_section: str) -> bool:
