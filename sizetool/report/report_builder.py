@@ -141,7 +141,8 @@ def build_report_and_image(
         roots = find_roots(index, _absolute_all(workspace), image.kconfig_symbols)
         tree_path = tree_path_finder(roots)
         source_files = {tree_path(f) for f in set(index.decl_file.values()) | set(index.unit_files)}
-        object_units = object_compile_units(index, input_sections) if input_sections else {}
+        unit_votes = _code_bytes_by_unit(index, input_sections) if input_sections else {}
+        object_units = _units_by_votes(unit_votes)
         object_path_of = _object_finder(source_files, {o: tree_path(u) for o, u in object_units.items()})
         path_of = _path_finder(index, tree_path, group_by, input_sections, object_path_of)
         path_of = _with_owner_fallback(path_of, image.symbols)
@@ -150,7 +151,7 @@ def build_report_and_image(
             owners = _reference_owners(image, placement, index, tree_path, path_of) if image.has_dwarf else None
             path_of = _with_reference_paths(path_of, owners)
             gap_placer = _gap_placer(index, tree_path, owners)
-        shared_names = shared_object_names(index, input_sections) if input_sections else frozenset()
+        shared_names = _shared_by_votes(unit_votes)
         if input_sections and image.has_dwarf and (shared_names or any(is_merged_strings(s.name) and s.size
                                                                        for s in input_sections)):
             asked = [(s.address, s.address + s.size) for s in input_sections
@@ -244,12 +245,33 @@ def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
     covers at least two thirds of an object's code bytes is its unit; so an object's string literals, vtables,
     literal data and padding, which no unit range covers, follow its code to one source file. Objects whose code no
     unit covers (no DWARF: a C library, assembler without -g) get none."""
-    votes: dict[str, Counter] = {}
+    return _units_by_votes(_code_bytes_by_unit(index, input_sections))
+
+
+def shared_object_names(index: SourceIndex, input_sections) -> frozenset[str]:
+    """Objects the map names alike whose code lies in several compile units with none holding two thirds of it:
+    archive members of one name from different directories (TFLM's lite/kernels/kernel_util.o and
+    lite/micro/kernels/kernel_util.o in libtensorflow-microlite.a), which the map's name cannot tell apart."""
+    return _shared_by_votes(_code_bytes_by_unit(index, input_sections))
+
+
+def _code_bytes_by_unit(index: SourceIndex, input_sections) -> dict[str, dict[str, int]]:
+    """Each object's code bytes by the compile unit whose ranges cover them: what object_compile_units and
+    shared_object_names decide by (a report computes it once for both: ~1,300 code sections on TFLM's all-ops build)."""
+    votes: dict[str, dict[str, int]] = {}
+    unit_covering = index.unit_covering
     for piece in input_sections:
         if piece.object_file and piece.size and piece.name.startswith(".text"):
-            unit = index.unit_covering(piece.address)
+            unit = unit_covering(piece.address)
             if unit is not None:
-                votes.setdefault(piece.object_file, Counter())[unit] += piece.size
+                counts = votes.get(piece.object_file)
+                if counts is None:
+                    counts = votes[piece.object_file] = {}
+                counts[unit] = counts.get(unit, 0) + piece.size
+    return votes
+
+
+def _units_by_votes(votes: dict[str, dict[str, int]]) -> dict[str, str]:
     units = {}
     for object_file, counts in votes.items():
         unit, size = min(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -258,16 +280,7 @@ def object_compile_units(index: SourceIndex, input_sections) -> dict[str, str]:
     return units
 
 
-def shared_object_names(index: SourceIndex, input_sections) -> frozenset[str]:
-    """Objects the map names alike whose code lies in several compile units with none holding two thirds of it:
-    archive members of one name from different directories (TFLM's lite/kernels/kernel_util.o and
-    lite/micro/kernels/kernel_util.o in libtensorflow-microlite.a), which the map's name cannot tell apart."""
-    votes: dict[str, Counter] = {}
-    for piece in input_sections:
-        if piece.object_file and piece.size and piece.name.startswith(".text"):
-            unit = index.unit_covering(piece.address)
-            if unit is not None:
-                votes.setdefault(piece.object_file, Counter())[unit] += piece.size
+def _shared_by_votes(votes: dict[str, dict[str, int]]) -> frozenset[str]:
     return frozenset(name for name, counts in votes.items()
                      if len(counts) > 1 and 3 * max(counts.values()) < 2 * sum(counts.values()))
 
