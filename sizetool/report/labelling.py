@@ -80,20 +80,17 @@ def label_bytes(
             continue
         inside = pieces[bisect.bisect_left(piece_starts, section.address) : bisect.bisect_left(piece_starts, section.end)]
         runs = symbol_runs(section, by_section.get(section.index, []))
+        # a symbol's path, name and aliases once, whatever the memories its section's bytes count in
+        labelled = [
+            (path_of(symbol), symbol.mangled if mangled_names else symbol.name, symbol.address, size, symbol.mangled,
+             tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)) if aliases else ())
+            for symbol, aliases, size in runs
+        ]
         for memory in memories:
-            for symbol, aliases, size in runs:
-                entries.append(
-                    SizeEntry(
-                        memory=memory,
-                        path=path_of(symbol),
-                        symbol=symbol.mangled if mangled_names else symbol.name,
-                        section=section.name,
-                        address=symbol.address,
-                        size=size,
-                        mangled=symbol.mangled,
-                        aliases=tuple(sorted(a.mangled if mangled_names else a.name for a in aliases)),
-                    )
-                )
+            entries.extend(
+                SizeEntry(memory, path, name, section.name, address, size, mangled, alias_names)
+                for path, name, address, size, mangled, alias_names in labelled
+            )
             gaps = section_gaps(section, runs)
             if gap_placer is not None and not inside and not section.is_nobits:
                 gaps = _placed_gap_entries(memory, section, gaps, gap_placer, entries)
@@ -176,12 +173,20 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
     # section the script fills with `. = . + SIZE` alone, the map's *fill* is that reservation, not alignment.
     unnamed_path, unnamed = ((RESERVED,), section.name) if section.is_nobits else ((NO_SYMBOL,), f"{NO_SYMBOL} {section.name}")
     reservation_only = section.is_nobits and all(piece.name == FILL for piece in inside)
+    count = len(inside)
     for start, end in gaps:
         cursor = start
-        for piece in inside[bisect.bisect_right(reach, start) :]:  # by address; overlaps (merged strings): the first
-            if piece.address >= end:
+        # by address; overlaps (merged strings): the first. By index: a slice from here on would copy the rest of
+        # the section's pieces for every gap.
+        for position in range(bisect.bisect_right(reach, start), count):
+            piece = inside[position]
+            address = piece.address
+            if address >= end:
                 break
-            piece_start, piece_end = max(piece.address, cursor), min(piece.address + piece.size, end)
+            piece_start = address if address > cursor else cursor
+            piece_end = address + piece.size
+            if piece_end > end:
+                piece_end = end
             if piece_end <= piece_start:
                 continue
             if piece_start > cursor:
@@ -210,6 +215,9 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
 def _summed_entry(memory: str, path: tuple[str, ...], symbol: str, section: str, runs: list[tuple[int, int]]) -> SizeEntry:
     """One entry for a label's runs (one leaf in the tree, as the map lists one line per object and section); when the
     runs lie apart (strings placed by the code that refers to them), `pieces` keeps where each one is."""
+    if len(runs) == 1:  # most labels: one run
+        address, size = runs[0]
+        return SizeEntry(memory, path, symbol, section, address, size)
     runs.sort()
     joined: list[list[int]] = []
     for address, size in runs:
