@@ -166,37 +166,39 @@ class SizeNode:
 def build_tree(entries: list[SizeEntry], memory: str) -> SizeNode:
     """The path tree of one memory's entries. Children are sorted by size (largest first), then by name."""
     root = SizeNode(name="Root", identifier="root")
-    index: dict[tuple[str, ...], SizeNode] = {(): root}
+    index: dict[tuple[str, ...], SizeNode] = {(): root}  # path -> its node; most entries find theirs at once
     for entry in entries:
         if entry.memory != memory:
             continue
-        parent = root
-        parent.size += entry.size
-        for depth in range(1, len(entry.path) + 1):
-            key = entry.path[:depth]
-            node = index.get(key)
-            if node is None:
-                node = SizeNode(name=key[-1], identifier="/".join(key))
-                index[key] = node
-                parent.children.append(node)
-            node.size += entry.size
-            parent = node
-        parent.children.append(
-            SizeNode(
-                name=entry.symbol,
-                identifier="/".join(entry.path + (entry.symbol,)),
-                size=entry.size,
-                entry=entry,
-            )
-        )
+        path = entry.path
+        parent = index.get(path)
+        if parent is None:
+            parent = root
+            for depth in range(1, len(path) + 1):
+                key = path[:depth]
+                node = index.get(key)
+                if node is None:
+                    node = index[key] = SizeNode(key[-1], "/".join(key), 0, [])
+                    parent.children.append(node)
+                parent = node
+        identifier = f"{parent.identifier}/{entry.symbol}" if path else entry.symbol
+        parent.children.append(SizeNode(entry.symbol, identifier, entry.size, [], entry))
     _sort_tree(root)
     return root
 
 
 def _sort_tree(node: SizeNode) -> None:
-    node.children.sort(key=lambda child: (-child.size, child.name, child.entry.address if child.entry else 0))
-    for child in node.children:
-        _sort_tree(child)
+    """Sums each inner node's size from its children (once, here, rather than along the path for every entry) and
+    sorts the children."""
+    children = node.children
+    total = 0
+    for child in children:
+        if child.entry is None:
+            _sort_tree(child)
+        total += child.size
+    node.size = total
+    if len(children) > 1:  # most nodes (a function's file, a catch-all) have one child
+        children.sort(key=lambda child: (-child.size, child.name, child.entry.address if child.entry else 0))
 
 
 def tree_to_dict(node: SizeNode, identifiers: bool = True) -> dict:
