@@ -35,7 +35,7 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
         total = report.total(memory)
         root = build_tree(report.entries, memory)
         lines.append(paint("title", total_line(report, memory)))
-        _add_lines(lines, root, total, depth, 1, "", paint)
+        _add_lines(lines, root, total, depth, 1, "", paint if color else None)
     if report.regions:
         lines.append(regions_table(report).rstrip("\n"))
     for warning in report.warnings:
@@ -66,13 +66,20 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
     for position, child in enumerate(node.children):
         last = position == count - 1
         share = 100.0 * child.size / total if total else 0.0
-        text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
-        text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
-        if child.entry is not None:
-            detail = f"  @0x{child.entry.address:08x}" + (f" {child.entry.section}" if child.entry.section else "")
-            if child.entry.aliases:
-                detail += f" (aliases: {', '.join(child.entry.aliases)})"
-            text += paint("detail", detail)
+        entry = child.entry
+        if entry is not None:
+            detail = f"  @0x{entry.address:08x}" + (f" {entry.section}" if entry.section else "")
+            if entry.aliases:
+                detail += f" (aliases: {', '.join(entry.aliases)})"
+        if paint is None:  # plain text (a pipe, a file, a CI log): no styles to wrap each part in
+            text = f"{prefix}{LAST if last else BRANCH}{child.size:>8} {share:6.2f}%  {child.name}"
+            if entry is not None:
+                text += detail
+        else:
+            text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
+            text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
+            if entry is not None:
+                text += paint("detail", detail)
         lines.append(text)
         if child.children and (depth == 0 or level < depth):
             _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)
