@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from collections.abc import Callable
 from itertools import accumulate
+from operator import attrgetter
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection, is_merged_strings
@@ -70,7 +71,7 @@ def label_bytes(
         if symbol.size > 0:
             by_section[symbol.section_index].append(symbol)
 
-    pieces = sorted((s for s in input_sections or [] if s.size), key=lambda s: (s.address, s.size))
+    pieces = sorted((s for s in input_sections or [] if s.size), key=attrgetter("address", "size"))
     piece_starts = [s.address for s in pieces]
     entries: list[SizeEntry] = []
     for placed in placement.sections:
