@@ -63,23 +63,22 @@ def _kind(node: SizeNode) -> str:
 
 def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: int, prefix: str, paint) -> None:
     count = len(node.children)
+    deeper = depth == 0 or level < depth
     for position, child in enumerate(node.children):
-        last = position == count - 1
+        guide = prefix + (LAST if position == count - 1 else BRANCH)
         share = 100.0 * child.size / total if total else 0.0
         entry = child.entry
         if entry is not None:
-            detail = f"  @0x{entry.address:08x}" + (f" {entry.section}" if entry.section else "")
+            detail = f"  @0x{entry.address:08x} {entry.section}" if entry.section else f"  @0x{entry.address:08x}"
             if entry.aliases:
                 detail += f" (aliases: {', '.join(entry.aliases)})"
         if paint is None:  # plain text (a pipe, a file, a CI log): no styles to wrap each part in
-            text = f"{prefix}{LAST if last else BRANCH}{child.size:>8} {share:6.2f}%  {child.name}"
-            if entry is not None:
-                text += detail
+            text = f"{guide}{child.size:>8} {share:6.2f}%  {child.name}{detail if entry is not None else ''}"
         else:
-            text = paint("guide", prefix + (LAST if last else BRANCH)) + paint("size", f"{child.size:>8}")
+            text = paint("guide", guide) + paint("size", f"{child.size:>8}")
             text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
             if entry is not None:
                 text += paint("detail", detail)
         lines.append(text)
-        if child.children and (depth == 0 or level < depth):
-            _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)
+        if child.children and deeper:
+            _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if position == count - 1 else PIPE), paint)
