@@ -65,7 +65,8 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
     count = len(node.children)
     deeper = depth == 0 or level < depth
     for position, child in enumerate(node.children):
-        guide = prefix + (LAST if position == count - 1 else BRANCH)
+        last = position == count - 1
+        guide = prefix + (LAST if last else BRANCH)
         share = 100.0 * child.size / total if total else 0.0
         entry = child.entry
         if entry is not None:
@@ -81,4 +82,4 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
                 text += paint("detail", detail)
         lines.append(text)
         if child.children and deeper:
-            _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if position == count - 1 else PIPE), paint)
+            _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)
