@@ -9,8 +9,6 @@ print in little more than Python's start-up (issue 26's goal: at most bloaty's t
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 from sizetool.errors import SizeToolError
 
@@ -18,28 +16,7 @@ from sizetool.errors import SizeToolError
 REQUIRED = "the following arguments are required: "
 
 
-def terminal_columns() -> int:
-    """shutil.get_terminal_size().columns, as argparse asks it for help's width, without importing shutil: $COLUMNS
-    when a positive number, else the terminal's width (80 when stdout is not a terminal or says 0)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
 class OneLineParser(argparse.ArgumentParser):
-    def _get_formatter(self):
-        # argparse makes a help formatter for every argument added (to check its metavar) and once more to parse
-        # (intermixed parsing keeps the usage line for --help); one made without a width imports shutil, and with it
-        # bz2, lzma, zlib and fnmatch (~2.5 ms of every run), to ask the terminal's. The same width, asked directly:
-        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
-
     def error(self, message):
         if message.startswith(REQUIRED):  # intermixed parsing also names optional positionals (nargs '*'): drop them
             optional = {action.metavar or action.dest for action in self._actions

@@ -127,14 +127,6 @@ def test_a_report_without_operators_builds_no_operator_records(tmp_path):
     assert with_ops["status"] == 0 and with_ops["modules"]  # the probe sees them where they are built
 
 
-def test_parsing_the_options_loads_no_archive_modules(tmp_path):
-    """argparse asks the terminal's width through shutil, which imports bz2, lzma, zlib and fnmatch; OneLineParser
-    asks it directly (sizetool/commands/arguments.py), so a report loads none of them."""
-    loaded = cold_gnu_map_report_modules(tmp_path) - modules_at_start_up(tmp_path)
-    archives = {"shutil", "bz2", "lzma", "fnmatch"}
-    assert not archives & loaded, sorted(archives & loaded)
-
-
 def test_a_report_does_not_import_typing(tmp_path):
     """The modules of a report's path take TYPE_CHECKING as a constant of their own and their aliases from
     collections.abc: importing typing alone is ~1.6 ms of a cold report's start-up."""
