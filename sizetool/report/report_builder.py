@@ -152,10 +152,10 @@ def build_report_and_image(
             path_of = _with_reference_paths(path_of, owners)
             gap_placer = _gap_placer(index, tree_path, owners)
         shared_names = _shared_by_votes(unit_votes)
-        if input_sections and image.has_dwarf and (shared_names or any(is_merged_strings(s.name) and s.size
-                                                                       for s in input_sections)):
-            asked = [(s.address, s.address + s.size) for s in input_sections
-                     if s.size and (is_merged_strings(s.name) or s.object_file in shared_names)]
+        # What the map alone cannot give a file: merged string sections, and the objects whose name it shares.
+        asked = [(s.address, s.address + s.size) for s in input_sections or ()
+                 if s.size and (is_merged_strings(s.name) or s.object_file in shared_names)]
+        if asked and image.has_dwarf:
             owners = _reference_owners(image, placement, index, tree_path, path_of, asked)
             strings_placer = _strings_placer(owners)
         merged_strings = MergedStrings(shared_names=shared_names)
