@@ -23,13 +23,13 @@ from dataclasses import replace
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.map_file import FILL, InputSection, LinkerMap, MapRegion
+from sizetool.inputs.map_headings import ARMLINK_COMPONENT
 from sizetool.inputs.map_layout import RAM, ROM, MapArea, MapBlock, MapLayout, ObjectSizes
 
 LINKER_GENERATED = "(linker generated)"
 COMPRESSED_RW = "(compressed RW data)"
 
 _HEX = r"0x([0-9a-fA-F]+)"
-_COMPONENT = re.compile(r"^Component:\s*(.*?)\s+Tool:\s*armlink", re.MULTILINE)
 _LOAD_REGION = re.compile(rf"^\s*Load Region (\S+) \(Base: {_HEX}, Size: {_HEX}, Max: {_HEX}(?:, (.*))?\)\s*$")
 _EXEC_REGION = re.compile(
     rf"^\s*Execution Region (\S+) \((?:Exec base: {_HEX}, Load base: {_HEX}|Base: {_HEX}), Size: {_HEX}, "
@@ -47,7 +47,7 @@ _SIZE_ROW = re.compile(r"^\s*((?:\d+\s+){4,}\d+)\s+(\S.*?)\s*$")
 def read_armlink_map(path: str, text: str) -> LinkerMap:
     """An armlink map as a LinkerMap with its layout. Problems are SizeToolErrors naming the file."""
     lines = text.splitlines()
-    component = _COMPONENT.search(text[:4096])
+    component = ARMLINK_COMPONENT.search(text[:4096])
     toolchain = component.group(1).strip() if component else "Arm Compiler"
     try:
         start = next(i for i, line in enumerate(lines) if line.strip() == "Memory Map of the image")

@@ -27,6 +27,7 @@ import re
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.map_file import FILL, InputSection, LinkerMap, MapRegion
+from sizetool.inputs.map_headings import IAR_LINKER
 from sizetool.inputs.map_layout import RAM, ROM, MapArea, MapBlock, MapLayout, ObjectSizes
 
 LINKER_GENERATED = "(linker generated)"
@@ -36,7 +37,6 @@ ROM_KINDS = frozenset({"ro code", "const", "ro data", "ro"})
 CONTAINERS = ("<Init block>", "<Block>")
 
 _NUMBER = r"0x[0-9a-fA-F']+"
-_LINKER = re.compile(r"IAR ELF Linker (V[\d.]+\S*)(?: for (\S+))?")
 _GROUP = re.compile(rf'^"([^"]+)"(?:, part (\d+) of (\d+))?:\s*({_NUMBER})?\s*$')
 _ROW = re.compile(rf"^(\s+)(\S.*?)\s+({_NUMBER})\s+({_NUMBER})\s+(\S.*?)\s*$")
 _END = re.compile(rf"^\s+-\s+({_NUMBER})\s+({_NUMBER})\s*$")
@@ -51,7 +51,7 @@ _AT = re.compile(rf"at (?:address )?({_NUMBER})")
 
 def read_iar_map(path: str, text: str) -> LinkerMap:
     """An IAR ILINK map as a LinkerMap with its layout. Problems are SizeToolErrors naming the file."""
-    linker = _LINKER.search(text[:4096])
+    linker = IAR_LINKER.search(text[:4096])
     toolchain = f"IAR ELF Linker {linker.group(1)}" if linker else "IAR ELF Linker"
     if "*** PLACEMENT SUMMARY" not in text:
         raise SizeToolError(f"{path}: IAR map without a placement summary ('*** PLACEMENT SUMMARY')")

@@ -13,6 +13,7 @@ import re
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
+from sizetool.inputs.map_headings import ARMLINK_COMPONENT, IAR_LINKER
 from sizetool.inputs.map_file import LinkerMap, read_map
 
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() breaks lines
@@ -26,18 +27,14 @@ _TOOLCHAIN_LIBRARY = re.compile(
 )
 
 
-# The linkers' own headings; the armlink and IAR readers load only for their maps (a GNU map, the usual case, needs
-# neither: ~2 ms of a cold report).
-_IAR_LINKER = re.compile(r"IAR ELF Linker V[\d.]")
-_ARMLINK_COMPONENT = re.compile(r"^Component:\s*(.*?)\s+Tool:\s*armlink", re.MULTILINE)
 
 
 def looks_like_iar(text: str) -> bool:
-    return bool(_IAR_LINKER.search(text[:4096])) or "*** PLACEMENT SUMMARY" in text
+    return bool(IAR_LINKER.search(text[:4096])) or "*** PLACEMENT SUMMARY" in text
 
 
 def looks_like_armlink(text: str) -> bool:
-    return (bool(_ARMLINK_COMPONENT.search(text[:4096])) or "Memory Map of the image" in text
+    return (bool(ARMLINK_COMPONENT.search(text[:4096])) or "Memory Map of the image" in text
             or "Image component sizes" in text)
 
 
