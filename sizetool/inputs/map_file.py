@@ -107,13 +107,6 @@ class LinkerMap:
         return found
 
 
-def is_esp_idf_map(linker_map: LinkerMap) -> bool:
-    """Whether the map's regions are ESP-IDF's (sizetool/report/esp_idf_layout.py); told here, by the names alone, so
-    that the ESP-IDF layout loads only for its own maps."""
-    names = {region.name for region in linker_map.regions}
-    return "dram0_0_seg" in names and bool(names & {"iram0_0_seg", "drom0_0_seg", "iram1_0_seg", "irom0_0_seg"})
-
-
 _MERGED_STRINGS = re.compile(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
 
 

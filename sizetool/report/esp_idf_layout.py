@@ -32,11 +32,12 @@ from dataclasses import dataclass
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
 from sizetool.inputs.input_files import read_input
-from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion, is_esp_idf_map  # noqa: F401 (this layout's API)
+from sizetool.inputs.map_file import FILL, LinkerMap, MapRegion
 from sizetool.report.esp_idf_chips import (  # noqa: F401 (CHIPS, ESP_IDF_SIZE_NAMES, IMAGE_SUFFIX: this layout's API)
     CHIPS, DIRAM, DRAM, ESP_IDF_SIZE_NAMES, FLASH_CODE, FLASH_DATA, IMAGE_SUFFIX, IRAM, PSRAM_SECTIONS, RTC_FAST,
     RTC_SLOW, SPI_RAM, MemoryType, split_by_types,
 )
+from sizetool.report.esp_idf_detect import could_be_esp_image, is_esp_idf_map  # noqa: F401 (this layout's API)
 from sizetool.report.placement import RAM, ROM, Area, PlacedSection, Placement, check_map_matches, placed_sections
 
 _APP_DESC_MAGIC = 0xABCD5432  # esp_app_desc_t.magic_word
@@ -112,7 +113,7 @@ def _padding_only(linker_map: LinkerMap) -> set[str]:
 def chip_of_sections(image: ElfImage) -> str | None:
     """The ESP chip whose address map holds every allocated section of an ELF read without its map (code in flash
     and something in RAM, so a generic firmware that happens to fit a window is not taken for one); else None."""
-    if image.arch not in ("xtensa", "riscv") or image.elf_class != 32:
+    if not could_be_esp_image(image):
         return None
     sections = [s for s in placed_sections(image) if not _PLACEHOLDER.search(s.name)]
     for chip, types in CHIPS.items():

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sizetool.report.esp_idf_detect import read_with_esp_idf_layout
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
 
 RESERVED = "(reserved)"
@@ -61,7 +62,7 @@ def ram_use(report: SizeReport) -> list[RegionUse]:
         return []
     sums = {r.name: [0, 0, 0] for r in regions}  # static, reserved, free-inside-use
     chip = None
-    if "ESP-IDF layout" in report.input_format:  # the ESP chips' address maps load only for their reports (~0.5 ms)
+    if read_with_esp_idf_layout(report.input_format):  # the chips' address maps load only for their reports (~0.5 ms)
         from sizetool.report.esp_idf_chips import layout_chip, ram_type_spans
 
         chip = layout_chip(report.input_format)

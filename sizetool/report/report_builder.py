@@ -92,7 +92,10 @@ def build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_file import is_esp_idf_map, is_merged_strings
+    from sizetool.inputs.map_file import is_merged_strings
+    from sizetool.report.esp_idf_detect import (
+        ESP_IDF_LAYOUT, could_be_esp_image, is_esp_idf_map, read_with_esp_idf_layout,
+    )
     from sizetool.report.labelling import NO_DEBUG_INFO, MergedStrings, label_bytes, section_entries
     from sizetool.report.placement import place
     from sizetool.report.source_roots import find_roots, tree_path_finder
@@ -112,18 +115,18 @@ def build_report_and_image(
         from sizetool.report.esp_idf_layout import esp_idf_placement, esp_idf_version  # only for ESP-IDF (~1.5 ms)
 
         placement, _uses, chip = esp_idf_placement(image, linker_map)
-        input_format = (f"ELF + GNU ld map (ESP-IDF layout, {chip or 'chip unknown: memory types by region name'}"
+        input_format = (f"ELF + GNU ld map ({ESP_IDF_LAYOUT}, {chip or 'chip unknown: memory types by region name'}"
                         f"{_idf_version_text(esp_idf_version(image))})")
-    elif linker_map is None and (chip := _esp_idf_chip_of_sections(image)):
+    elif linker_map is None and could_be_esp_image(image) and (chip := _esp_idf_chip_of_sections(image)):
         from sizetool.report.esp_idf_layout import esp_idf_placement, esp_idf_version
 
         placement = esp_idf_placement(image, None)[0]
-        input_format = (f"ELF (ESP-IDF layout, {chip}{_idf_version_text(esp_idf_version(image))}, from the section "
+        input_format = (f"ELF ({ESP_IDF_LAYOUT}, {chip}{_idf_version_text(esp_idf_version(image))}, from the section "
                         "addresses; no map)")
     else:
         placement = place(image, linker_map)
     warnings: list[str] = [f"{map_path}: {w}" for w in placement.warnings]
-    if "ESP-IDF layout" in input_format:
+    if read_with_esp_idf_layout(input_format):
         from sizetool.report.esp_idf_layout import image_note
 
         if note := image_note(image, placement.rom_total):
@@ -194,10 +197,8 @@ def build_report_and_image(
 
 
 def _esp_idf_chip_of_sections(image: ElfImage) -> str | None:
-    """esp_idf_layout.chip_of_sections, which is None for anything but a 32-bit Xtensa or RISC-V ELF (the ESP chips):
-    the ESP-IDF layout and its chip tables load only for those (~1.5 ms of every other cold report)."""
-    if image.arch not in ("xtensa", "riscv") or image.elf_class != 32:
-        return None
+    """esp_idf_layout.chip_of_sections, loaded only for an ELF that could be an ESP chip's (~1.5 ms of every other
+    cold report)."""
     from sizetool.report.esp_idf_layout import chip_of_sections
 
     return chip_of_sections(image)
