@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sizetool.report.esp_idf_detect import ESP_IDF_LAYOUT
+
 ROM, RAM = "rom", "ram"  # as sizetool/report/placement.py names the memories
 FLASH_CODE, FLASH_DATA = "Flash Code", "Flash Data"
 IRAM, DRAM, DIRAM = "IRAM", "DRAM", "DIRAM"
@@ -85,7 +87,7 @@ ESP_IDF_SIZE_NAMES = {
     "esp32s3": {SPI_RAM: "External RAM"}, "esp32": {SPI_RAM: "SPI DRAM"}, "esp32s2": {SPI_RAM: "SPI DRAM"},
 }
 
-_LAYOUT_FORMAT = re.compile(r"ESP-IDF layout, (esp\w+)")
+_LAYOUT_FORMAT = re.compile(re.escape(ESP_IDF_LAYOUT) + r", (esp\w+)")
 PSRAM_SECTIONS = (".ext_ram.bss", ".ext_ram_noinit", ".ext_ram.data")
 
 
