@@ -38,7 +38,8 @@ CONTAINERS = ("<Init block>", "<Block>")
 
 _NUMBER = r"0x[0-9a-fA-F']+"
 _GROUP = re.compile(rf'^"([^"]+)"(?:, part (\d+) of (\d+))?:\s*({_NUMBER})?\s*$')
-_ROW = re.compile(rf"^(\s+)(\S.*?)\s+({_NUMBER})\s+({_NUMBER})\s+(\S.*?)\s*$")
+# Section, Kind, Address, [Alignment (ILINK 9.50 on): decimal], Size, Object
+_ROW = re.compile(rf"^(\s+)(\S.*?)\s+({_NUMBER})(?:\s+\d+)?\s+({_NUMBER})\s+(\S.*?)\s*$")
 _END = re.compile(rf"^\s+-\s+({_NUMBER})\s+({_NUMBER})\s*$")
 _NAME_ONLY = re.compile(r"^(\s+)(\S+)\s*$")
 _KEY = re.compile(r"^\[(\d+)\] = (.*?)\s*$", re.MULTILINE)
@@ -91,11 +92,8 @@ def read_iar_map(path: str, text: str) -> LinkerMap:
     areas: list[MapArea] = []
     blocks: list[MapBlock] = []
     module_totals = _module_totals(module_text)
-    ram_gaps_counted = not module_text or bool(module_totals.get("Gaps rw data"))
     for part in parts:
-        uncounted = () if ram_gaps_counted or part["memory"] != RAM else tuple(
-            (row.address, row.size) for row in part["rows"]
-            if row.name == FILL and row.address < part["address"] + part["counted"])
+        uncounted = _uncounted_gaps(part)
         blocks.append(MapBlock(part["label"], part["group"], part["memory"], part["address"], part["size"],
                                part["counted"], uncounted=uncounted))
     for group in dict.fromkeys(part["group"] for part in parts):
@@ -158,7 +156,7 @@ def _parts(path: str, lines: list[str], keys: dict[str, str]):
             label = f"{group} part {match.group(2)}" if match.group(2) else group
             part = dict(group=group, label=label, header=_number(match.group(4)) if match.group(4) and
                         match.group(4) != "0x" else None, rows=[], kinds=set(), address=None, end_line=None,
-                        leaf_end=None, memory=None)
+                        leaf_end=None, memory=None, containers=[])
             parts.append(part)
             container = None
             continue
@@ -184,6 +182,7 @@ def _parts(path: str, lines: list[str], keys: dict[str, str]):
             part["address"] = address
         if owner in CONTAINERS:
             container = dict(name=name, address=address, size=size, indent=indent, children=[])
+            part["containers"].append(container)
             if owner == "<Init block>":
                 blocks_by_name[name] = container
             part["kinds"].add("inited" if owner == "<Init block>" else "")
@@ -206,8 +205,27 @@ def _parts(path: str, lines: list[str], keys: dict[str, str]):
     if not parts:
         raise SizeToolError(f"{path}: truncated map file (its placement summary lists no placements)")
     for part in parts:
-        part["rows"] = _with_gaps(part["rows"], part["address"])
+        edges = {edge for c in part["containers"] for edge in (c["address"], c["address"] + c["size"])}
+        part["rows"] = _with_gaps(part["rows"], part["address"], edges)
     return parts, initializers, blocks_by_name
+
+
+def _uncounted_gaps(part: dict) -> tuple[tuple[int, int], ...]:
+    """(address, size) of the gaps in a part that ILINK's totals leave out: the alignment before a block (CSTACK's
+    8) and a block's tail past its last section (an init block rounded up). Gaps before a section count, in every
+    ILINK version (the MODULE SUMMARY's "Gaps" row)."""
+    containers = [(c["address"], c["address"] + c["size"], max((r.address + r.size for r in c["children"]),
+                                                                default=c["address"])) for c in part["containers"]]
+    uncounted = []
+    for row in part["rows"]:
+        if row.name != FILL or row.address >= part["address"] + part["counted"]:
+            continue
+        end = row.address + row.size
+        before_block = any(start == end for start, _, _ in containers)
+        in_a_tail = any(last <= row.address and end <= stop for _, stop, last in containers)
+        if before_block or in_a_tail:
+            uncounted.append((row.address, row.size))
+    return tuple(uncounted)
 
 
 def _split(left: str) -> tuple[str, str]:
@@ -236,14 +254,17 @@ def _close(path: str, part: dict | None) -> None:
     return None
 
 
-def _with_gaps(rows: list[InputSection], start: int | None) -> list[InputSection]:
-    """The rows plus `*fill*` pieces for the alignment gaps between them (IAR counts those as "Gaps")."""
+def _with_gaps(rows: list[InputSection], start: int | None, edges: set[int]) -> list[InputSection]:
+    """The rows plus `*fill*` pieces for the alignment gaps between them (IAR counts most as "Gaps"), a gap split where
+    a block starts or ends (a block's tail and the alignment after it are counted apart)."""
     ordered = sorted(rows, key=lambda r: (r.address, r.size))
     result = []
     cursor = start if start is not None else (ordered[0].address if ordered else 0)
     for row in ordered:
-        if row.address > cursor:
-            result.append(InputSection(FILL, cursor, row.address - cursor, ""))
+        for stop in sorted(e for e in edges if cursor < e < row.address) + [row.address]:
+            if stop > cursor:
+                result.append(InputSection(FILL, cursor, stop - cursor, ""))
+                cursor = stop
         result.append(row)
         cursor = max(cursor, row.address + row.size)
     return result

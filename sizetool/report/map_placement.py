@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import SHF_ALLOC, ElfImage, Section
-from sizetool.inputs.map_file import LinkerMap
+from sizetool.inputs.map_file import FILL, LinkerMap
 from sizetool.inputs.map_layout import RAM, ROM, MapBlock
 from sizetool.report.placement import Area, Fill, PlacedSection, Placement, _gaps, placed_sections
 
@@ -37,10 +37,21 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
     members = blocks_of_sections(image, linker_map, sections)
     placed: list[PlacedSection] = []
     fills: list[Fill] = []
+    left_out: list[tuple[str, int, int, str]] = []  # (block, address, size, why): ELF bytes the totals leave out
     for block, inside in members:
         counted_end = block.address + block.counted
         block_ranges = []
-        pieces = [piece for section in inside for piece in _counted_pieces(section, counted_end, block.uncounted)]
+        pieces = []
+        for section in inside:
+            kept = _counted_pieces(section, counted_end, block.uncounted)
+            pieces += kept
+            cursor = section.address
+            for start, end in [(p.address, p.end) for p in kept] + [(section.end, section.end)]:
+                if start > cursor:
+                    why = ("past the last section the map lists in it" if cursor >= counted_end
+                           else "an alignment gap its totals leave out")
+                    left_out.append((block.name, cursor, start - cursor, why))
+                cursor = max(cursor, end)
         for position, section in enumerate(pieces):
             if block.memory == ROM:
                 placed.append(PlacedSection(section, block.area, None))
@@ -76,6 +87,12 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
             # armlink: a region's Size counts the gaps between its sections (RW data then ZI data, aligned)
             gaps = _gaps(block_ranges + [(counted_end, counted_end)], block.address)
             fills.extend(Fill(RAM, block.area, start, size) for start, size in gaps)
+        elif not layout.counts_gaps and block_ranges:
+            # IAR: a gap in a part between two of the ELF's sections counts, as inside one, unless the map leaves it
+            # out (ILINK writes one section per part, so this is rare: an ELF that splits a part)
+            for start, size in _gaps(block_ranges + [(counted_end, counted_end)], block.address):
+                fills.extend(Fill(block.memory, block.area, low, high - low)
+                             for low, high in _less(start, start + size, block.uncounted))
     # Gaps between the regions a load region stores (alignment of the RW data's load address) are in its Size but
     # not in armlink's Total ROM Size, nor in IAR's readonly totals: they are not counted.
 
@@ -87,9 +104,49 @@ def place_by_map(image: ElfImage, linker_map: LinkerMap) -> Placement:
     placement = Placement(placed, areas=areas, fills=fills)
     for memory, name, stated in ((ROM, "ROM", layout.rom_total), (RAM, "RAM", layout.ram_total)):
         if placement.total(memory) != stated:
-            placement.warnings.append(
-                f"{name} is {placement.total(memory)} bytes here but {stated} in the map's own summary")
+            placement.warnings.append(_difference(placement, linker_map, memory, name, stated, left_out))
     return placement
+
+
+def _difference(placement: Placement, linker_map: LinkerMap, memory: str, name: str, stated: int,
+                left_out: list[tuple[str, int, int, str]]) -> str:
+    """The warning for a total that differs from the map's summary, naming the bytes in question and where they are:
+    below the summary, the ELF's bytes in the map's blocks that were not counted (past the last section a block
+    lists, or gaps taken for uncounted); above it, the alignment gaps counted that the summary may leave out."""
+    layout = linker_map.layout
+    assert layout is not None
+    ours = placement.total(memory)
+    text = (f"{name} is {ours} bytes here but {stated} in the map's own summary "
+            f"({abs(ours - stated)} bytes {'more' if ours > stated else 'fewer'} here)")
+    blocks = {b.name: b for b in layout.blocks if b.memory == memory}
+    if ours < stated:
+        found = [f"{size} B at 0x{start:x} in {block} ({why})" for block, start, size, why in left_out
+                 if block in blocks]
+        if found:
+            return f"{text}; the ELF's bytes not counted here: {_first(found)}"
+        return f"{text}; every byte the ELF holds in the map's {_kind(linker_map)}s is counted here"
+    found = []
+    for block in blocks.values():
+        uncounted = set(block.uncounted)
+        found += [f"{piece.size} B at 0x{piece.address:x} in {block.name}" for piece in linker_map.input_sections
+                  if piece.name == FILL and block.address <= piece.address < block.address + block.counted
+                  and (piece.address, piece.size) not in uncounted]
+    if found:
+        return f"{text}; alignment gaps counted here that the summary may leave out: {_first(found)}"
+    return f"{text}; no alignment gap is counted here: the summary leaves out bytes of the sections themselves"
+
+
+def _first(items: list[str], shown: int = 6) -> str:
+    return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
+def _less(low: int, high: int, taken: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    """The range [low, high) less the (address, size) ranges taken out of it."""
+    pieces = [(low, high)]
+    for start, size in taken:
+        pieces = [(a, b) for piece_low, piece_high in pieces
+                  for a, b in ((piece_low, min(piece_high, start)), (max(piece_low, start + size), piece_high)) if a < b]
+    return pieces
 
 
 def _counted_pieces(section: Section, counted_end: int, uncounted: tuple[tuple[int, int], ...]) -> list[Section]:
