@@ -15,10 +15,11 @@ NOBITS section in RAM and its initializer bytes are in a ROM section. The totals
 readonly code memory" + "bytes of readonly data memory", RAM = "bytes of readwrite data memory" (+ readwrite code). IAR
 counts a part from its start (the closing line's end less its size: ILINK 9 starts a part where the previous one
 ends, so an over-aligned first section leaves a gap the part holds) up to the end of its last section, not an init
-block's tail alignment nor the unused ranges between parts. The alignment gaps inside a part count as the MODULE
-SUMMARY's "Gaps" row says: ILINK 8 and 9 count them in every column, ILINK 7 leaves the rw data column empty and
-does not count the gaps between RAM sections. Digit groups may be separated by ' (ILINK 8, 9: `0x800'0000`,
-`5'082`) or a space (ILINK 7: `16 155`).
+block's tail alignment nor the unused ranges between parts. Inside a part, ILINK (6.30 to 9.70 alike) counts the
+gap before a section (the MODULE SUMMARY's "Gaps" row) but not the alignment before a block (CSTACK) nor a block's
+bytes past its last section (an init block rounded up). ILINK 9.50 on adds an Alignment column between a row's
+address and size. Digit groups may be separated by ' (ILINK 8, 9: `0x800'0000`, `5'082`) or a space (ILINK 7:
+`16 155`).
 """
 
 from __future__ import annotations

@@ -8,14 +8,15 @@ initialised part is also stored in its load region, at the map's load address: a
 it, as a separate run of the compressed size (the ELF section then holds the compressed bytes, so the RAM side is
 widened to the uncompressed RW data the map lists, and the ROM side is one `(compressed RW data)` run: compressed
 bytes cannot be split by object). IAR counts a part only up to the end of its last section, so a section's tail past
-that is not counted, and neither are the unused ranges between parts (nor, for ILINK 7, the alignment gaps between
-RAM sections: a section is then placed as the pieces the map counts). armlink counts the gaps between the sections of
+that is not counted, and neither are the unused ranges between parts, the alignment before a block nor an init
+block's tail (a NOBITS section is then placed as the pieces the map counts; a gap between two ELF sections of one
+part counts as fill). armlink counts the gaps between the sections of
 a RAM region (they are inside its Size; reported as fill), but its Total ROM Size leaves out the alignment between
 the regions a load region stores and the padding after a region's RW data (counted with its ZI data): those stored
 bytes count in RAM only, and the load region's use can be a few bytes below its Size.
 
 The ROM and RAM totals then equal the map's own summary; when they do not (a layout this reader does not know), the
-report says so in a warning.
+report says so in a warning naming the bytes in question and where they are.
 """
 
 from __future__ import annotations
