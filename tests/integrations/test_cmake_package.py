@@ -5,6 +5,7 @@ bad arguments stopping the configure step with one line naming them."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -14,7 +15,7 @@ import pytest
 
 from resolver_gen import __version__
 from resolver_gen.cli import cmake_package_dir as package_dir
-from tests.conftest import REPO_ROOT
+from tests.conftest import FIXTURES, REPO_ROOT
 from tests.integrations.cmake_projects import (
     SCRIPTS,
     build,
@@ -60,7 +61,8 @@ def test_gen_resolver_prints_the_cmake_package_that_the_wheel_carries():
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix == ".cmake"} == \
         {p.name: p.read_bytes() for p in package_dir().iterdir() if p.suffix == ".cmake"}
     files = sorted(p.name for p in package_dir().iterdir() if p.suffix == ".cmake")
-    assert files == ["TflmSizeToolkit.cmake", "TflmSizeToolkitConfig.cmake", "TflmSizeToolkitConfigVersion.cmake"]
+    assert files == ["TflmSizeCheck.cmake", "TflmSizeToolkit.cmake", "TflmSizeToolkitConfig.cmake",
+                     "TflmSizeToolkitConfigVersion.cmake"]
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     assert "cmake/*.cmake" in pyproject["tool"]["setuptools"]["package-data"]["resolver_gen"]
     version_file = (package_dir() / "TflmSizeToolkitConfigVersion.cmake").read_text()
@@ -99,9 +101,19 @@ def test_host_build_regenerates_the_header_when_a_model_changes_and_only_then(ho
     touch(models[1], newer_than=header)
     explained = ninja_explain(build_dir)
     assert f"{header} is dirty" in explained or "tflm_generated/app/ops.h is dirty" in explained
-    third = build(build_dir)
+    before = header.stat().st_mtime_ns
+    third = build(build_dir)  # the same ops: the header is left as it was and nothing after it runs
     assert third.returncode == 0, third.stdout
-    assert "gen-resolver: tflm_generated/app/ops.h" in third.stdout and "size-report check: app" in third.stdout
+    assert re.findall(r"^\[\d+/\d+\] (.*)$", third.stdout, re.MULTILINE) == ["gen-resolver: tflm_generated/app/ops.h"]
+    assert header.stat().st_mtime_ns == before and "no work to do" in ninja_explain(build_dir)
+
+    shutil.copy2(FIXTURES / "models" / "int8_vision.tflite", models[1])  # other ops: a new header, compiled
+    touch(models[1], newer_than=header)
+    fourth = build(build_dir)
+    assert fourth.returncode == 0, fourth.stdout
+    assert "gen-resolver: tflm_generated/app/ops.h" in fourth.stdout and "Building CXX object" in fourth.stdout
+    assert "Linking CXX executable app\nrule " in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
+    assert "resolver.AddConv2D()" in header.read_text()
     assert "no work to do" in build(build_dir).stdout
 
 
