@@ -7,11 +7,13 @@
 #                   [MODELS a.tflite ...] [ELF file.elf])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
-# ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the
-# targets added are then named after <target> all the same (zephyr_size_check, zephyr_rom_report, ...).
+# tflm_size_check is a post-build step of <target> (TflmSizeCheck.cmake), so building <target> alone checks it.
+# ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the check
+# is then a target of its own in ALL, and the targets added are named after <target> all the same
+# (zephyr_size_check, zephyr_rom_report, ...).
 #
 # Loaded by find_package(TflmSizeToolkit) (TflmSizeToolkitConfig.cmake, in the folder `gen-resolver --cmake-dir`
-# prints), by the Zephyr module (zephyr/CMakeLists.txt) and by the ESP-IDF component (project_include.cmake).
+# prints: pass it as -DTflmSizeToolkit_DIR, which cross toolchain files do not re-root), by the Zephyr module (zephyr/CMakeLists.txt) and by the ESP-IDF component (project_include.cmake).
 # The tools are found once, in the cache variables TFLM_GEN_RESOLVER and TFLM_SIZE_REPORT (set them to override):
 # next to the Python that installed this package, next to the build's Python (Python3_EXECUTABLE, PYTHON_EXECUTABLE,
 # ESP-IDF's PYTHON), then on PATH. See docs/cmake.md.
@@ -142,6 +144,9 @@ function(tflm_op_resolver target)
   endif()
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${header}")
   # gen-resolver -o replaces the header atomically and only on success: a failed run leaves no half-written file.
+  # It leaves a header whose text would not change untouched, timestamp included: the header itself is the OUTPUT
+  # (no stamp), so Ninja's restat sees it unchanged and recompiles nothing, and records that, so the next build runs
+  # nothing. (A stamp OUTPUT with the header as BYPRODUCTS would make Makefile generators touch the header.)
   add_custom_command(
     OUTPUT "${header}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${header_dir}"
