@@ -113,9 +113,16 @@ def parse_custom(values: list[str]) -> dict[str, str]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write text to path through a temp file in the same directory and os.replace: never a half-written file."""
+    """Write text to path through a temp file in the same directory and os.replace: never a half-written file.
+    A file that already holds exactly this text is left untouched, its timestamp too: a build that regenerates a
+    header from a model touched without changing its operators then recompiles nothing."""
     import tempfile
 
+    try:
+        if path.read_bytes() == text.encode("utf-8"):
+            return
+    except (OSError, ValueError):  # absent, a directory, unreadable: written (or refused) below
+        pass
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)

@@ -9,7 +9,7 @@ if(NOT COMMAND tflm_op_resolver)
     # Only this folder was copied (managed_components/): the pip package carries the CMake package.
     idf_build_get_property(_tflm_python PYTHON)
     get_filename_component(_tflm_python_dir "${_tflm_python}" DIRECTORY)
-    find_program(TFLM_GEN_RESOLVER NAMES gen-resolver HINTS "${_tflm_python_dir}"
+    find_program(TFLM_GEN_RESOLVER NAMES gen-resolver HINTS "${_tflm_python_dir}" NO_CMAKE_FIND_ROOT_PATH
                  DOC "The gen-resolver command of the TFLM size toolkit (pip install tflm-size-toolkit)")
     if(NOT TFLM_GEN_RESOLVER)
       message(FATAL_ERROR "tflm_size_toolkit: gen-resolver not found next to ${_tflm_python} nor on PATH: "

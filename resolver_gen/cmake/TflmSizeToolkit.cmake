@@ -7,11 +7,13 @@
 #                   [MODELS a.tflite ...] [ELF file.elf])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
-# ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the
-# targets added are then named after <target> all the same (zephyr_size_check, zephyr_rom_report, ...).
+# tflm_size_check is a post-build step of <target> (TflmSizeCheck.cmake), so building <target> alone checks it.
+# ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the check
+# is then a target of its own in ALL, and the targets added are named after <target> all the same
+# (zephyr_size_check, zephyr_rom_report, ...).
 #
 # Loaded by find_package(TflmSizeToolkit) (TflmSizeToolkitConfig.cmake, in the folder `gen-resolver --cmake-dir`
-# prints), by the Zephyr module (zephyr/CMakeLists.txt) and by the ESP-IDF component (project_include.cmake).
+# prints: pass it as -DTflmSizeToolkit_DIR, which cross toolchain files do not re-root), by the Zephyr module (zephyr/CMakeLists.txt) and by the ESP-IDF component (project_include.cmake).
 # The tools are found once, in the cache variables TFLM_GEN_RESOLVER and TFLM_SIZE_REPORT (set them to override):
 # next to the Python that installed this package, next to the build's Python (Python3_EXECUTABLE, PYTHON_EXECUTABLE,
 # ESP-IDF's PYTHON), then on PATH. See docs/cmake.md.
@@ -39,7 +41,9 @@ function(_tflm_find_tool variable program)
       list(APPEND hints "${python_dir}")
     endif()
   endforeach()
-  find_program(${variable} NAMES ${program} HINTS ${hints}
+  # A host program: NO_CMAKE_FIND_ROOT_PATH keeps a cross toolchain file's CMAKE_FIND_ROOT_PATH_MODE_PROGRAM ONLY
+  # from looking for it in the target's root only.
+  find_program(${variable} NAMES ${program} HINTS ${hints} NO_CMAKE_FIND_ROOT_PATH
                DOC "The ${program} command of the TFLM size toolkit (pip install tflm-size-toolkit)")
   if(NOT ${variable})
     message(FATAL_ERROR "TflmSizeToolkit: ${program} not found next to the Python that installed this package nor "
@@ -140,6 +144,9 @@ function(tflm_op_resolver target)
   endif()
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${header}")
   # gen-resolver -o replaces the header atomically and only on success: a failed run leaves no half-written file.
+  # It leaves a header whose text would not change untouched, timestamp included: the header itself is the OUTPUT
+  # (no stamp), so Ninja's restat sees it unchanged and recompiles nothing, and records that, so the next build runs
+  # nothing. (A stamp OUTPUT with the header as BYPRODUCTS would make Makefile generators touch the header.)
   add_custom_command(
     OUTPUT "${header}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${header_dir}"
@@ -179,55 +186,69 @@ function(tflm_size_check target)
   _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF)
   _tflm_binary(tflm_size_check "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
-  set(depends "${TFLM_SIZE_REPORT}")
-  if(ARG_ELF)  # the file another target links (Zephyr's zephyr.elf): Ninja builds it first
-    list(APPEND depends "${binary}")
-  else()  # target-level, and file-level on its binary: the check reruns after each link
-    list(APPEND depends ${target})
-  endif()
+  get_property(package_dir GLOBAL PROPERTY TFLM_SIZE_TOOLKIT_CMAKE_DIR)
+  set(inputs)  # the files besides the binary whose change reruns the check
   if(ARG_BUDGET)
     _tflm_input_files(tflm_size_check "${target}" BUDGET budget "${ARG_BUDGET}")
+    list(APPEND inputs "${budget}")
   else()  # no rules: the check only writes the summary (totals)
     set(budget "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/no-rules.toml")
     file(WRITE "${budget}" "# tflm_size_check without BUDGET: no rules, the summary gives the totals\n")
   endif()
-  list(APPEND depends "${budget}")
-  set(map_option)
+  set(defines -DSIZE_REPORT=${TFLM_SIZE_REPORT} -DBINARY=${binary} -DBUDGET=${budget} -DREPORTS=${base}
+              -DNAME=${target})
   if(ARG_MAP)
     get_filename_component(map "${ARG_MAP}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-    set(map_option --map "${map}")
+    list(APPEND defines -DMAP=${map})
   endif()
-  set(baseline_option)
   if(ARG_BASELINE)
     if(ARG_BASELINE MATCHES "^db:")
-      set(baseline_option --baseline "${ARG_BASELINE}")
+      list(APPEND defines -DBASELINE=${ARG_BASELINE})
     else()
       _tflm_input_files(tflm_size_check "${target}" BASELINE baseline "${ARG_BASELINE}")
-      set(baseline_option --baseline "${baseline}")
-      list(APPEND depends "${baseline}")
+      list(APPEND defines -DBASELINE=${baseline})
+      list(APPEND inputs "${baseline}")
     endif()
   endif()
-  set(model_command)
-  if(ARG_MODELS)
+  if(ARG_MODELS)  # size-report fit: fails when the firmware lacks an op a model needs or its arena is too small
     _tflm_input_files(tflm_size_check "${target}" MODELS models ${ARG_MODELS})
-    list(APPEND depends ${models})
-    # size-report fit: exit 1 when the firmware lacks an op a model needs or its tensor arena is too small.
-    set(model_command COMMAND "${TFLM_SIZE_REPORT}" fit "${binary}" ${models} ${map_option}
-                              --format markdown -o "${base}.models.md")
+    list(APPEND inputs ${models})
+    string(REPLACE ";" "$<SEMICOLON>" model_list "${models}")
+    list(APPEND defines "-DMODELS=${model_list}")
   endif()
-  string(MAKE_C_IDENTIFIER "${target}" stamp_name)
-  set(stamp "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/${stamp_name}.size-check.stamp")
-  # The stamp is written only when every command passed, so a failed check fails every build until it passes.
-  add_custom_command(
-    OUTPUT "${stamp}"
-    COMMAND "${TFLM_SIZE_REPORT}" check "${binary}" --budget "${budget}" ${map_option} ${baseline_option}
-            --summary "${base}.size.md" --summary-json "${base}.size.json" --reasons
-    ${model_command}
-    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
-    DEPENDS ${depends}
-    COMMENT "size-report check: ${target}"
-    VERBATIM)
-  add_custom_target(${target}_size_check ALL DEPENDS "${stamp}")
+  set(run "${CMAKE_COMMAND}" ${defines} -P "${package_dir}/TflmSizeCheck.cmake")
+
+  if(ARG_ELF)
+    # The file another target links (Zephyr's zephyr.elf): a check of its own in ALL, after that file, which Ninja
+    # builds first. The stamp is written only when the check passed, so a failed check fails every build until it
+    # passes.
+    string(MAKE_C_IDENTIFIER "${target}" stamp_name)
+    set(stamp "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/${stamp_name}.size-check.stamp")
+    add_custom_command(
+      OUTPUT "${stamp}"
+      COMMAND "${CMAKE_COMMAND}" ${defines} "-DSTAMP=${stamp}" -P "${package_dir}/TflmSizeCheck.cmake"
+      DEPENDS "${binary}" ${inputs} "${TFLM_SIZE_REPORT}" "${package_dir}/TflmSizeCheck.cmake"
+      COMMENT "size-report check: ${target}"
+      VERBATIM)
+    add_custom_target(${target}_size_check ALL DEPENDS "${stamp}")
+    return()
+  endif()
+
+  get_target_property(target_dir ${target} SOURCE_DIR)
+  if(NOT target_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    message(FATAL_ERROR "tflm_size_check(${target}): call it in ${target_dir}/CMakeLists.txt, where ${target} is "
+                        "added (its check is a post-build step of ${target}), or give ELF <file>")
+  endif()
+  # A post-build step of the target itself: `cmake --build --target ${target}` checks every link, not only ALL.
+  # A failed step leaves the link undone for Ninja and Make, which then link and check again at the next build.
+  # The link depends on the budget, baseline and models, so a change to one of them relinks and rechecks.
+  add_custom_command(TARGET ${target} POST_BUILD COMMAND ${run} COMMENT "size-report check: ${target}" VERBATIM)
+  if(inputs)
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${inputs})
+  endif()
+  # Checks again on demand (the link's check ran already when the target is up to date).
+  add_custom_target(${target}_size_check COMMAND ${run} COMMENT "size-report check: ${target}" VERBATIM)
+  add_dependencies(${target}_size_check ${target})
 endfunction()
 
 function(tflm_size_report target)

@@ -127,6 +127,10 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
         parser.add_argument("--su-dir", metavar="DIR",
                             help="Stack: GCC -fstack-usage .su files under DIR; their figures are used and "
                                  "cross-checked against the disassembly.")
+    if mode == "fit":
+        parser.add_argument("--reasons", action="store_true",
+                            help="Print one line per reason it does not fit on stderr ('size-report fit: FAIL ...'), "
+                                 "for build systems that show a failed command's output.")
     if mode in (None, "ops", "fit"):
         parser.add_argument("--kernels", metavar="reference|cmsis_nn",
                             help="With models: the kernel set the arena estimate assumes (default: detected from the "
@@ -171,7 +175,8 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
            models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
            stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None,
-           kernels: str | None = None, arena_symbol: str | None = None, fit_only: bool = False) -> int:
+           kernels: str | None = None, arena_symbol: str | None = None, fit_only: bool = False,
+           reasons: bool = False) -> int:
     from sizetool.report.report_builder import build_report_keeping_image
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -261,6 +266,10 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         for warning in size_report.warnings:
             print(f"size-report: warning: {warning}", file=sys.stderr)
     failed = (crosscheck is not None and not crosscheck.passed) or (fit is not None and not fit.passed)
+    if reasons and failed:
+        from sizetool.ci.fit_reasons import fit_failure_reasons
+
+        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in fit_failure_reasons(crosscheck, fit))
     return 1 if failed else 0
 
 

@@ -5,6 +5,7 @@ bad arguments stopping the configure step with one line naming them."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -14,7 +15,7 @@ import pytest
 
 from resolver_gen import __version__
 from resolver_gen.cli import cmake_package_dir as package_dir
-from tests.conftest import REPO_ROOT
+from tests.conftest import FIXTURES, REPO_ROOT
 from tests.integrations.cmake_projects import (
     SCRIPTS,
     build,
@@ -60,7 +61,8 @@ def test_gen_resolver_prints_the_cmake_package_that_the_wheel_carries():
     assert {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix == ".cmake"} == \
         {p.name: p.read_bytes() for p in package_dir().iterdir() if p.suffix == ".cmake"}
     files = sorted(p.name for p in package_dir().iterdir() if p.suffix == ".cmake")
-    assert files == ["TflmSizeToolkit.cmake", "TflmSizeToolkitConfig.cmake", "TflmSizeToolkitConfigVersion.cmake"]
+    assert files == ["TflmSizeCheck.cmake", "TflmSizeToolkit.cmake", "TflmSizeToolkitConfig.cmake",
+                     "TflmSizeToolkitConfigVersion.cmake"]
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
     assert "cmake/*.cmake" in pyproject["tool"]["setuptools"]["package-data"]["resolver_gen"]
     version_file = (package_dir() / "TflmSizeToolkitConfigVersion.cmake").read_text()
@@ -99,9 +101,19 @@ def test_host_build_regenerates_the_header_when_a_model_changes_and_only_then(ho
     touch(models[1], newer_than=header)
     explained = ninja_explain(build_dir)
     assert f"{header} is dirty" in explained or "tflm_generated/app/ops.h is dirty" in explained
-    third = build(build_dir)
+    before = header.stat().st_mtime_ns
+    third = build(build_dir)  # the same ops: the header is left as it was and nothing after it runs
     assert third.returncode == 0, third.stdout
-    assert "gen-resolver: tflm_generated/app/ops.h" in third.stdout and "size-report check: app" in third.stdout
+    assert re.findall(r"^\[\d+/\d+\] (.*)$", third.stdout, re.MULTILINE) == ["gen-resolver: tflm_generated/app/ops.h"]
+    assert header.stat().st_mtime_ns == before and "no work to do" in ninja_explain(build_dir)
+
+    shutil.copy2(FIXTURES / "models" / "int8_vision.tflite", models[1])  # other ops: a new header, compiled
+    touch(models[1], newer_than=header)
+    fourth = build(build_dir)
+    assert fourth.returncode == 0, fourth.stdout
+    assert "gen-resolver: tflm_generated/app/ops.h" in fourth.stdout and "Building CXX object" in fourth.stdout
+    assert "Linking CXX executable app\nrule " in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
+    assert "resolver.AddConv2D()" in header.read_text()
     assert "no work to do" in build(build_dir).stdout
 
 
@@ -264,6 +276,40 @@ def test_size_check_models_runs_size_report_fit_on_the_firmware(tmp_path, model,
                      f"-DPython3_EXECUTABLE={sys.executable}").returncode == 0
     built = build(tmp_path / "build")
     assert (built.returncode == 0) == passes, built.stdout
+    if not passes:  # the models' verdict on the console, one line per reason, not only in the report
+        lines = built.stdout.splitlines()
+        assert "size-report fit: FAIL WHILE (builtin) is not registered; needed by two_subgraphs.tflite" in lines
+        assert "0 passed, 0 failed" in lines  # the budget part passed (no rules); the fit did not
+        assert "tflm_size_check(fw) FAILED: size-report fit (firmware.models.md)" in " ".join(built.stdout.split())
     report = (tmp_path / "firmware.models.md").read_text()
     assert report.startswith("# Does it fit: firmware.elf")
     assert json.loads((tmp_path / "firmware.size.json").read_text())["status"] == "pass"  # no budget: no rules
+
+
+CROSS_TOOLCHAIN = """# A cross toolchain file as many SDKs write it: every find_* re-rooted under the target's sysroot.
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_FIND_ROOT_PATH "${CMAKE_CURRENT_LIST_DIR}/sysroot")
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+"""
+
+
+def test_toolkit_dir_finds_the_package_and_its_tools_under_a_toolchain_file_that_re_roots_every_search(tmp_path):
+    """docs/cmake.md's one line against the strictest toolchain file: CMAKE_PREFIX_PATH is re-rooted under the
+    sysroot and fails; TflmSizeToolkit_DIR is read as given, and the tools (host programs) are still found."""
+    require_tools("cmake", "ninja")
+    (tmp_path / "sysroot").mkdir()
+    (tmp_path / "cross.cmake").write_text(CROSS_TOOLCHAIN)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(cross NONE)\nfind_package(TflmSizeToolkit 0.1 REQUIRED)\n"
+        "tflm_size_report(fw ELF fw.elf)\nmessage(STATUS \"size-report: ${TFLM_SIZE_REPORT}\")\n")
+    # (PROGRAM ONLY would hide ninja itself from CMake too: it is given, as such a toolchain's users must.)
+    toolchain = (f"--toolchain={tmp_path / 'cross.cmake'}", f"-DCMAKE_MAKE_PROGRAM={shutil.which('ninja')}")
+    refused = configure(tmp_path, tmp_path / "prefix", *toolchain, f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}")
+    assert refused.returncode != 0 and "TflmSizeToolkitConfig.cmake" in refused.stderr
+    found = configure(tmp_path, tmp_path / "dir", *toolchain, f"-DTflmSizeToolkit_DIR={cmake_package_dir()}",
+                      f"-DPython3_EXECUTABLE={sys.executable}")
+    assert found.returncode == 0, found.stderr
+    assert Path(re.search(r"size-report: (.*)", found.stdout).group(1)) == SCRIPTS / "size-report"

@@ -177,6 +177,21 @@ def test_output_file_then_check(models, tmp_path, capsys):
     assert "-  status = resolver.AddConv2D();" in err
 
 
+def test_output_with_the_same_text_is_left_untouched_and_a_change_rewrites_it(models, tmp_path, capsys):
+    """A build regenerating the header from a model touched without changing its ops recompiles nothing."""
+    import os
+
+    header = tmp_path / "ops.h"
+    assert run(capsys, models / "deprecated_codes.tflite", "-o", header)[0] == 0
+    os.utime(header, ns=(1_000_000_000, 1_000_000_000))
+    inode = header.stat().st_ino
+    assert run(capsys, models / "deprecated_codes.tflite", "-o", header) == (0, "", "")
+    assert (header.stat().st_mtime_ns, header.stat().st_ino) == (1_000_000_000, inode)
+    assert run(capsys, models / "new_codes.tflite", "-o", header)[0] == 0
+    assert header.stat().st_mtime_ns > 1_000_000_000 and "resolver.AddCumSum();" in header.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["ops.h"]
+
+
 def test_check_of_a_missing_header_is_exit_2(models, tmp_path, capsys):
     status, _, err = run(capsys, models / "deprecated_codes.tflite", "--check", tmp_path / "nope.h")
     assert status == 2 and "nope.h: no such file" in err

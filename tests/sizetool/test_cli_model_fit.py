@@ -156,6 +156,30 @@ def test_only_the_arena_fails_a_model_whose_ops_are_all_registered(capsys):
     assert status == 1 and f"g_systick_count gives 4 ({need - 4} short)" in out
 
 
+def test_fit_reasons_prints_each_missing_op_and_the_arena_verdict_one_line_each(capsys, tmp_path):
+    """--reasons: what a build system shows of a failed step (CMake's tflm_size_check runs it after each link)."""
+    need = estimated(INT8_VISION)
+    report = tmp_path / "fit.md"
+    status, out, err = run(capsys, "fit", ELF, INT8_VISION, "--map", MAP, "--arena-symbol", "g_keyword_arena",
+                           "--reasons", "--format", "markdown", "-o", report)
+    assert status == 1 and out == "" and report.read_text().startswith("# Does it fit: firmware.elf")
+    failures = [line for line in err.splitlines() if line.startswith("size-report fit: FAIL ")]
+    assert failures == [
+        "size-report fit: FAIL PAD (builtin) is not registered; needed by int8_vision.tflite",
+        "size-report fit: FAIL TRANSPOSE (builtin) is not registered; needed by int8_vision.tflite",
+        f"size-report fit: FAIL arena too small: the models need {need} bytes of tensor arena (reference kernels); "
+        f"app::(anonymous namespace)::g_keyword_arena gives 2048 ({need - 2048} short); growing it by "
+        f"{need - 2048} fits in the {FREE} bytes of free RAM"]
+    model = str(FIXTURES / "models" / "unused_opcodes.tflite")
+    assert run(capsys, "fit", ELF, model, "--map", MAP, "--reasons")[::2] == (0, "")
+
+
+def test_fit_reasons_escapes_control_characters_of_a_model_name():
+    from sizetool.ci.fit_reasons import console_line
+
+    assert console_line("Op\x1b[31m\nX\ty") == "Op\\x1b[31m\\nX\\ty"
+
+
 def test_a_model_the_estimate_refuses_leaves_ram_unanswered_and_the_flash_gate_decides(capsys):
     status, out, err = run(capsys, ELF, "--map", MAP, "--model", MODEL, "--format", "json")
     arena = json.loads(out)["arena"]

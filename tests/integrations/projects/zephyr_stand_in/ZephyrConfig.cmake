@@ -3,6 +3,11 @@
 # each module of ZEPHYR_EXTRA_MODULES whose zephyr/module.yml has `build: cmake: <dir>` with
 # add_subdirectory(<module>/<dir>), setting ZEPHYR_CURRENT_MODULE_DIR, before the app's CMakeLists.txt goes on.
 # The host compiler links it: the layout is the point, not the target.
+# As Zephyr's target toolchain set-up (cmake/modules/FindTargetTools.cmake) before project(): a Generic system
+# (cross-compiling), and no CMAKE_FIND_ROOT_PATH_MODE_* (Zephyr dropped them in 2018, zephyr PR #12193; before that,
+# PROGRAM NEVER and LIBRARY/INCLUDE/PACKAGE ONLY). (Zephyr also forces its compilers, skipping CMake's checks; the
+# host compiler here is checked, so that the app's target_compile_features works.)
+set(CMAKE_SYSTEM_NAME Generic)
 project(Zephyr-Kernel CXX)
 set(ZEPHYR_BINARY_DIR "${CMAKE_BINARY_DIR}/zephyr")
 set(CONFIG_KERNEL_BIN_NAME zephyr)

@@ -25,6 +25,7 @@ macro(idf_component_register)
 endmacro()
 
 macro(project name)
+  set(CMAKE_TOOLCHAIN_FILE "${_idf_stand_in_dir}/toolchain-host.cmake")  # toolchain-${IDF_TARGET}.cmake
   _project(${name} CXX)
   set(_idf_components "${CMAKE_SOURCE_DIR}/main")
   foreach(_idf_dir IN LISTS EXTRA_COMPONENT_DIRS)
