@@ -121,3 +121,15 @@ def test_a_project_config_with_args_runs_the_hooks_as_documented(tmp_path, envir
     assert result.returncode == 1 and "is stale" in result.stdout
     page = (REPO_ROOT / "docs" / "pre-commit.md").read_text()
     assert "id: tflm-ops-header" in page and "id: tflm-size-budget" in page
+
+
+@pytest.mark.parametrize("changed, runs", [
+    ("models/kws.tflite", True), ("src/model_data.cc", True), ("src/model_data.h", True), ("src/ops.h", True),
+    ("src/model.cpp", True), ("README.md", False), ("size-budget.toml", False),
+])
+def test_the_header_hook_runs_when_a_model_held_as_a_c_array_changes(changed, runs):
+    import re
+
+    yaml = pytest.importorskip("yaml", reason="PyYAML (a pre-commit dependency) is not installed")
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert bool(re.search(hooks["tflm-ops-header"]["files"], changed)) == runs
