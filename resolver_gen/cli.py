@@ -1,4 +1,5 @@
-"""gen-resolver command line: .tflite models -> minimal MicroMutableOpResolver header (or lite source, JSON, tables).
+"""gen-resolver command line: .tflite models (or C arrays) -> minimal MicroMutableOpResolver header (or lite source,
+JSON, tables).
 
 Exit status: 0 ok; 1 a gate failed (an op TFLM cannot run, tensor types TFLM's kernels refuse, a model without
 operators, --check found a stale file); 2 usage or input error (one line on stderr naming the file and the problem,
@@ -51,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
         epilog="Exit status: 0 ok, 1 unsupported op or tensor types / model without operators / --check stale, "
                "2 bad input.")
-    parser.add_argument("models", nargs="*", metavar="MODEL", help=".tflite file(s); several give one union resolver")
+    parser.add_argument("models", nargs="*", metavar="MODEL",
+                        help=".tflite file(s), or C/C++ files holding a model as a byte array (FILE:NAME picks one "
+                             "array); several give one union resolver")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--format", choices=FORMATS, default="header",
                         help="header: TFLM MicroMutableOpResolver (default); lite: TFLite MutableOpResolver "
@@ -246,7 +249,7 @@ def run_fit(args: argparse.Namespace) -> int:
         from tflm_model.target_fit import fit_report
 
         if not args.models:
-            raise ResolverGenError("--fit needs at least one .tflite model")
+            raise ResolverGenError("--fit needs at least one model (.tflite or C array)")
         flash = parse_size(args.flash, "--flash") if args.flash else None
         ram = parse_size(args.ram, "--ram") if args.ram else None
         from tflm_model.operator_uses import read_model_uses
@@ -270,6 +273,10 @@ def run(args: argparse.Namespace) -> int:
     from tflm_model.plan import build_plan
     from resolver_gen import render
 
+    if args.models:  # C/C++ files become one reference per model array (file.cc:g_model)
+        from tflm_model.model_sources import expand_model_arguments
+
+        args.models = expand_model_arguments(args.models)
     if args.fit:
         return run_fit(args)
     if args.flash or args.ram:

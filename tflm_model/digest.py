@@ -1,4 +1,4 @@
-"""SHA-256 of a model file, computed on a background thread.
+"""SHA-256 of a model (a .tflite file, or a C/C++ array: tflm_model.model_sources), computed on a background thread.
 
 Hashing is the only step that reads a whole model (about 0.15 s per 200 MB); hashlib releases the GIL while it hashes,
 so gen-resolver starts it as soon as a file has proved to be a model, and imports jinja2 and renders meanwhile.
@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from tflm_model.errors import ModelError
+from tflm_model.model_sources import model_bytes
 
 
 class BackgroundDigest:
@@ -29,19 +30,27 @@ class BackgroundDigest:
 
     def _run(self) -> None:
         try:
-            self._result = sha256_of_file(self.path)
+            self._result = sha256_of_model(self.path)
+        except ModelError as error:
+            self._error = str(error)
         except (OSError, ValueError) as error:
-            self._error = getattr(error, "strerror", None) or str(error)
+            self._error = f"{self.path}: cannot read ({getattr(error, 'strerror', None) or error})"
 
     def hexdigest(self) -> str:
         self._thread.join()
         if self._error is not None:
-            raise ModelError(f"{self.path}: cannot read ({self._error})")
+            raise ModelError(self._error)
         assert self._result is not None
         return self._result
 
 
 CHUNK = 32 * 1024 * 1024
+
+
+def sha256_of_model(reference: Path) -> str:
+    """SHA-256 of a model's bytes: a C/C++ array's, or a .tflite file's."""
+    data = model_bytes(reference)
+    return hashlib.sha256(data).hexdigest() if data is not None else sha256_of_file(reference)
 
 
 def sha256_of_file(path: Path) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tflm_model.errors import ModelError
+from tflm_model.model_sources import model_bytes
 
 FILE_IDENTIFIER = b"TFL3"
 SCHEMA_VERSION = 3
@@ -314,6 +315,21 @@ def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
         raise ModelError(f"{label}: cannot read ({reason})") from None
 
 
+def _open_model(path: Path):
+    """The model's bytes: a C/C++ array's (model_sources), else the file mapped; (buffer, size)."""
+    data = model_bytes(path)
+    if data is None:
+        return _open_mmap(path)
+    if not data:
+        raise ModelError(f"{path}: empty array, not a .tflite model")
+    return data, len(data)
+
+
+def _close(data) -> None:
+    if isinstance(data, mmap.mmap):
+        data.close()
+
+
 def _model_table(reader: "_Reader", data, size: int) -> int:
     """The root Model table's offset, once the file is known to be a TFLite FlatBuffer of the schema we read."""
     if size < 8:
@@ -331,14 +347,14 @@ def _model_table(reader: "_Reader", data, size: int) -> int:
 def read_operator_table(path: str | os.PathLike) -> OperatorTable:
     """Read operator_codes and per-subgraph operator uses of one .tflite file; ModelError on bad input."""
     path = Path(path)
-    data, size = _open_mmap(path)
+    data, size = _open_model(path)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)
         codes = _operator_codes(reader, model)
         subgraph_count, operators = _operators(reader, model, len(codes))
     finally:
-        data.close()
+        _close(data)
     return OperatorTable(path, size, codes, subgraph_count, operators)
 
 
@@ -502,7 +518,7 @@ def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
     """Read every subgraph's tensors (shape, type, constness, quantization counts), operators and inputs/outputs,
     and the offline memory plan; ModelError on bad input. Weights are never read."""
     path = Path(path)
-    data, size = _open_mmap(path)
+    data, size = _open_model(path)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)
@@ -527,5 +543,5 @@ def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
             subgraphs.append(GraphSubgraph(tensors, inputs, outputs, operators))
         offline_plan = _offline_plan(reader, model, buffers_start, buffer_count)
     finally:
-        data.close()
+        _close(data)
     return TensorGraph(path, size, codes, tuple(subgraphs), offline_plan)

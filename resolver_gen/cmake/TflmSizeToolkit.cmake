@@ -1,7 +1,7 @@
 # CMake functions of the TFLM size toolkit: regenerate a MicroMutableOpResolver header from .tflite models at build
 # time, gate the build on a size budget after the link, and add rom/ram/stack report targets as Zephyr does.
 #
-#   tflm_op_resolver(<target> MODELS a.tflite ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
+#   tflm_op_resolver(<target> MODELS a.tflite|model_data.cc[:ARRAY] ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
 #                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
 #                   [MODELS a.tflite ...] [ELF file.elf])
@@ -80,19 +80,30 @@ function(_tflm_check_arguments function target)
   endif()
 endfunction()
 
-# Absolute paths of existing input files (relative ones are relative to the calling CMakeLists.txt).
+# Absolute paths of existing input files (relative ones are relative to the calling CMakeLists.txt), in <out>, and
+# the files themselves in <out>_files (what the commands depend on). A model is a .tflite, a C/C++ file holding model
+# arrays, or FILE:NAME, one array of a C/C++ file: split at the last colon before a C identifier when the whole is no
+# file, as gen-resolver splits it (so C:/m.cc is a file).
 function(_tflm_input_files function target keyword out)
   set(paths)
+  set(files)
   foreach(path IN LISTS ARGN)
+    set(array)
     get_filename_component(absolute "${path}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(keyword STREQUAL "MODELS" AND NOT EXISTS "${absolute}" AND path MATCHES "^(.+):([A-Za-z_][A-Za-z0-9_]*)$")
+      set(array ":${CMAKE_MATCH_2}")
+      get_filename_component(absolute "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
     if(NOT EXISTS "${absolute}" AND path MATCHES "^[A-Z][A-Z0-9_]*$")  # a misspelt keyword after a list
       message(FATAL_ERROR "${function}(${target}): unknown argument '${path}' (after ${keyword})")
     elseif(NOT EXISTS "${absolute}" OR IS_DIRECTORY "${absolute}")
       message(FATAL_ERROR "${function}(${target}): ${keyword}: no such file: ${absolute}")
     endif()
-    list(APPEND paths "${absolute}")
+    list(APPEND paths "${absolute}${array}")
+    list(APPEND files "${absolute}")
   endforeach()
   set(${out} ${paths} PARENT_SCOPE)
+  set(${out}_files ${files} PARENT_SCOPE)
 endfunction()
 
 function(tflm_op_resolver target)
@@ -102,7 +113,7 @@ function(tflm_op_resolver target)
     message(FATAL_ERROR "tflm_op_resolver(${target}): no target named ${target} (call it after add_executable/add_library)")
   endif()
   if(NOT ARG_MODELS)
-    message(FATAL_ERROR "tflm_op_resolver(${target}): MODELS: at least one .tflite model is needed")
+    message(FATAL_ERROR "tflm_op_resolver(${target}): MODELS: at least one model (.tflite or C array) is needed")
   endif()
   if((ARG_KERNELS OR ARG_SHORT_ENUMS) AND NOT ARG_ARENA)
     message(FATAL_ERROR "tflm_op_resolver(${target}): KERNELS and SHORT_ENUMS set the arena estimate: add ARENA")
@@ -151,7 +162,7 @@ function(tflm_op_resolver target)
     OUTPUT "${header}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${header_dir}"
     COMMAND "${TFLM_GEN_RESOLVER}" ${models} -o "${header}" ${options}
-    DEPENDS ${models} ${tool_files}
+    DEPENDS ${models_files} ${tool_files}
     COMMENT "gen-resolver: ${shown}"
     VERBATIM)
   string(MAKE_C_IDENTIFIER "${target}_tflm_${ARG_HEADER}" generate_target)
@@ -212,7 +223,7 @@ function(tflm_size_check target)
   endif()
   if(ARG_MODELS)  # size-report fit: fails when the firmware lacks an op a model needs or its arena is too small
     _tflm_input_files(tflm_size_check "${target}" MODELS models ${ARG_MODELS})
-    list(APPEND inputs ${models})
+    list(APPEND inputs ${models_files})
     string(REPLACE ";" "$<SEMICOLON>" model_list "${models}")
     list(APPEND defines "-DMODELS=${model_list}")
   endif()

@@ -5,7 +5,8 @@ Options that add to the report (e.g. --ops, --model) add their work between buil
 
 --ops prints the per-operator flash table (sizetool/operators/operator_cost.py, sizetool/render/operators.py) instead of the
 size tree, in the chosen format (html: the page gains its operator view); --save then keeps the table in the saved
-report. --model FILE.tflite (repeatable; further positional arguments after the ELF are models too) implies --ops and
+report. --model MODEL (a .tflite, a C/C++ file holding model arrays, or FILE:ARRAY; repeatable; further positional
+arguments after the ELF are models too) implies --ops and
 adds the cross-check against the models (sizetool/operators/model_crosscheck.py): exit 1 when a model needs an op the firmware
 does not register; and the RAM answer (sizetool/fit/model_fit.py): the tensor arena the models need (for the kernel
 set detected or given with --kernels) against the arena the firmware links (found, or named with --arena-symbol) and
@@ -58,17 +59,18 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
     parser = OneLineParser(prog=prog, description=description, epilog=epilog)
     parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
     if mode is None:
-        parser.add_argument("extra_models", nargs="*", metavar="MODEL.tflite",
-                            help="With --model, further .tflite models may follow the ELF; with --stack, root "
-                                 "functions.")
+        parser.add_argument("extra_models", nargs="*", metavar="MODEL",
+                            help="With --model, further models (.tflite, or C/C++ files holding model arrays) may "
+                                 "follow the ELF; with --stack, root functions.")
     elif mode == "stack":
         parser.add_argument("extra_models", nargs="*", metavar="ROOT",
                             help="Root functions, demangled or mangled (default: main, the entry point, threads and "
                                  "interrupt handlers).")
     else:
-        parser.add_argument("extra_models", nargs="+" if mode == "fit" else "*", metavar="MODEL.tflite",
-                            help="The .tflite models the firmware runs" + (" (their cross-check follows the table)."
-                                                                           if mode == "ops" else "."))
+        parser.add_argument("extra_models", nargs="+" if mode == "fit" else "*", metavar="MODEL",
+                            help="The models the firmware runs: .tflite files, or C/C++ files holding them as byte "
+                                 "arrays (FILE:NAME picks one)" + (" (their cross-check follows the table)."
+                                                                   if mode == "ops" else "."))
     formats = {"stack": "tree, json, csv or markdown", "fit": "tree, json or markdown", "ops": "tree, json, csv, markdown "
                "or html"}.get(mode, "tree, json, csv, markdown or html")
     parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT", help=f"{formats}.")
@@ -95,7 +97,7 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
         parser.add_argument("--ops", action="store_true",
                             help="Alias of 'size-report ops ELF': the per-operator flash cost table.")
     if mode in (None, "ops", "stack"):
-        parser.add_argument("--model", dest="models", action="append", metavar="FILE.tflite",
+        parser.add_argument("--model", dest="models", action="append", metavar="MODEL",
                             help={None: "Alias of 'size-report ops ELF MODEL': check the firmware's operators and "
                                         "RAM against this model (repeatable). Exit 1 when it needs an op the firmware "
                                         "does not register or a larger arena than the one linked.",
@@ -106,12 +108,12 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
     if mode in (None, "ops"):
         alias = "Alias of 'size-report ops ELF --drop ...': w" if mode is None else "W"
         parser.add_argument("--drop", action="append", metavar="OP[,OP...]",
-                            help=f"{alias}hat if these registrations (op names as the table prints them, or .tflite "
-                                 "models) were removed: the saving, the predicted ROM, the files and symbols that go "
+                            help=f"{alias}hat if these registrations (op names as the table prints them, or "
+                                 "models: .tflite, C/C++ file, FILE:ARRAY) were removed: the saving, the predicted ROM, the files and symbols that go "
                                  "(repeatable).")
         alias = "Alias of 'size-report ops ELF --keep ...': w" if mode is None else "W"
         parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
-                            help=f"{alias}hat if only these registrations (op names or .tflite models) were kept "
+                            help=f"{alias}hat if only these registrations (op names or models) were kept "
                                  "(repeatable).")
     if mode is None:
         parser.add_argument("--export-profile", metavar="PROFILE.json",
@@ -190,18 +192,25 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
     if (su_dir or ignore) and not stack:
         raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore'} goes with --stack")
     if stack:
-        return _stack(elf, extra, list(models or []), su_dir, list(ignore or []), output_format, output)
+        from sizetool.operators.model_crosscheck import model_references
+
+        return _stack(elf, extra, model_references(list(models or [])), su_dir, list(ignore or []), output_format,
+                      output)
     if fit_only:
         if output_format not in FIT_FORMATS:
             raise SizeToolError(f"fit prints {', '.join(FIT_FORMATS)}, not {output_format}")
     if extra and not models:
         raise SizeToolError(f"unexpected extra argument {extra[0]!r} (one ELF; models go after --model)")
     model_paths = list(models or []) + extra
+    if model_paths:
+        from sizetool.operators.model_crosscheck import model_references
+
+        model_paths = model_references(model_paths)
     if drop and keep:
         raise SizeToolError("give --drop or --keep, not both (--keep drops everything it does not name)")
     what_if_mode = "drop" if drop else "keep" if keep else None
     if what_if_mode and model_paths:
-        raise SizeToolError(f"--{what_if_mode} and --model are separate questions (--keep MODEL.tflite keeps exactly "
+        raise SizeToolError(f"--{what_if_mode} and --model are separate questions (--keep MODEL keeps exactly "
                             "a model's ops)")
     if what_if_mode and output_format == "html":
         raise SizeToolError(f"--{what_if_mode} prints tree, json, csv or markdown, not html")

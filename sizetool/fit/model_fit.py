@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
+from tflm_model.model_sources import load_models
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
@@ -133,8 +134,8 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
     if len(arenas) > 1:
         for path in model_paths:
             try:
-                location = model_location(image, Path(path).read_bytes())
-            except OSError:
+                location = model_location(image, load_models(path)[0].read_bytes())
+            except ModelError:
                 location = None
             if location:
                 locations.append(location)

@@ -140,6 +140,18 @@ class ModelCrosscheck:
         return not self.missing and not self.type_problems
 
 
+def model_references(arguments: list[str]) -> list[str]:
+    """The models named on the command line as references the readers take: a .tflite stays as it is, a C/C++ file
+    becomes one `file.cc:ARRAY` per model array in it (tflm_model.model_sources); SizeToolError when one has none."""
+    from tflm_model.errors import ModelError
+    from tflm_model.model_sources import expand_model_arguments
+
+    try:
+        return expand_model_arguments(arguments)
+    except ModelError as error:
+        raise SizeToolError(str(error)) from None
+
+
 def read_model_ops(path: str) -> list[ModelOp]:
     """The ops one .tflite model uses (every subgraph), in gen-resolver's order; SizeToolError on a bad file."""
     from tflm_model.errors import ModelError

@@ -1,6 +1,7 @@
 """`size-report ELF --ops --drop OP[,OP...]` / `--keep ...`: what a firmware would be with a different set of ops.
 
-The ops are named as the operator table names them (CONV_2D, CONV_2D_INT8, WINDOW) or given as .tflite models, which
+The ops are named as the operator table names them (CONV_2D, CONV_2D_INT8, WINDOW) or given as models (.tflite, or a
+C/C++ file holding model arrays, or FILE:ARRAY), which
 stand for the registrations serving their ops (model_crosscheck's mapping: a model's CONV_2D is served by CONV_2D and
 CONV_2D_INT8). `--drop` removes those registrations; `--keep` removes every other one. The answer is one set
 question (operator_sets.py): the saving, the predicted ROM (the report's total minus the saving), and the files and
@@ -18,8 +19,6 @@ from sizetool.errors import SizeToolError
 from sizetool.operators.operator_graph import OperatorGraph
 from sizetool.operators.operator_sets import SetCost, set_cost
 from sizetool.report.report_model import SizeReport
-
-MODEL_SUFFIX = ".tflite"
 
 
 @dataclass(frozen=True)
@@ -93,18 +92,20 @@ def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names:
 def resolve(names: list[str], registered: list[str], mode: str) -> tuple[list[str], list[str]]:
     """The registrations named (op names, or the registrations serving a model's ops), and notes about model ops no
     registration serves. An unknown op name is an error naming the closest registered ones."""
-    from sizetool.operators.model_crosscheck import serving_registrations
+    from sizetool.operators.model_crosscheck import model_references, serving_registrations
+    from tflm_model.model_sources import is_model_argument
 
     if not names:
-        raise SizeToolError(f"--{mode} needs at least one op name or .tflite model")
+        raise SizeToolError(f"--{mode} needs at least one op name or model")
     chosen: list[str] = []
     notes: list[str] = []
     for name in names:
-        if name.endswith(MODEL_SUFFIX) or os.path.sep in name:
-            serving, missing = serving_registrations(name, registered)
-            notes.extend(f"{os.path.basename(name)} needs {op}, which the firmware does not register: its code is "
-                         "in no figure here" for op in missing)
-            chosen.extend(serving)
+        if is_model_argument(name):  # a .tflite, a C/C++ file holding models, or FILE:ARRAY
+            for model in model_references([name]):
+                serving, missing = serving_registrations(model, registered)
+                notes.extend(f"{os.path.basename(model)} needs {op}, which the firmware does not register: its code "
+                             "is in no figure here" for op in missing)
+                chosen.extend(serving)
         elif name in registered:
             chosen.append(name)
         else:

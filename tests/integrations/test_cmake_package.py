@@ -27,6 +27,7 @@ from tests.integrations.cmake_projects import (
     touch,
     write_stand_in,
 )
+from tests.tflm_model import c_array_styles as styles
 
 HOST_MODELS = ("arena_add_chain.tflite", "arena_while.tflite")
 
@@ -115,6 +116,37 @@ def test_host_build_regenerates_the_header_when_a_model_changes_and_only_then(ho
     assert "Linking CXX executable app\nrule " in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
     assert "resolver.AddConv2D()" in header.read_text()
     assert "no work to do" in build(build_dir).stdout
+
+
+def test_models_held_as_c_arrays_give_the_header_and_rebuild_when_the_array_changes(tmp_path):
+    """MODELS takes the app's own model_data.cc (every model array in it) or FILE:ARRAY, compiled into the app too."""
+    require_tools("cmake", "ninja", "c++")
+    project = copy_project("host", tmp_path)
+    models = [REPO_ROOT / "fixtures" / "models" / m for m in HOST_MODELS]
+    (project / "models").mkdir()
+    model_data = project / "models" / "model_data.cc"
+    model_data.write_text(styles.several_arrays({"g_add": models[0].read_bytes(),
+                                                 "g_while": models[1].read_bytes()}, b"\x01"))
+    lists = (project / "CMakeLists.txt").read_text()
+    lists = lists.replace("add_executable(app main.cc)", "add_executable(app main.cc models/model_data.cc)")
+    lists = lists.replace("MODELS models/arena_add_chain.tflite models/arena_while.tflite",
+                          "MODELS models/model_data.cc:g_add models/model_data.cc:g_while")
+    (project / "CMakeLists.txt").write_text(lists)
+    build_dir = tmp_path / "build"
+    configured = configure(project, build_dir, f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}",
+                           f"-DTFLM_STAND_IN_DIR={write_stand_in(tmp_path / 'stand_in')}",
+                           f"-DPython3_EXECUTABLE={sys.executable}")
+    assert configured.returncode == 0, configured.stderr
+    assert build(build_dir).returncode == 0
+    header = build_dir / "tflm_generated" / "app" / "ops.h"
+    from_tflite = gen_resolver(*models, "--name", "Kws", "--arena")
+    assert header.read_text() == gen_resolver(model_data, "--name", "Kws", "--arena")
+    assert header.read_text().replace("model_data.cc:g_add", models[0].name).replace(
+        "model_data.cc:g_while", models[1].name) == from_tflite
+    assert "no work to do" in build(build_dir).stdout
+    touch(model_data, newer_than=header)
+    rebuilt = build(build_dir)
+    assert rebuilt.returncode == 0 and "gen-resolver: tflm_generated/app/ops.h" in rebuilt.stdout
 
 
 def test_the_header_depends_on_the_tool_itself(host_build):
@@ -206,7 +238,8 @@ def test_a_budget_breach_fails_cmake_build_with_the_reason_until_it_passes(corte
 BAD_CALLS = [
     ("tflm_op_resolver(lib MODELS missing.tflite)", "tflm_op_resolver(lib): MODELS: no such file: {dir}/missing.tflite"),
     ("tflm_op_resolver(lib MODELS m.tflite BOGUS)", "tflm_op_resolver(lib): unknown argument 'BOGUS'"),
-    ("tflm_op_resolver(lib)", "tflm_op_resolver(lib): MODELS: at least one .tflite model is needed"),
+    ("tflm_op_resolver(lib)", "tflm_op_resolver(lib): MODELS: at least one model (.tflite or C array) is "
+                              "needed"),
     ("tflm_op_resolver(lib MODELS m.tflite HEADER)", "tflm_op_resolver(lib): HEADER needs a value"),
     ("tflm_op_resolver(lib MODELS m.tflite KERNELS cmsis_nn)", "tflm_op_resolver(lib): KERNELS and SHORT_ENUMS set "
                                                                "the arena estimate: add ARENA"),

@@ -172,3 +172,13 @@ def test_try_repo_cannot_pass_args_and_stops_with_the_usage_error_the_page_shows
     usage = "gen-resolver: error: no model given (gen-resolver MODEL.tflite ...)"
     assert usage in tried.stdout.splitlines() and usage in PAGE.read_text()
     assert "cannot pass `args`" in PAGE.read_text()
+
+
+@pytest.mark.parametrize("changed, runs", [
+    ("models/kws.tflite", True), ("src/model_data.cc", True), ("src/model_data.h", True), ("src/ops.h", True),
+    ("src/model.cpp", True), ("README.md", False), ("size-budget.toml", False),
+])
+def test_the_header_hook_runs_when_a_model_held_as_a_c_array_changes(changed, runs):
+    yaml = pytest.importorskip("yaml", reason="PyYAML (a pre-commit dependency) is not installed")
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert bool(re.search(hooks["tflm-ops-header"]["files"], changed)) == runs

@@ -93,6 +93,26 @@ def test_models_the_firmware_cannot_run_fail_the_step(tmp_path):
     assert outputs["status"] == "pass"  # the budget (none) passed; the models did not
 
 
+def test_models_held_as_c_arrays_give_the_summary_of_their_tflites(tmp_path):
+    from tests.tflm_model.c_array_styles import several_arrays
+
+    names = ("vision_subset.tflite", "two_subgraphs.tflite")
+    model_data = tmp_path / "model_data.cc"
+    model_data.write_text(several_arrays({"g_vision": (MODELS / names[0]).read_bytes(),
+                                          "g_two": (MODELS / names[1]).read_bytes()}, b"\x00"))
+    from_arrays, summary, _ = run_action_step(tmp_path, elf=ELF, map=MAP, models=str(model_data))
+    (tmp_path / "step-summary.md").unlink()
+    from_files, expected, _ = run_action_step(tmp_path, elf=ELF, map=MAP, models=" ".join(str(MODELS / n)
+                                                                                          for n in names))
+    assert from_arrays.returncode == from_files.returncode == 1
+    assert "model_data.cc:g_vision" in summary
+    for array, name in (("g_vision", names[0]), ("g_two", names[1])):
+        summary = summary.replace(f"{model_data}:{array}", str(MODELS / name))
+        summary = summary.replace(f"model\\_data.cc:{array.replace('_', chr(92) + '_')}", name.replace("_", "\\_"))
+        summary = summary.replace(f"model_data.cc:{array}", name)
+    assert summary == expected
+
+
 def test_bad_input_is_one_line_and_status_2(tmp_path):
     result, summary, _ = run_action_step(tmp_path, elf=tmp_path / "missing.elf")
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and summary == ""
