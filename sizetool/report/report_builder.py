@@ -12,6 +12,7 @@ import os
 import posixpath
 from collections import Counter
 
+from sizetool.report.ram_use import script_reservations
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
 from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeReport, entry_order
 
@@ -187,7 +188,7 @@ def build_report_and_image(
         rom_total=placement.rom_total,
         ram_total=placement.ram_total,
         entries=entries,
-        regions=_regions(placement, flash_size, ram_size),
+        regions=script_reservations(image.sections, _regions(placement, flash_size, ram_size)),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
         linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
