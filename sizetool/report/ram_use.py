@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from sizetool.report.esp_idf_detect import read_with_esp_idf_layout
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
-
-if TYPE_CHECKING:  # a cached report's RAM split loads no ELF reader
-    from sizetool.inputs.elf_reader import Section
 
 RESERVED = "(reserved)"
 FREE = "(free)"
@@ -58,8 +54,9 @@ def is_free(entry: SizeEntry) -> bool:
     return bool(entry.path) and entry.path[0] == FREE
 
 
-def script_reservations(sections: list[Section], regions: list[MemoryRegion]) -> list[MemoryRegion]:
-    """The regions with the stacks and heaps the linker script places in them without the alloc flag: ld counts them
+def script_reservations(sections: list, regions: list[MemoryRegion]) -> list[MemoryRegion]:
+    """The regions (the ELF's sections: elf_reader.Section) with the stacks and heaps the linker script places in them
+    without the alloc flag: ld counts them
     in no region's use and the ELF in no segment (pico-sdk's crt0 declares `.section .stack` and `.heap` without
     flags; memmap_default.ld puts them in `.stack_dummy (NOLOAD)` alone in SCRATCH_Y, `.stack1_dummy` in SCRATCH_X and
     `.heap` in RAM, and derives __StackTop/__StackBottom from them)."""
