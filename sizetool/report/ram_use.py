@@ -55,9 +55,8 @@ def is_free(entry: SizeEntry) -> bool:
 
 
 def script_reservations(sections: list, regions: list[MemoryRegion]) -> list[MemoryRegion]:
-    """The regions (the ELF's sections: elf_reader.Section) with the stacks and heaps the linker script places in them
-    without the alloc flag: ld counts them
-    in no region's use and the ELF in no segment (pico-sdk's crt0 declares `.section .stack` and `.heap` without
+    """The regions with the stacks and heaps the linker script places in them without the alloc flag (`sections`: the
+    ELF's, elf_reader.Section): ld counts them in no region's use and the ELF in no segment (pico-sdk's crt0 declares `.section .stack` and `.heap` without
     flags; memmap_default.ld puts them in `.stack_dummy (NOLOAD)` alone in SCRATCH_Y, `.stack1_dummy` in SCRATCH_X and
     `.heap` in RAM, and derives __StackTop/__StackBottom from them)."""
     reserved = {r.name: 0 for r in regions}
