@@ -176,10 +176,6 @@ def build_report_and_image(
         )
         if strings_placer is not None:
             merged = (merged_strings.by_references, merged_strings.unreferenced)
-        if merged_strings.unreferenced:
-            warnings.append(f"{map_path}: {merged_strings.unreferenced} bytes of merged string sections that no code "
-                            "refers to stay under the object the map lists them under (the first object with such a "
-                            f"section); {merged_strings.by_references} went to the files whose code refers to them")
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
