@@ -35,6 +35,7 @@ TOOLCHAIN_LIBRARIES = ("libgcc", "libstdc++-v3", "libsupc++", "newlib", "libglos
 _SYSTEM_INCLUDE = re.compile(
     r"^/usr/(local/)?include/|/include/c\+\+/|/lib/gcc(-cross)?/[^/]+/[^/]+/include(-fixed)?/|^/usr/lib/[^/]+/include/"
     r"|/(arm-none-eabi|riscv\d*-unknown-elf|[a-z0-9_]+-zephyr-elf|xtensa-[a-z0-9_]+-elf)/include/"
+    r"|/build/gcc/include(-fixed)?/"  # the compiler's own headers in a toolchain's build tree (Debian's gcc)
 )
 _TOOLCHAIN_DIR = re.compile(r"(^|/)(gcc|zephyr-sdk|toolchain)[^/]*(/|$)|-none-eabi|-unknown-elf|-zephyr-elf"
                             r"|xtensa-[a-z0-9_]+-elf|-esp-elf|^/usr/|^/opt/")
@@ -187,13 +188,28 @@ def outside_root(source: str) -> tuple[str, ...] | None:
     parts = [part for part in source.split("/") if part]
     for position, part in enumerate(parts):
         if part in TOOLCHAIN_LIBRARIES:
-            return (TOOLCHAIN,) + tuple(parts[position:])
+            return (TOOLCHAIN,) + _as_library(parts[position:])
     if _SYSTEM_INCLUDE.search(source):
         start = parts.index("include") + 1 if "include" in parts else 0
         return (SYSTEM_HEADERS,) + tuple(parts[start:])
     if _TOOLCHAIN_DIR.search(source.lower() if ":" in source[:3] else source):
-        return (TOOLCHAIN,) + tuple(parts)
+        # a file of the distribution's build tree (/build/gcc-arm-none-eabi-8GAN2q/.../build/...): from below it
+        inside = len(parts) - 1 - parts[::-1].index("build") if "build" in parts[:-1] else -1
+        return (TOOLCHAIN,) + tuple(parts[inside + 1:])
     return None
+
+
+def _as_library(parts: list[str]) -> tuple[str, ...]:
+    """A run-time library's source path named by the library it builds: newlib/libc/... -> libc/...,
+    newlib/libm/... -> libm/..., libgloss/libnosys/... -> libnosys/..., libstdc++-v3/... -> libstdc++/..."""
+    first, rest = parts[0], parts[1:]
+    if first in ("newlib", "libgloss") and len(rest) > 1 and rest[0].startswith("lib"):
+        return tuple(rest)
+    if first == "libstdc++-v3":
+        return ("libstdc++",) + tuple(rest)
+    if first == "libsupc++":
+        return ("libstdc++", first) + tuple(rest)
+    return tuple(parts)
 
 
 def _under(path: str, directory: str) -> bool:
