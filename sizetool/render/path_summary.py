@@ -1,5 +1,6 @@
 """A stack path and its warnings in a few lines for a terminal: the first frames, the largest frame, the deepest
-function and the total, each run of steps left out said in one line; repeated warnings as one line with a count.
+function and the total, each run of steps left out said in one line; the warnings of one kind as one line with a
+count and the functions holding most of them.
 `--verbose` prints everything (JSON and CSV always do). Used by `size-report stack` and `gen-resolver --fit`."""
 
 from __future__ import annotations
@@ -40,30 +41,40 @@ def summarised(frames: list[int], verbose: bool = False, first: int = FIRST_FRAM
 
 @dataclass(frozen=True)
 class WarningGroup:
-    """Warnings of one kind in one function: one line, the sites counted."""
+    """Warnings of one kind: one line, the sites counted and the functions holding most of them named."""
 
     kind: str
-    function: str
-    sites: tuple[int, ...]
-    detail: str  # the detail the sites share, or "" when they differ
+    sites: int
+    functions: tuple[tuple[str, int], ...]  # (function, its sites), most first
+    single: str = ""  # the warning itself, when it is the only one of its kind
 
-    def text(self) -> str:
-        if len(self.sites) == 1:
-            where = f" at {self.sites[0]:#x}"
-        else:
-            where = f": {len(self.sites)} sites ({', '.join(f'{s:#x}' for s in self.sites[:3])}" + \
-                    (", ...)" if len(self.sites) > 3 else ")")
-        return f"{self.kind} in {self.function}{where}" + (f": {self.detail}" if self.detail else "")
+    def text(self, named: int = 3) -> str:
+        if self.single:
+            return self.single
+        shown = ", ".join(short_name(name) + (f" {count}" if count > 1 else "")
+                          for name, count in self.functions[:named])
+        more = f", {len(self.functions) - named} more" if len(self.functions) > named else ""
+        return (f"{self.kind}: {self.sites} sites in {len(self.functions)} function"
+                f"{'s' if len(self.functions) != 1 else ''} ({shown}{more}; --verbose lists them)")
+
+
+def short_name(function: str) -> str:
+    """A function's name without its parameter list: `tflite::(anonymous namespace)::Prepare(TfLiteContext*, ...)`
+    -> `tflite::(anonymous namespace)::Prepare`."""
+    hidden = function.replace("(anonymous namespace)", "\0")
+    return hidden.split("(", 1)[0].replace("\0", "(anonymous namespace)") or function
 
 
 def grouped_warnings(warnings) -> list[WarningGroup]:
-    """Warnings (kind, function, address, detail) grouped by kind and function, in the order first seen."""
-    groups: dict[tuple[str, str], list] = {}
+    """Warnings (kind, function, address, detail, text()) grouped by kind, in the order first seen."""
+    groups: dict[str, list] = {}
     for warning in warnings:
-        groups.setdefault((warning.kind, warning.function), []).append(warning)
+        groups.setdefault(warning.kind, []).append(warning)
     result = []
-    for (kind, function), members in groups.items():
-        details = {w.detail for w in members}
-        result.append(WarningGroup(kind, function, tuple(sorted({w.address for w in members})),
-                                   details.pop() if len(details) == 1 else ""))
+    for kind, members in groups.items():
+        counts: dict[str, int] = {}
+        for warning in members:
+            counts[warning.function] = counts.get(warning.function, 0) + 1
+        functions = tuple(sorted(counts.items(), key=lambda item: (-item[1], list(counts).index(item[0]))))
+        result.append(WarningGroup(kind, len(members), functions, members[0].text() if len(members) == 1 else ""))
     return result

@@ -21,7 +21,6 @@ from sizetool.text_escaping import markdown_code, markdown_text
 
 FORMATS = ("tree", "json", "csv", "markdown")
 CSV_COLUMNS = ("root", "record", "step", "function", "address", "frame", "depth", "via", "call_site", "detail")
-TOP_WARNINGS = 20  # warning lines (a group: one kind in one function) per root in the terminal and markdown
 TOP_KERNELS = 10  # deepest kernels per root in the terminal and markdown (all in JSON and CSV)
 
 
@@ -123,8 +122,8 @@ def _via(step) -> str:
 
 
 def _warning_lines(report: StackReport, verbose: bool) -> dict[str, list[str]]:
-    """Each root's warning lines: every warning with `verbose`; otherwise one line per kind and function with its
-    sites counted, at most TOP_WARNINGS, and the warnings an earlier root already showed said in one line."""
+    """Each root's warning lines: every warning with `verbose`; otherwise one line per kind with its sites counted
+    and the functions holding most of them, and the warnings an earlier root already showed said in one line."""
     lines: dict[str, list[str]] = {}
     shown_under: dict = {}  # warning -> the first root that showed it
     for root in report.roots:
@@ -139,12 +138,7 @@ def _warning_lines(report: StackReport, verbose: bool) -> dict[str, list[str]]:
             else:
                 shown_under[warning] = root.root
                 fresh.append(warning)
-        groups = grouped_warnings(fresh)
-        text = [group.text() for group in groups[:TOP_WARNINGS]]
-        if len(groups) > TOP_WARNINGS:
-            rest = sum(len(group.sites) for group in groups[TOP_WARNINGS:])
-            text.append(f"... and {rest} more in {len(groups) - TOP_WARNINGS} functions (--verbose, or --format json "
-                        "or csv, lists them)")
+        text = [group.text() for group in grouped_warnings(fresh)]
         text += [f"{count} warning{'s' if count != 1 else ''} as under {name} (reached from both)"
                  for name, count in earlier.items()]
         lines[root.root] = text

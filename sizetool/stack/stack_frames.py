@@ -321,7 +321,9 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 target = _immediate(operands)
                 if target is None and constants.get(first, 0) & 1:  # `ldr rX, =function` then `blx rX`
                     target = constants[first]
-                if target is not None:
+                if target is not None and base == "bl" and tracker.inside(target & ~1) and target & ~1 != start:
+                    tracker.jump(address, target & ~1, conditional)  # Thumb-1's far jump inside a large function
+                elif target is not None:
                     tracker.call(address, target & ~1)
                 else:
                     tracker.call(address, None, loads.get(first))

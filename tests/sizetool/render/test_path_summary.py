@@ -18,13 +18,15 @@ def test_a_long_path_keeps_the_first_frames_the_largest_and_the_deepest():
     assert summarised(frames, verbose=True) == list(range(len(frames)))
 
 
-def test_warnings_of_one_kind_in_one_function_are_one_line_with_their_sites_counted():
-    warnings = [StackWarning("indirect call", "f", 0x10, "through a pointer loaded from offset 0, not followed"),
-                StackWarning("indirect call", "f", 0x20, "through a pointer loaded from offset 0, not followed"),
-                StackWarning("indirect call", "f", 0x30, "through a function pointer, not followed"),
-                StackWarning("indirect call", "f", 0x40, "through a function pointer, not followed"),
-                StackWarning("recursion", "g", 0x50, "calls g again")]
+def test_warnings_of_one_kind_are_one_line_with_their_sites_counted_and_the_functions_holding_most_named():
+    warnings = [StackWarning("indirect call", "f(int)", 0x10, "through a pointer loaded from offset 0, not followed"),
+                StackWarning("indirect call", "g()", 0x20, "through a function pointer, not followed"),
+                StackWarning("indirect call", "f(int)", 0x30, "through a function pointer, not followed"),
+                StackWarning("indirect call", "tflite::(anonymous namespace)::Prepare(TfLiteContext*)", 0x40),
+                StackWarning("indirect call", "h()", 0x50),
+                StackWarning("recursion", "g()", 0x60, "calls g again")]
     groups = grouped_warnings(warnings)
-    assert [(g.kind, g.function, len(g.sites)) for g in groups] == [("indirect call", "f", 4), ("recursion", "g", 1)]
-    assert groups[0].text() == "indirect call in f: 4 sites (0x10, 0x20, 0x30, ...)"
-    assert groups[1].text() == "recursion in g at 0x50: calls g again"
+    assert [(g.kind, g.sites) for g in groups] == [("indirect call", 5), ("recursion", 1)]
+    assert groups[0].text() == ("indirect call: 5 sites in 4 functions (f 2, g, tflite::(anonymous namespace)::Prepare, "
+                                "1 more; --verbose lists them)")
+    assert groups[1].text() == "recursion in g() at 0x60: calls g again"  # alone of its kind: the warning itself

@@ -25,6 +25,7 @@ def test_the_roots_are_main_the_entry_point_and_the_handlers_of_the_vector_table
         ("isr_svcall", "interrupt"), ("isr_pendsv", "interrupt"), ("isr_systick", "interrupt"),
         ("unhandled_irq", "interrupt"),  # isr_irq0, 2 and 3: weak labels on one routine, named by its global symbol
         ("isr_irq1", "interrupt"),  # the C handler that replaced the weak default
+        ("isr_irq2", "interrupt"),  # an assembly one (far_jump.S)
     ]
 
 
@@ -60,3 +61,11 @@ def test_a_vector_table_in_its_own_section_still_gives_its_handlers():
     assert [(name, root.kind) for name, root in roots.items()] == [
         ("main", "main"), ("Reset_Handler", "entry point"), ("Default_Handler", "interrupt"),
         ("SysTick_Handler", "interrupt")]
+
+
+def test_a_thumb_1_far_jump_inside_a_function_is_a_branch_not_recursion():
+    # GCC compiles a branch too far for `b` in a large Thumb-1 function (newlib's _vfprintf_r, _dtoa_r on RP2040) as
+    # `bl` to a label inside the function: 141 of the 253 warnings on pico-tflmicro's hello_world were these
+    irq = roots_of()["isr_irq2"]
+    assert irq.bounded and irq.warnings == []
+    assert irq.depth == 8  # push {r4, lr}
