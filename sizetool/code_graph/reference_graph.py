@@ -164,7 +164,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
                                      image.mapping_symbols)
     decoded_count = len(references)
     references.extend(data_words)
-    nodes = _nodes(sections, runs, references, owned)
+    entry = [(image.entry, image.entry & ~1 if image.arch == "arm" else image.entry)]  # where the image starts
+    nodes = _nodes(sections, runs, references + entry, owned, thumb_starts)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     resolved = _resolve(graph, references)
@@ -575,8 +576,9 @@ def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]],
             edge_sets[index - 1].add(index)
 
 
-def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
+def _nodes(sections: list[Section], runs, references, owned, thumb_starts=frozenset()) -> list[GraphNode]:
     cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
+    cut_points -= {start | 1 for start in thumb_starts}  # a Thumb routine's address, not a byte of it (crt0's handlers)
     cut_points |= {start for _, start, _ in owned} | {end for _, _, end in owned}
     sorted_cuts = sorted(cut_points)
     nodes: list[GraphNode] = []

@@ -69,3 +69,14 @@ def test_a_thumb_1_far_jump_inside_a_function_is_a_branch_not_recursion():
     irq = roots_of()["isr_irq2"]
     assert irq.bounded and irq.warnings == []
     assert irq.depth == 8  # push {r4, lr}
+
+
+def test_each_root_starts_where_its_code_does():
+    # the table's words carry the Thumb bit (0x...5d for unhandled_irq) and data (the binary info header) lies
+    # between the default handlers and _entry_point: each root is still its own routine, at an even address
+    image = read_elf(str(STARTUP))
+    symbols = {s.name: s.address for s in image.symbols}
+    roots = roots_of()
+    assert roots["_entry_point"].address == image.entry & ~1 == symbols["_entry_point"]
+    for name in ("unhandled_irq", "isr_nmi", "_reset_handler", "isr_irq1"):
+        assert roots[name].address == symbols[name], name
