@@ -35,7 +35,6 @@ TOOLCHAIN_LIBRARIES = ("libgcc", "libstdc++-v3", "libsupc++", "newlib", "libglos
 _SYSTEM_INCLUDE = re.compile(
     r"^/usr/(local/)?include/|/include/c\+\+/|/lib/gcc(-cross)?/[^/]+/[^/]+/include(-fixed)?/|^/usr/lib/[^/]+/include/"
     r"|/(arm-none-eabi|riscv\d*-unknown-elf|[a-z0-9_]+-zephyr-elf|xtensa-[a-z0-9_]+-elf)/include/"
-    r"|/build/gcc/include(-fixed)?/"  # the compiler's own headers in a toolchain's build tree (Debian's gcc)
 )
 _TOOLCHAIN_DIR = re.compile(r"(^|/)(gcc|zephyr-sdk|toolchain)[^/]*(/|$)|-none-eabi|-unknown-elf|-zephyr-elf"
                             r"|xtensa-[a-z0-9_]+-elf|-esp-elf|^/usr/|^/opt/")
@@ -201,10 +200,13 @@ def outside_root(source: str) -> tuple[str, ...] | None:
 
 def _as_library(parts: list[str]) -> tuple[str, ...]:
     """A run-time library's source path named by the library it builds: newlib/libc/... -> libc/...,
-    newlib/libm/... -> libm/..., libgloss/libnosys/... -> libnosys/..., libstdc++-v3/... -> libstdc++/..."""
+    newlib/libm/... -> libm/..., libgloss/libnosys/... -> libnosys/..., libstdc++-v3/... -> libstdc++/...; newlib's
+    installed headers (Debian's /usr/include/newlib/assert.h) -> libc/include/..."""
     first, rest = parts[0], parts[1:]
     if first in ("newlib", "libgloss") and len(rest) > 1 and rest[0].startswith("lib"):
         return tuple(rest)
+    if first == "newlib" and rest and "." in rest[-1] and rest[-1].endswith(".h"):  # /usr/include/newlib/assert.h
+        return ("libc", "include") + tuple(rest)
     if first == "libstdc++-v3":
         return ("libstdc++",) + tuple(rest)
     if first == "libsupc++":
