@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "json or markdown")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="with --fit: every step of the stack path (by default its first frames, the largest, the "
+                             "deepest and the total)")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -259,7 +262,7 @@ def run_fit(args: argparse.Namespace) -> int:
             print(f"{PROG}: --fit: the models cannot run on TFLM as they are", file=sys.stderr)
             return 1
         report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
-        text = render_fit(report, output_format)
+        text = render_fit(report, output_format, args.verbose)
         status = 0 if report.main.passed else 1
     if args.output:
         write_atomically(Path(args.output), text)
@@ -281,6 +284,8 @@ def run(args: argparse.Namespace) -> int:
         return run_fit(args)
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
+    if args.verbose:
+        raise ResolverGenError("--verbose goes with --fit PROFILE (the whole stack path)")
     if args.format in ("text", "markdown"):
         raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
     if not args.models:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from sizetool.render.path_summary import LeftOut, summarised
 from sizetool.text_escaping import markdown_text
 from tflm_facts.target_profile import BuildFacts, TargetProfile
 from tflm_model.target_fit import FitAnswer, FitReport
@@ -43,12 +44,19 @@ def render_profile_list(profiles: list[TargetProfile], output_format: str) -> st
                    for p in profiles)
 
 
-def render_fit(report: FitReport, output_format: str) -> str:
+def render_fit(report: FitReport, output_format: str, verbose: bool = False) -> str:
+    """The stack path in text and markdown: its first frames, the largest, the deepest and the total (every step
+    with `verbose`; JSON always has them all)."""
     if output_format == "json":
         return _json(report)
     if output_format == "markdown":
-        return _markdown(report)
-    return _text(report)
+        return _markdown(report, verbose)
+    return _text(report, verbose)
+
+
+def _path_items(answer: FitAnswer, verbose: bool) -> list:
+    return [item if isinstance(item, LeftOut) else answer.stack_path[item]
+            for item in summarised([step.frame for step in answer.stack_path], verbose)]
 
 
 # -- text ---------------------------------------------------------------------------------------------------------
@@ -61,7 +69,7 @@ def _limit_text(value: int, limit: int | None) -> str:
     return f"  fits the limit of {limit:,} ({limit - value:,} to spare)"
 
 
-def _text(report: FitReport) -> str:
+def _text(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
     profile = answer.profile
     lines = [f"Fit of {len(answer.models)} model(s) on {profile.name} ({describe_build(profile.build)})"
@@ -79,7 +87,8 @@ def _text(report: FitReport) -> str:
     else:
         deepest = f" (deepest kernel: {answer.stack_kernel})" if answer.stack_kernel else ""
         lines.append(f"stack  {answer.stack:>10,} B  worst path from {profile.stack_root}{deepest}")
-        lines += [f"       {step.frame:>10,}  {step.function}" for step in answer.stack_path]
+        lines += [f"       {'':>10}  {item.text()}" if isinstance(item, LeftOut) else
+                  f"       {item.frame:>10,}  {item.function}" for item in _path_items(answer, verbose)]
     for missing in answer.missing:
         lines.append(f"missing: {missing.op} (in {', '.join(missing.models)}): {missing.reason}")
     lines += ["", "Beside it:", f"{'':<42}{'flash':>10}{'RAM':>10}{'stack':>8}"]
@@ -157,7 +166,7 @@ def _json(report: FitReport) -> str:
 
 # -- markdown -----------------------------------------------------------------------------------------------------
 
-def _markdown(report: FitReport) -> str:
+def _markdown(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
     lines = [f"### Fit on {markdown_text(answer.profile.name)}", "", markdown_text(describe_build(answer.profile.build)), "",
              f"**{markdown_text(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
@@ -165,7 +174,8 @@ def _markdown(report: FitReport) -> str:
     lines.append(f"| flash | {answer.flash:,} | {parts(answer.flash_parts)} |")
     lines.append(f"| RAM | {answer.ram:,} | {parts(answer.ram_parts)} |")
     if answer.stack is not None:
-        path = " → ".join(markdown_text(s.function) for s in answer.stack_path)
+        path = " → ".join(markdown_text(f"... {item.steps} more" if isinstance(item, LeftOut) else item.function)
+                          for item in _path_items(answer, verbose))
         lines.append(f"| stack | {answer.stack:,} | {path} |")
     lines += ["", "| answer | flash | RAM | stack |", "|---|---:|---:|---:|"]
     for label, other in _alternatives(report):

@@ -30,6 +30,7 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.dwarf.callframe import FDE
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
+from sizetool.inputs.map_file import LINKER_STUBS
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
 from sizetool.code_graph.code_sections import DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
@@ -67,6 +68,7 @@ class ReferenceGraph:
     edges: list[list[int]]  # node index -> indices of the nodes it refers to (sorted, no self edges)
     exact: bool = False  # edges came from relocations (--emit-relocs) rather than guessed data words
     decoded: bool = True  # code was disassembled; False for architectures the decoder does not know
+    tied: list[tuple[int, int]] = field(default_factory=list)  # edges only an input section shared makes (no reference)
     _starts: list[int] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
@@ -162,7 +164,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
                                      image.mapping_symbols)
     decoded_count = len(references)
     references.extend(data_words)
-    nodes = _nodes(sections, runs, references, owned)
+    entry = [(image.entry, image.entry & ~1 if image.arch == "arm" else image.entry)]  # where the image starts
+    nodes = _nodes(sections, runs, references + entry, owned, thumb_starts)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     resolved = _resolve(graph, references)
@@ -195,7 +198,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         _give_padding_to_functions(graph, edge_sets, {target for _, target in references})
         _tie_split_strings(graph, edge_sets, sections, contents)
         if input_sections:
-            _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
+            graph.tied = _tie_input_sections(graph, edge_sets, input_sections, code_ranges)
     graph.edges = [sorted(targets) for targets in edge_sets]
     return graph
 
@@ -483,15 +486,18 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
     return pieces
 
 
-def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections, code_ranges) -> None:
+def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_sections,
+                        code_ranges) -> list[tuple[int, int]]:
     """Functions that came in one code input section (newlib's math_errf.o .text holds __math_oflowf and
     __math_divzerof), and data objects that came in one data input section (an object built without
     -fdata-sections, whose code reaches its objects through one section anchor), are kept or dropped together: each
     refers to the next, the last to the first. Symbol-less code in a code section counts too (Xtensa libgcc's
-    assembler routines such as __nesf2 have size-0 symbols). Merged string sections (.rodata.str1.1) are left alone."""
+    assembler routines such as __nesf2 have size-0 symbols). Merged string sections (.rodata.str1.1) are left alone.
+    Returns the edges added that no reference made."""
+    tied = []
     for piece in input_sections:
-        if not piece.size:
-            continue
+        if not piece.size or getattr(piece, "object_file", "") == LINKER_STUBS:
+            continue  # veneers: the linker writes each for a call that needs it, none keeps the others
         if piece.name.startswith((".text", ".iram1")) and _inside(piece.address, code_ranges):
             kinds = ("func", "chunk")
         elif piece.name.startswith(DATA_INPUT_SECTIONS) and ".str" not in piece.name:
@@ -509,7 +515,10 @@ def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_
             index += 1
         if len(members) > 1:
             for this, following in zip(members, members[1:] + members[:1]):
-                edge_sets[this].add(following)
+                if following not in edge_sets[this]:
+                    edge_sets[this].add(following)
+                    tied.append((this, following))
+    return tied
 
 
 def _tie_split_strings(graph: ReferenceGraph, edge_sets: list[set[int]], sections: list[Section], contents) -> None:
@@ -567,8 +576,9 @@ def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]],
             edge_sets[index - 1].add(index)
 
 
-def _nodes(sections: list[Section], runs, references, owned) -> list[GraphNode]:
+def _nodes(sections: list[Section], runs, references, owned, thumb_starts=frozenset()) -> list[GraphNode]:
     cut_points = {target for _, target in references} | {target & ~1 for _, target in references}
+    cut_points -= {start | 1 for start in thumb_starts}  # a Thumb routine's address, not a byte of it (crt0's handlers)
     cut_points |= {start for _, start, _ in owned} | {end for _, _, end in owned}
     sorted_cuts = sorted(cut_points)
     nodes: list[GraphNode] = []

@@ -126,6 +126,9 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
         parser.add_argument("--ignore", action="append", metavar="FUNCTION",
                             help="Stack: do not follow calls into this function (repeatable), e.g. an abort or "
                                  "logging path you budget apart; the output says which were left out.")
+        parser.add_argument("-v", "--verbose", action="store_true",
+                            help="Stack: every step of each path and every warning (by default: the first frames, "
+                                 "the largest, the deepest and the total; repeated warnings counted in one line).")
         parser.add_argument("--su-dir", metavar="DIR",
                             help="Stack: GCC -fstack-usage .su files under DIR; their figures are used and "
                                  "cross-checked against the disassembly.")
@@ -176,7 +179,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            map_file: str | None = None, flash_size: str | None = None, ram_size: str | None = None,
            no_cache: bool = False, save: str | None = None, output: str | None = None, ops: bool = False,
            models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
-           stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None,
+           stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None, verbose: bool = False,
            kernels: str | None = None, arena_symbol: str | None = None, fit_only: bool = False,
            reasons: bool = False) -> int:
     from sizetool.report.report_builder import build_report_keeping_image
@@ -189,13 +192,13 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
     memories = ["rom", "ram"] if all_memories else (["ram"] if ram else ["rom"])
     elf, extra = paths[0], paths[1:]
-    if (su_dir or ignore) and not stack:
-        raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore'} goes with --stack")
+    if (su_dir or ignore or verbose) and not stack:
+        raise SizeToolError(f"{'--su-dir' if su_dir else '--ignore' if ignore else '--verbose'} goes with --stack")
     if stack:
         from sizetool.operators.model_crosscheck import model_references
 
         return _stack(elf, extra, model_references(list(models or [])), su_dir, list(ignore or []), output_format,
-                      output)
+                      output, verbose)
     if fit_only:
         if output_format not in FIT_FORMATS:
             raise SizeToolError(f"fit prints {', '.join(FIT_FORMATS)}, not {output_format}")
@@ -283,7 +286,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
 
 
 def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
-           output: str | None) -> int:
+           output: str | None, verbose: bool = False) -> int:
     """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/stack/stack_depth.py)."""
     import shutil
 
@@ -308,7 +311,7 @@ def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ig
     report = analyse_stack(image, roots or None, su_entries, models or None, decl_files, ignore or None)
     color = output is None and sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if color else None
-    text = render_stack(report, output_format, color=color, width=width)
+    text = render_stack(report, output_format, color=color, width=width, verbose=verbose)
     if output:
         write_text_atomically(output, text)
     else:

@@ -25,7 +25,7 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 3
+_FORMAT = 4
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
@@ -80,15 +80,17 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         operator_graph.has_symbols,
         sorted(operator_graph.kept_targets.items()),
         sorted(operator_graph.unexplained_roots),
+        graph.tied,
     )
 
 
 def from_plain(data: tuple) -> OperatorGraph:
     (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
-     has_symbols, kept_targets, unexplained) = data
+     has_symbols, kept_targets, unexplained, tied) = data
     if version != _FORMAT:
         raise ValueError("another cache format")
-    graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded)
+    graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded,
+                           tied=[tuple(pair) for pair in tied])
     return OperatorGraph(
         graph=graph,
         rom_total=rom_total,

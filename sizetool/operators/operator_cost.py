@@ -6,7 +6,9 @@ For each operator, the flash its roots reach splits three ways:
   wasm); operator_sets.py answers the same question for any set of operators at once;
 - shared bytes = reachable from it and from other operators, but not from the runtime: they go when all of those
   operators go (named: which other operators, which files);
-- runtime bytes = what it reaches that stays when every operator is removed (the interpreter, logging, libc).
+- runtime bytes = the runtime it uses: what its code refers to (calls, pointers, directly or through other runtime
+  code) that stays when every operator is removed (the interpreter, logging, libc). Input sections the linker keeps
+  whole do not count here (they do for what removing an operator saves), so the figure is the same with a map.
 
 Runtime bytes of the table = the ROM total (from the report) minus what removing every operator saves (their
 AddXxx() calls included): the firmware with no operator registered. The ROM splits into runtime + every operator's
@@ -73,7 +75,10 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     runtime = operator_graph.everything - every_op.gone
     table.runtime_bytes = total - every_op.saving
     alone = singles(operator_graph)
-    closures = RuntimeClosures(graph, runtime)
+    # The runtime an op uses is what its code refers to, not what shares an input section with that (the linker keeps
+    # such sections whole, but the code in them is not used): the same figure with a map as without one.
+    references = _references_only(graph)
+    closures = RuntimeClosures(references, runtime)
     # What each op's roots reach outside the runtime, as one bit mask per node (bit: the op's position in `roots_of`).
     # Nodes reached by the same operators form one group: sharing is counted per group, not per node and operator.
     # A root several operators share (ParseConv2D, an Add<Op>() method) counts for each of them: what it reaches is
@@ -96,7 +101,7 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
             group_bytes[mask] += size
             group_files[mask][paths[node]] += size
         used = 0
-        for target in graph.edges[node]:
+        for target in references.edges[node]:
             if target in runtime:
                 used |= runtime_closure.get(target, 0)
         group_runtime[mask] |= used
@@ -155,6 +160,18 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
     if graph.exact:
         table.notes.append("edges from relocations (linked with --emit-relocs): data pointers are exact")
     return table
+
+
+def _references_only(graph: ReferenceGraph) -> ReferenceGraph:
+    """The graph without the edges only a shared input section made (from the map or DWARF's code ranges)."""
+    if not graph.tied:
+        return graph
+    tied: dict[int, set[int]] = defaultdict(set)
+    for source, target in graph.tied:
+        tied[source].add(target)
+    edges = [[t for t in targets if t not in tied[node]] if node in tied else targets
+             for node, targets in enumerate(graph.edges)]
+    return ReferenceGraph(nodes=graph.nodes, edges=edges, exact=graph.exact, decoded=graph.decoded)
 
 
 def singles(operator_graph: OperatorGraph) -> dict[str, SetCost]:

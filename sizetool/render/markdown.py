@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from sizetool.render.regions import map_line, regions_table, total_line
+from sizetool.render.regions import map_line, notes, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 from sizetool.text_escaping import markdown_fence, markdown_text
 
@@ -25,6 +25,7 @@ def render_markdown(report: SizeReport, memories: list[str], depth: int) -> str:
         table = regions_table(report).rstrip()
         fence = markdown_fence(table)
         lines += ["## Memory regions", "", fence, table, fence, ""]
+    lines += [f"> note: {markdown_text(note)}" for note in notes(report)]
     for warning in report.warnings:
         lines.append(f"> warning: {markdown_text(warning)}")
     return "\n".join(lines).rstrip() + "\n"

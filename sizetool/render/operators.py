@@ -4,7 +4,8 @@ the cross-check against the models (the `--drop`/`--keep` answer is render/what_
 Table, in every format: one row per operator registration with three figures that add up to what it reaches:
 - alone saves (exclusive bytes): what removing its AddXxx() alone saves;
 - shared: bytes it needs together with other operators (named), not with the runtime: they go when all go;
-- runtime: bytes it uses that stay whatever operators are removed;
+- runtime it uses: the runtime code and data its code refers to (calls, pointers), which stay whatever operators are
+  removed; input sections the linker keeps whole do not count, so the column is the same with and without a map;
 and the files of its exclusive bytes (three largest in the terminal and markdown, all in JSON and CSV). Then one
 row per MicroMutableOpResolver<N> instantiation (flagged when the firmware carries more than one N), other class
 templates with several instantiations (bytes beyond the largest one), and the split of the ROM total: runtime +
@@ -42,9 +43,11 @@ CSV_COLUMNS = ("kind", "name", "registration", "exclusive_bytes", "shared_bytes"
 TOP_FILES = 3  # files per operator in the terminal and markdown tables
 TOP_SYMBOLS = 40  # symbols in the terminal and markdown what-if
 TOP_GOING_FILES = 30  # files in the terminal and markdown what-if
+RUNTIME_COLUMN = "runtime it uses"
 LEGEND = ("alone saves: what removing this one AddXxx() saves (its call, a few bytes in the caller, comes on top); "
-          "shared: also needed by the operators named (not by the runtime), goes when they all go; runtime: used, "
-          "but stays whatever is removed")
+          "shared: also needed by the operators named (not by the runtime), goes when they all go; runtime it uses: "
+          "the part of the runtime its code refers to, which stays whatever is removed (the runtime below is all of "
+          "it: the firmware with no operator)")
 
 
 def render_operators(table: OperatorTable, output_format: str, source: str, arch: str = "",
@@ -311,7 +314,7 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
 
         lines += fit_markdown_lines(fit)
     if table.operators:
-        lines += ["| op | registration | alone saves | shared | runtime | files | shared with |",
+        lines += [f"| op | registration | alone saves | shared | {RUNTIME_COLUMN} | files | shared with |",
                   "|---|---|---:|---:|---:|---|---|"]
         for o in table.operators:
             files = "<br>".join(f"{markdown_code(t)}" for t in _files_text(o.files, TOP_FILES))
@@ -379,7 +382,8 @@ def _model_costs_markdown(sets: ModelSets) -> list[str]:
 
 
 def _split(table: OperatorTable) -> str:
-    return (f"runtime {table.runtime_bytes} + operators' exclusive {exclusive_total(table)} + their AddXxx() calls "
+    return (f"runtime {table.runtime_bytes} (the firmware with no operator) + operators' exclusive "
+            f"{exclusive_total(table)} + their AddXxx() calls "
             f"{call_site_total(table)} + shared only among operators {shared_among_operators(table)}")
 
 
@@ -454,7 +458,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     if table.operators:
         ops = rich_table(("op", {"style": "cyan", "no_wrap": True}),
                      ("alone saves", {"justify": "right", "style": "bold"}), ("shared", {"justify": "right"}),
-                     ("runtime", {"justify": "right"}),
+                     (RUNTIME_COLUMN, {"justify": "right"}),
                      ("files of what only it needs", {"overflow": "fold", "style": "green", "ratio": 2}),
                      ("shared with other operators", {"overflow": "fold", "ratio": 3}))
         for o in table.operators:

@@ -38,6 +38,17 @@ def total_line(report: SizeReport, memory: str) -> str:
     return line
 
 
+def notes(report: SizeReport) -> list[str]:
+    """What the reader may want to know but cannot act on (the warnings are what they can): printed with the
+    report, never on stderr."""
+    strings = report.linker_map.merged_strings if report.linker_map is not None else None
+    if not strings or not strings[1]:
+        return []
+    return [f"{strings[1]} bytes of merged string sections that no code refers to stay under the object the map lists "
+            f"them under (the first object with such a section); {strings[0]} went to the files whose code refers to "
+            "them"]
+
+
 def map_line(report: SizeReport) -> str:
     """`map: armlink (Arm Compiler for Embedded 6.22) Project.map, ROM 1128 and RAM 352 bytes by its own summary`."""
     source = report.linker_map

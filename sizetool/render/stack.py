@@ -13,6 +13,7 @@ import csv
 import io
 import os
 
+from sizetool.render.path_summary import LeftOut, grouped_warnings, summarised
 from sizetool.render.text_blocks import console_for, finish, rich_table
 from sizetool.report.report_model import dump_json
 from sizetool.stack.stack_depth import RootDepth, StackReport
@@ -20,18 +21,20 @@ from sizetool.text_escaping import markdown_code, markdown_text
 
 FORMATS = ("tree", "json", "csv", "markdown")
 CSV_COLUMNS = ("root", "record", "step", "function", "address", "frame", "depth", "via", "call_site", "detail")
-TOP_WARNINGS = 20  # per root in the terminal and markdown (all in JSON and CSV)
 TOP_KERNELS = 10  # deepest kernels per root in the terminal and markdown (all in JSON and CSV)
 
 
-def render_stack(report: StackReport, output_format: str, color: bool = False, width: int | None = None) -> str:
+def render_stack(report: StackReport, output_format: str, color: bool = False, width: int | None = None,
+                 verbose: bool = False) -> str:
+    """JSON and CSV carry every step and warning; the terminal and markdown show each path's first frames, its
+    largest, the deepest function and the total, and repeated warnings as one line with a count, unless `verbose`."""
     if output_format == "json":
         return dump_json(stack_to_dict(report))
     if output_format == "csv":
         return render_stack_csv(report)
     if output_format == "markdown":
-        return render_stack_markdown(report)
-    return render_stack_tree(report, color=color, width=width)
+        return render_stack_markdown(report, verbose)
+    return render_stack_tree(report, color=color, width=width, verbose=verbose)
 
 
 def stack_to_dict(report: StackReport) -> dict:
@@ -118,7 +121,32 @@ def _via(step) -> str:
     return f"{step.via} at {step.call_site:#x}"
 
 
-def render_stack_tree(report: StackReport, color: bool = False, width: int | None = None) -> str:
+def _warning_lines(report: StackReport, verbose: bool) -> dict[str, list[str]]:
+    """Each root's warning lines: every warning with `verbose`; otherwise one line per kind with its sites counted
+    and the functions holding most of them, and the warnings an earlier root already showed said in one line."""
+    lines: dict[str, list[str]] = {}
+    shown_under: dict = {}  # warning -> the first root that showed it
+    for root in report.roots:
+        if verbose:
+            lines[root.root] = [warning.text() for warning in root.warnings]
+            continue
+        earlier: dict[str, int] = {}
+        fresh = []
+        for warning in root.warnings:
+            if warning in shown_under:
+                earlier[shown_under[warning]] = earlier.get(shown_under[warning], 0) + 1
+            else:
+                shown_under[warning] = root.root
+                fresh.append(warning)
+        text = [group.text() for group in grouped_warnings(fresh)]
+        text += [f"{count} warning{'s' if count != 1 else ''} as under {name} (reached from both)"
+                 for name, count in earlier.items()]
+        lines[root.root] = text
+    return lines
+
+
+def render_stack_tree(report: StackReport, color: bool = False, width: int | None = None,
+                      verbose: bool = False) -> str:
     console, out = console_for(color, width)
     console.print(_headline(report), style="bold")
     summary = rich_table(("root", {"style": "cyan", "overflow": "fold"}), ("kind", {}),
@@ -128,15 +156,24 @@ def render_stack_tree(report: StackReport, color: bool = False, width: int | Non
         summary.add_row(root.root, root.kind, f"{root.depth} B", _bound(root),
                         root.path[-1].function if root.path else "")
     console.print(summary)
+    warning_lines = _warning_lines(report, verbose)
     for root in report.roots:
+        if not verbose and len(root.path) <= 1 and not warning_lines[root.root]:
+            continue  # a handler with no call and no warning: its summary row says everything
         console.print()
         console.print(f"{root.root} ({root.kind}): {root.depth} bytes worst case"
                       + ("" if root.bounded else f", a lower bound: {_bound(root)} below"), style="bold")
         path = rich_table(("depth", {"justify": "right"}), ("frame", {"justify": "right", "style": "bold"}),
                       ("function", {"overflow": "fold", "style": "cyan", "ratio": 3}),
                       ("entered by", {"overflow": "fold", "ratio": 2}), ("frame from", {}))
-        for step in root.path:
+        for item in summarised([step.frame for step in root.path], verbose):
+            if isinstance(item, LeftOut):
+                path.add_row("", "", item.text(), "", "")
+                continue
+            step = root.path[item]
             path.add_row(str(step.depth), str(step.frame), step.function, _via(step), step.frame_source)
+        if len(root.path) > 1:
+            path.add_row(str(root.depth), "", f"total: {len(root.path)} frames", "", "")
         console.print(path)
         if root.kernels:
             kernels = rich_table(("kernel", {"style": "cyan"}), ("", {}), ("own depth", {"justify": "right"}),
@@ -147,11 +184,8 @@ def render_stack_tree(report: StackReport, color: bool = False, width: int | Non
             console.print(f"Deepest kernels it calls through registrations ({len(root.kernels)} functions; "
                           "+: a lower bound):")
             console.print(kernels)
-        for warning in root.warnings[:TOP_WARNINGS]:
-            console.print(f"warning: {warning.text()}", style="yellow")
-        if len(root.warnings) > TOP_WARNINGS:
-            console.print(f"... and {len(root.warnings) - TOP_WARNINGS} more warnings (all in --format json or csv)",
-                          style="yellow")
+        for line in warning_lines[root.root]:
+            console.print(f"warning: {line}", style="yellow")
     _mismatches_tree(console, report)
     return finish(out)
 
@@ -168,29 +202,33 @@ def _mismatches_tree(console, report: StackReport) -> None:
     console.print(table)
 
 
-def render_stack_markdown(report: StackReport) -> str:
+def render_stack_markdown(report: StackReport, verbose: bool = False) -> str:
     lines = [f"### {markdown_text(_headline(report))}", "", "| root | kind | worst case | | deepest function |",
              "|---|---|---:|---|---|"]
     for root in report.roots:
         lines.append(f"| {markdown_code(root.root)} | {root.kind} | {root.depth} B | {_bound(root)} | "
                      f"{markdown_code(root.path[-1].function) if root.path else '``'} |")
+    warning_lines = _warning_lines(report, verbose)
     for root in report.roots:
         lines += ["", f"#### {markdown_code(root.root, in_table=False)}: {root.depth} bytes", "",
                   "| depth | frame | function | entered by | frame from |", "|---:|---:|---|---|---|"]
-        for step in root.path:
+        for item in summarised([step.frame for step in root.path], verbose):
+            if isinstance(item, LeftOut):
+                lines.append(f"| | | {markdown_text(item.text())} | | |")
+                continue
+            step = root.path[item]
             lines.append(f"| {step.depth} | {step.frame} | {markdown_code(step.function)} | {markdown_text(_via(step))} | "
                          f"{step.frame_source} |")
+        if len(root.path) > 1:
+            lines.append(f"| {root.depth} | | total: {len(root.path)} frames | | |")
         if root.kernels:
             lines += ["", "| kernel | role | own depth | function |", "|---|---|---:|---|"]
             for kernel in root.kernels[:TOP_KERNELS]:
                 lines.append(f"| {kernel.op} | {kernel.role} | {kernel.depth} B{'' if kernel.bounded else ' +'} | "
                              f"{markdown_code(kernel.function)} |")
-        if root.warnings:
+        if warning_lines[root.root]:
             lines.append("")
-            for warning in root.warnings[:TOP_WARNINGS]:
-                lines.append(f"- {markdown_text(warning.text())}")
-            if len(root.warnings) > TOP_WARNINGS:
-                lines.append(f"- ... and {len(root.warnings) - TOP_WARNINGS} more")
+            lines += [f"- {markdown_text(line)}" for line in warning_lines[root.root]]
     if report.su_mismatches:
         lines += ["", "| function | disassembly | .su | qualifiers |", "|---|---:|---:|---|"]
         for name, disassembly, su, qualifiers in report.su_mismatches:

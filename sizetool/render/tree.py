@@ -6,7 +6,7 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 
 from __future__ import annotations
 
-from sizetool.render.regions import map_line, regions_table, total_line
+from sizetool.render.regions import map_line, notes, regions_table, total_line
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -38,6 +38,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
         _add_lines(lines, root, total, depth, 1, "", paint if color else None)
     if report.regions:
         lines.append(regions_table(report).rstrip("\n"))
+    for note in notes(report):
+        lines.append(paint("detail", f"note: {note}"))
     for warning in report.warnings:
         lines.append(paint("warning", f"warning: {warning}"))
     return "\n".join(lines) + "\n"

@@ -22,7 +22,7 @@ by the type's address windows through either bus, and static is the rest of `use
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sizetool.report.esp_idf_detect import read_with_esp_idf_layout
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
@@ -31,7 +31,7 @@ RESERVED = "(reserved)"
 FREE = "(free)"
 # Sections that are heaps or stacks as a whole (.heap, .stack, .stack_dummy, ._user_heap_stack), not Zephyr's
 # k_heap_area (heap control blocks) or noinit (thread stacks among other objects: those are named objects).
-_RESERVED_SECTION = re.compile(r"^\.?_*(user_)?(heap|stack)(_dummy|_stack)?$", re.IGNORECASE)
+_RESERVED_SECTION = re.compile(r"^\.?_*(user_)?(heap|stack)\d*(_dummy|_stack)?$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,26 @@ def is_free(entry: SizeEntry) -> bool:
     return bool(entry.path) and entry.path[0] == FREE
 
 
+def script_reservations(sections: list, regions: list[MemoryRegion]) -> list[MemoryRegion]:
+    """The regions with the stacks and heaps the linker script places in them without the alloc flag (`sections`: the
+    ELF's, elf_reader.Section): ld counts them in no region's use and the ELF in no segment (pico-sdk's crt0 declares `.section .stack` and `.heap` without
+    flags; memmap_default.ld puts them in `.stack_dummy (NOLOAD)` alone in SCRATCH_Y, `.stack1_dummy` in SCRATCH_X and
+    `.heap` in RAM, and derives __StackTop/__StackBottom from them)."""
+    reserved = {r.name: 0 for r in regions}
+    for section in sections:
+        if section.is_alloc or not section.size or not section.address or not _RESERVED_SECTION.search(section.name):
+            continue
+        region = next((r for r in regions if r.memory != "rom" and r.origin <= section.address < r.origin + r.length),
+                      None)
+        if region is not None:
+            reserved[region.name] += min(section.size, region.origin + region.length - section.address)
+    return [replace(r, reserved=r.reserved + reserved[r.name]) if reserved[r.name] else r for r in regions]
+
+
 def ram_use(report: SizeReport) -> list[RegionUse]:
-    """Static / reserved / free of each RAM region with a length that the image uses, in the report's region order
-    (a region nothing is placed in, such as Zephyr's SRAM0 over RAM, is left out)."""
-    regions = [r for r in report.regions_of("ram") if r.length and r.used]
+    """Static / reserved / free of each RAM region with a length that the image uses or the script reserves part of,
+    in the report's region order (a region nothing is placed in, such as Zephyr's SRAM0 over RAM, is left out)."""
+    regions = [r for r in report.regions_of("ram") if r.length and (r.used or r.reserved)]
     if not regions:
         return []
     sums = {r.name: [0, 0, 0] for r in regions}  # static, reserved, free-inside-use
@@ -79,6 +95,7 @@ def ram_use(report: SizeReport) -> list[RegionUse]:
     uses = []
     for region in regions:
         static, reserved, free_inside = sums[region.name]
+        reserved += region.reserved
         if chip is not None:  # entries grouped per file may start in one type and run on in the next
             static = region.used - reserved - free_inside
         uses.append(RegionUse(region.name, region.length, region.used, static, reserved,

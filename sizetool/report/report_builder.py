@@ -12,6 +12,7 @@ import os
 import posixpath
 from collections import Counter
 
+from sizetool.report.ram_use import script_reservations
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
 from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeReport, entry_order
 
@@ -175,10 +176,6 @@ def build_report_and_image(
         )
         if strings_placer is not None:
             merged = (merged_strings.by_references, merged_strings.unreferenced)
-        if merged_strings.unreferenced:
-            warnings.append(f"{map_path}: {merged_strings.unreferenced} bytes of merged string sections that no code "
-                            "refers to stay under the object the map lists them under (the first object with such a "
-                            f"section); {merged_strings.by_references} went to the files whose code refers to them")
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
@@ -187,7 +184,7 @@ def build_report_and_image(
         rom_total=placement.rom_total,
         ram_total=placement.ram_total,
         entries=entries,
-        regions=_regions(placement, flash_size, ram_size),
+        regions=script_reservations(image.sections, _regions(placement, flash_size, ram_size)),
         warnings=warnings,
         berkeley=Berkeley(berkeley.text, berkeley.data, berkeley.bss),
         linker_map=_map_source(linker_map, describe, merged) if linker_map else None,

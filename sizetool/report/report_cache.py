@@ -58,7 +58,7 @@ def _to_plain(report: SizeReport) -> tuple:
         report.ram_total,
         [(e.memory, e.path, e.symbol, e.section, e.address, e.size, e.mangled, e.aliases, e.pieces)
          for e in report.entries],
-        [(r.name, r.origin, r.length, r.used, r.attributes, r.memory) for r in report.regions],
+        [(r.name, r.origin, r.length, r.used, r.attributes, r.memory, r.reserved) for r in report.regions],
         _operators_json(report),
         list(report.warnings),
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,

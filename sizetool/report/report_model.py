@@ -64,6 +64,9 @@ class MemoryRegion:
     used: int
     attributes: str = ""
     memory: str = ""  # "rom" or "ram": what the region is (empty in reports saved before schema version 2)
+    # Bytes the linker script sets aside in the region outside ld's Used Size: a stack or heap section without the
+    # alloc flag (pico-sdk's .stack_dummy in SCRATCH_Y, from crt0's flagless `.section .stack`). Not in `used`.
+    reserved: int = 0
 
     @property
     def percent_used(self) -> float:
@@ -227,7 +230,7 @@ def memory_to_dict(report: SizeReport, memory: str) -> dict:
 def regions_to_list(report: SizeReport) -> list[dict]:
     return [
         {"name": r.name, "memory": r.memory, "origin": r.origin, "length": r.length, "used": r.used,
-         "attributes": r.attributes}
+         "attributes": r.attributes, **({"reserved": r.reserved} if r.reserved else {})}
         for r in report.regions
     ]
 
@@ -355,6 +358,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
                 used=need_count(member(r, "used", at), at + ".used"),
                 attributes=need_str(member(r, "attributes", at, ""), at + ".attributes"),
                 memory=region_memory,
+                reserved=need_count(member(r, "reserved", at, 0), at + ".reserved"),
             ))
         berkeley_data = data.get("berkeley")
         berkeley = None

@@ -187,13 +187,31 @@ def outside_root(source: str) -> tuple[str, ...] | None:
     parts = [part for part in source.split("/") if part]
     for position, part in enumerate(parts):
         if part in TOOLCHAIN_LIBRARIES:
-            return (TOOLCHAIN,) + tuple(parts[position:])
+            return (TOOLCHAIN,) + _as_library(parts[position:])
     if _SYSTEM_INCLUDE.search(source):
         start = parts.index("include") + 1 if "include" in parts else 0
         return (SYSTEM_HEADERS,) + tuple(parts[start:])
     if _TOOLCHAIN_DIR.search(source.lower() if ":" in source[:3] else source):
-        return (TOOLCHAIN,) + tuple(parts)
+        # a file of the distribution's build tree (/build/gcc-arm-none-eabi-8GAN2q/.../build/...): from below it
+        inside = len(parts) - 1 - parts[::-1].index("build") if "build" in parts[:-1] else -1
+        return (TOOLCHAIN,) + tuple(parts[inside + 1:])
     return None
+
+
+def _as_library(parts: list[str]) -> tuple[str, ...]:
+    """A run-time library's source path named by the library it builds: newlib/libc/... -> libc/...,
+    newlib/libm/... -> libm/..., libgloss/libnosys/... -> libnosys/..., libstdc++-v3/... -> libstdc++/...; newlib's
+    installed headers (Debian's /usr/include/newlib/assert.h) -> libc/include/..."""
+    first, rest = parts[0], parts[1:]
+    if first in ("newlib", "libgloss") and len(rest) > 1 and rest[0].startswith("lib"):
+        return tuple(rest)
+    if first == "newlib" and rest and "." in rest[-1] and rest[-1].endswith(".h"):  # /usr/include/newlib/assert.h
+        return ("libc", "include") + tuple(rest)
+    if first == "libstdc++-v3":
+        return ("libstdc++",) + tuple(rest)
+    if first == "libsupc++":
+        return ("libstdc++", first) + tuple(rest)
+    return tuple(parts)
 
 
 def _under(path: str, directory: str) -> bool:

@@ -17,15 +17,12 @@ pointers, virtual calls), recursion (a call back into a function already on the 
 frames it cannot read (a function with no decodable code) and dynamic frames (alloca, variable-length arrays: the
 figure is a lower bound).
 
-Roots: `main`, the ELF entry point (reset handler, `_start`), thread entries (functions passed to
-`k_thread_create`/`pthread_create`/`xTaskCreate`/`xTaskCreateStatic`/`osThreadNew`, and the entries of Zephyr's
-`K_THREAD_DEFINE` threads in `_static_thread_data`), and interrupt handlers (the functions of a vector table other
-than the entry point); or functions named by the user, demangled or mangled.
+Roots: `main`, the ELF entry point, thread entries and the handlers of the vector tables linked (stack_roots.py); or
+functions named by the user, demangled or mangled.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -36,11 +33,9 @@ from sizetool.operators.operator_graph import CLONE_SUFFIX, find_operators
 from sizetool.code_graph.reference_graph import ReferenceGraph, build_reference_graph
 from sizetool.stack.stack_crosscheck import StackUsageMatch, function_key, match_stack_usage
 from sizetool.stack.stack_frames import SUPPORTED_ARCHITECTURES, Call, Frame, function_frames
+from sizetool.stack.stack_roots import default_roots, routine_names
 from tflm_facts.kernel_calls import DISPATCHERS, field_at, kernel_role
 
-THREAD_CREATORS = ("k_thread_create", "pthread_create", "xTaskCreate", "xTaskCreateStatic", "osThreadNew",
-                   "xTaskCreatePinnedToCore", "xTaskCreateStaticPinnedToCore")
-_THREAD_DATA_SECTION = "._static_thread_data"
 
 
 @dataclass(frozen=True)
@@ -79,7 +74,7 @@ class KernelDepth:
 @dataclass
 class RootDepth:
     root: str  # the root as named (main, the entry point's name, a user's name)
-    kind: str  # "main", "entry point", "thread", "interrupt", "named"
+    kind: str  # "main", "entry point", "thread", "reset", "interrupt", "named"
     function: str
     address: int
     depth: int
@@ -156,15 +151,11 @@ def analyse_stack(image: ElfImage, roots: list[str] | None = None, su_entries: l
             kept_ops.update(serving_registrations(path, registered)[0])
     targets, kernels = _registration_targets(graph, frames, [o for o in operators if o.op in kept_ops])
     calls = _CallGraph(graph, frames, sizes, sources, targets, image.elf_class // 8, _dispatchers(graph))
-    chosen = _named_roots(graph, roots) if roots else _default_roots(image, graph, frames)
+    calls.names = routine_names(image, graph, frames)
+    chosen = _named_roots(graph, roots) if roots else default_roots(image, graph, frames, calls.names)
     if not chosen:
         raise SizeToolError(f"{image.path}: no main, entry point, thread or interrupt handler found: name the root "
                             "functions (size-report ELF --stack ROOT ...)")
-    for symbol in image.symbols:
-        if symbol.size == 0 and symbol.kind in ("func", "notype") and not symbol.name.startswith("$"):
-            node = graph.node_at(symbol.address & ~1 if image.arch == "arm" else symbol.address)
-            if node is not None and graph.nodes[node].kind == "chunk" and node in frames:
-                calls.names.setdefault(node, symbol.name)
     calls.ignored = frozenset(node for _, _, node in _named_roots(graph, ignore, "--ignore")) if ignore else frozenset()
     walker = _Walker(calls)
     results = []
@@ -267,59 +258,14 @@ def _named_roots(graph: ReferenceGraph, names: list[str], what: str = "root") ->
     return chosen
 
 
-def _default_roots(image: ElfImage, graph: ReferenceGraph, frames: dict[int, Frame]) -> list[tuple[str, str, int]]:
-    chosen: list[tuple[str, str, int]] = []
-    seen: set[int] = set()
-
-    def add(label: str, kind: str, node: int | None) -> None:
-        if node is not None and node not in seen and graph.nodes[node].kind == "func":
-            seen.add(node)
-            chosen.append((label, kind, node))
-
-    main = next((i for i, n in enumerate(graph.nodes) if n.kind == "func" and n.mangled == "main"), None)
-    add("main", "main", main)
-    entry = graph.node_at(image.entry & ~1 if image.arch == "arm" else image.entry)
-    if entry is not None:
-        add(graph.nodes[entry].name, "entry point", entry)
-    for node in sorted(_thread_entries(graph, frames)):
-        add(graph.nodes[node].name, "thread", node)
-    for node in _interrupt_handlers(graph):
-        add(graph.nodes[node].name, "interrupt", node)
-    return chosen
-
-
-def _thread_entries(graph: ReferenceGraph, frames: dict[int, Frame]) -> set[int]:
-    """Functions whose address a caller of a thread-creating function takes, and Zephyr's static thread entries."""
-    creators = {i for i, n in enumerate(graph.nodes) if n.kind == "func" and n.mangled in THREAD_CREATORS}
-    found: set[int] = set()
-    for node, frame in frames.items():
-        targets = {graph.node_at(c.target) for c in frame.calls if c.target is not None}
-        if not targets & creators:
-            continue
-        for target in graph.edges[node]:
-            if graph.nodes[target].kind == "func" and target not in targets:
-                found.add(target)
-    for index, node in enumerate(graph.nodes):
-        if node.section.startswith(_THREAD_DATA_SECTION) or node.mangled.startswith("_k_thread_data_"):
-            found.update(t for t in graph.edges[index] if graph.nodes[t].kind == "func")
-    return found
-
-
-_VECTOR_TABLE_NAME = re.compile(r"(^|_)(vectors?|vector_table|isr_vector|pfnvectors)$", re.IGNORECASE)
-
-
-def _interrupt_handlers(graph: ReferenceGraph) -> list[int]:
-    """Functions a vector table points at: a section named like .isr_vector, .vectors, exc_vector_table, or an object
-    named like CMSIS's __Vectors, ST's g_pfnVectors, _vector_table."""
-    found: list[int] = []
-    for index, node in enumerate(graph.nodes):
-        section = node.section.lower()
-        if node.kind in ("object", "chunk", "notype") and (
-                "vector" in section or "isr" in section or _VECTOR_TABLE_NAME.search(node.mangled)):
-            for target in graph.edges[index]:
-                if graph.nodes[target].kind == "func" and target not in found:
-                    found.append(target)
-    return sorted(found, key=lambda t: graph.nodes[t].address)
+def _routine_containing(graph: ReferenceGraph, frames: dict[int, Frame], node: int) -> int | None:
+    """The assembly routine whose code a branch to a local label lands in (pico-sdk's crt0 branches across its
+    size-0 symbols): back through contiguous chunks to the one its frame was read from."""
+    while node not in frames:
+        if graph.nodes[node].kind != "chunk" or node == 0 or graph.nodes[node - 1].end != graph.nodes[node].address:
+            return None
+        node -= 1
+    return node
 
 
 # -- the walk -----------------------------------------------------------------------------------------------------
@@ -395,7 +341,9 @@ class _Walker:
                 warnings.append(StackWarning("unknown frame", graph.nodes[node].name, call.site,
                                              f"{kind} into a shared library through the PLT ({call.target:#x})"))
                 return []
-            if target is None or target not in self.calls.frames and graph.nodes[target].kind != "func":
+            if target is not None and target not in self.calls.frames and graph.nodes[target].kind != "func":
+                target = _routine_containing(graph, self.calls.frames, target)
+            if target is None:
                 warnings.append(StackWarning("call into no function", self.name(node), call.site,
                                              f"{kind} to {call.target:#x}"))
                 return []

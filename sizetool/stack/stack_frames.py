@@ -319,7 +319,11 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 continue
             if base in ("bl", "blx"):
                 target = _immediate(operands)
-                if target is not None:
+                if target is None and constants.get(first, 0) & 1:  # `ldr rX, =function` then `blx rX`
+                    target = constants[first]
+                if target is not None and base == "bl" and tracker.inside(target & ~1) and target & ~1 != start:
+                    tracker.jump(address, target & ~1, conditional)  # Thumb-1's far jump inside a large function
+                elif target is not None:
                     tracker.call(address, target & ~1)
                 else:
                     tracker.call(address, None, loads.get(first))
@@ -329,6 +333,8 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
             if base == "bx":
                 if first == "lr":
                     tracker.leave()
+                elif constants.get(first, 0) & 1:  # a Thumb address from a literal: a linker veneer's jump
+                    tracker.jump(address, constants[first] & ~1, conditional)
                 else:
                     tracker.jump(address, None, conditional, loads.get(first))
                 continue
@@ -385,6 +391,8 @@ def _arm_registers(run, address: int, base: str, conditional: bool, parts: list[
         return
     if base in ("movw", "mov", "movs") and len(parts) == 2 and parts[1].startswith("#"):
         constants[destination] = int(parts[1][1:], 0)
+    elif base == "mov" and len(parts) == 2 and parts[1] in constants:
+        constants[destination] = constants[parts[1]]
     elif base == "movt" and len(parts) == 2 and parts[1].startswith("#"):
         pass  # a 32-bit constant is never a frame size
     elif base == "ldr" and len(parts) >= 2:

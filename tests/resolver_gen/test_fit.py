@@ -148,3 +148,26 @@ def test_a_model_tflm_cannot_run_fits_no_target_and_is_named_with_exit_1(capsys,
     status, out, err = run(capsys, str(FIXTURES / "models" / model), "--fit", str(profile))
     assert status == 1 and out == ""
     assert named in err and "--fit: the models cannot run on TFLM as they are" in err
+
+
+SHIPPED = "cortex-m4f-reference"  # a profile measured on a real TFLM build (tflm_facts/profiles)
+
+
+def test_the_stack_path_shows_its_first_frames_the_largest_the_deepest_and_verbose_shows_every_step(capsys):
+    _, out, _ = run(capsys, ADD, CONV, "--fit", SHIPPED, "--format", "json")
+    path = json.loads(out)["stack"]["path"]
+    assert len(path) > 6  # the worst Invoke() path of a real build runs through newlib's printf
+    _, text, _ = run(capsys, ADD, CONV, "--fit", SHIPPED)
+    _, verbose, _ = run(capsys, ADD, CONV, "--fit", SHIPPED, "--verbose")
+    stack = [line for line in text.split("\nBeside it:")[0].split("stack ", 1)[1].splitlines()[1:] if line.strip()]
+    largest = max(path[3:-1], key=lambda step: step["frame"])
+    shown = [step["function"] for step in path[:3]] + [largest["function"], path[-1]["function"]]
+    assert [line.split(None, 1)[1] for line in stack if "more frame" not in line] == shown
+    left_out = [line for line in stack if "more frame" in line]
+    assert left_out and sum(int(line.split("... ")[1].split()[0]) for line in left_out) == len(path) - 5
+    assert all(f"  {step['function']}" in verbose for step in path) and "more frame" not in verbose
+
+
+def test_verbose_without_fit_is_a_usage_error(capsys):
+    status, _, err = run(capsys, ADD, "--verbose")
+    assert status == 2 and "--verbose goes with --fit" in err

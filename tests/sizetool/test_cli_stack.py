@@ -44,7 +44,7 @@ def test_csv_markdown_and_tree_carry_the_same_figure(capsys):
     assert f"| `main` | named | {depth} B |" in markdown
     _, tree, _ = run(capsys, ELF, "--stack", "main")
     assert f"main (named): {depth} bytes worst case" in tree
-    assert "warning: indirect call in " in tree
+    assert "warning: indirect call: " in tree
 
 
 def test_output_is_deterministic(capsys):
@@ -123,3 +123,42 @@ def test_ignore_cuts_the_calls_into_a_function(capsys):
     assert status == 2 and "nosuch" in err
     status, _, err = run(capsys, ELF, "--ignore", "main")
     assert status == 2 and "--ignore goes with --stack" in err
+
+
+def test_the_terminal_shows_a_long_path_in_a_few_lines_and_verbose_shows_every_step(capsys):
+    _, json_out, _ = run(capsys, "stack", ELF, "main", "--format", "json")
+    path = json.loads(json_out)["roots"][0]["path"]
+    assert len(path) > 5
+    _, short, _ = run(capsys, "stack", ELF, "main")
+    _, verbose, _ = run(capsys, "stack", ELF, "main", "--verbose")
+    deepest, largest = path[-1], max(path[3:-1], key=lambda step: step["frame"])
+    for step in path[:3] + [largest, deepest]:
+        assert step["function"][:30] in short
+    left_out = [step for step in path[3:-1] if step is not largest]
+    assert sum(int(line.split("... ")[1].split()[0]) for line in short.splitlines() if "more frame" in line) == \
+        len(left_out)
+    assert f"total: {len(path)} frames" in short
+    assert all(step["function"][:30] in verbose for step in path) and "more frame" not in verbose
+
+
+def test_repeated_warnings_are_one_line_with_a_count_and_verbose_lists_each(capsys):
+    _, json_out, _ = run(capsys, "stack", ELF, "--format", "json")
+    roots = json.loads(json_out)["roots"]
+    every = sum(len(root["warnings"]) for root in roots)
+    _, short, _ = run(capsys, "stack", ELF)
+    _, verbose, _ = run(capsys, "stack", ELF, "-v")
+    assert sum(line.startswith("warning: ") for line in verbose.splitlines()) == every
+    lines = [line for line in short.splitlines() if line.startswith("warning: ")]
+    main = roots[0]["warnings"]
+    # main: one line per kind, with its sites counted; Reset_Handler reaches main: main's warnings are one line there
+    kinds = {w["kind"] for w in main}
+    assert len(lines) <= len(kinds) + 2 < every / 5
+    for kind in kinds:
+        count = sum(w["kind"] == kind for w in main)
+        assert any(line.startswith(f"warning: {kind}: {count} sites in ") for line in lines) or count == 1
+    assert "warning: " + f"{len(main)} warnings as under main (reached from both)" in lines
+
+
+def test_verbose_goes_with_the_stack(capsys):
+    status, _, err = run(capsys, ELF, "--verbose")
+    assert status == 2 and "--verbose goes with --stack" in err

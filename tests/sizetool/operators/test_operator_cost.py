@@ -234,3 +234,30 @@ def test_read_only_data_placed_inside_executable_text_still_counts_for_its_opera
                for c in operator_table_for_image(dataclasses.replace(image, sections=executable), report).operators}
     for op, exclusive in normal.items():
         assert abs(as_text[op] - exclusive) <= max(64, 0.10 * exclusive), (op, as_text[op], exclusive)
+
+
+@pytest.mark.parametrize("layout", ["dtcm-itcm", "zephyr-like", "cmsis-armcm4"])
+def test_the_columns_are_the_same_with_and_without_the_map(layout):
+    # dtcm-itcm copies the convolution kernels to ITCM and ld writes long-branch veneers for them ("linker stubs" in
+    # the map): a map's input sections must neither make one op's veneer the runtime's nor count the code sharing an
+    # input section with what an op uses as runtime it uses
+    elf = FIXTURES / "layouts" / "out" / layout / ("zephyr.elf" if layout == "zephyr-like" else "firmware.elf")
+    without = operator_table(str(elf), build_report(str(elf), use_cache=False), use_cache=False)
+    with_map = operator_table(str(elf), build_report(str(elf), map_path=str(elf.with_suffix(".map")),
+                                                     use_cache=False), map_path=str(elf.with_suffix(".map")),
+                              use_cache=False)
+    columns = lambda table: {o.op: (o.exclusive_bytes, o.shared_bytes, o.runtime_bytes)  # noqa: E731
+                             for o in table.operators}
+    assert columns(with_map) == columns(without)
+    assert with_map.runtime_bytes == without.runtime_bytes
+
+
+def test_the_runtime_an_operator_uses_is_part_of_the_runtime_and_named_so():
+    elf = FIXTURES / "layouts" / "out" / "dtcm-itcm" / "firmware.elf"
+    table = operator_table(str(elf), build_report(str(elf), use_cache=False), use_cache=False)
+    assert all(0 < o.runtime_bytes <= table.runtime_bytes for o in table.operators)
+    from sizetool.render.operators import render_operators
+
+    text = render_operators(table, "tree", str(elf), "arm")
+    assert "runtime it uses" in text.splitlines()[1]
+    assert f"= runtime {table.runtime_bytes} (the firmware with no operator) + " in text

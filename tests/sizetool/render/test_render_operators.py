@@ -92,7 +92,7 @@ def test_tree_splits_shared_into_named_operators_and_runtime():
     lines = text.splitlines()
     assert lines[0] == "Operators of firmware.elf (arm): 3 registrations, ROM 15000 bytes"
     header = lines[1].split()
-    assert header[:5] == ["op", "alone", "saves", "shared", "runtime"]
+    assert header[:7] == ["op", "alone", "saves", "shared", "runtime", "it", "uses"]
     for op in table().operators:
         row = next(line for line in lines if line.startswith(op.op + " "))
         assert row.split()[1:4] == [str(op.exclusive_bytes), str(op.shared_bytes), str(op.runtime_bytes)]
@@ -100,7 +100,8 @@ def test_tree_splits_shared_into_named_operators_and_runtime():
     # Shared code names the other operators: one or two by name, more by count.
     assert "kernels/conv_common.cc 970 with CONV_2D" in text
     assert "kernels/kernel_util.cc 1200 with 3 others" in text
-    assert "ROM 15000 bytes = runtime 8000 + operators' exclusive 4170 + their AddXxx() calls 64 + shared only among " \
+    assert "ROM 15000 bytes = runtime 8000 (the firmware with no operator) + operators' exclusive 4170 + their AddXxx() " \
+           "calls 64 + shared only among " \
            "operators 2766" in text
     assert "note: 103 bytes are reached from no root" in text
     assert "DepthwiseConv3x3" in text and "412" in text

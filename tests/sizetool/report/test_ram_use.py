@@ -73,3 +73,22 @@ def test_without_a_map_ram_size_gives_the_region_and_the_gap_below_the_stack_is_
     # The program headers do not count the gap (the total is smaller than ld's), the split is the same.
     assert [(u.static, u.reserved, u.free) for u in without] == [(u.static, u.reserved, u.free) for u in with_map]
     assert without[0].used < with_map[0].used == 256 * 1024
+
+
+def test_a_stack_the_script_places_in_its_own_region_without_the_alloc_flag_is_reserved_there(tmp_path):
+    # fixtures/startup_layout, laid out as pico-sdk's memmap_default.ld: crt0's flagless `.section .stack` (2 KB) in
+    # `.stack_dummy (NOLOAD)` alone in SCRATCH_Y, `.heap` (1 KB) after .bss in RAM; ld counts neither in its use
+    elf = Path(__file__).resolve().parents[3] / "fixtures" / "startup_layout" / "out" / "firmware.elf"
+    report = build_report(str(elf), map_path=str(elf.with_suffix(".map")), use_cache=False)
+    found = sections(elf)
+    uses = {use.region: use for use in ram_use(report)}
+    scratch_y = next(r for r in report.regions if r.name == "SCRATCH_Y")
+    assert scratch_y.used == 0  # ld's Used Size, unchanged
+    assert uses["SCRATCH_Y"] == RegionUse("SCRATCH_Y", 4096, 0, 0, found[".stack_dummy"][1], 4096 - 2048)
+    assert found[".stack_dummy"][1] == 2048
+    assert uses["RAM"].reserved == found[".heap"][1] == 1024
+    assert report.ram_total == uses["RAM"].static == uses["RAM"].used  # the RAM total stays ld's
+    assert "SCRATCH_X" not in uses  # core 1's stack is not linked
+    saved = tmp_path / "report.json"
+    save_report(report, str(saved))
+    assert {use.region: use for use in ram_use(load_report(str(saved)))} == uses

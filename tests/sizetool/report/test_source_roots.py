@@ -122,3 +122,37 @@ def test_directories_of_one_project_are_not_split():
     index = index_of({"/proj/src/main.c": "/proj/build", "/proj/lib/foo/foo.c": "/proj/build",
                       "/proj/lib/bar/bar.c": "/proj/build"})
     assert find_roots(index) == [SourceRoot("/proj")]
+
+
+# Debian's arm-none-eabi libraries, as their DWARF names them (compile-unit directory joined with the unit's name;
+# read with `arm-none-eabi-readelf --debug-dump=info` from libgcc.a, libc.a, libm.a, libnosys.a, libstdc++.a of
+# gcc-arm-none-eabi 15:12.2.rel1-1 and libnewlib-arm-none-eabi 3.3.0-1.3+deb12u1)
+DEBIAN_GCC = "/build/gcc-arm-none-eabi-8GAN2q/gcc-arm-none-eabi-12.2.rel1"
+DEBIAN_NEWLIB = "/home/pere/src/newlib-salsa"
+
+
+def test_toolchain_sources_read_as_the_library_not_the_distributions_build_folder():
+    from sizetool.report.source_roots import TOOLCHAIN, outside_root
+
+    build = "build/arm-none-eabi/thumb/v6-m/nofp"
+    cases = {
+        _join(f"{DEBIAN_GCC}/{build}/libgcc", "../../../../../../libgcc/config/arm/lib1funcs.S"):
+            (TOOLCHAIN, "libgcc", "config", "arm", "lib1funcs.S"),
+        _join(f"{DEBIAN_NEWLIB}/{build}/newlib/libc/stdio", "../../../../../../../../newlib/libc/stdio/vfprintf.c"):
+            (TOOLCHAIN, "libc", "stdio", "vfprintf.c"),
+        _join(f"{DEBIAN_NEWLIB}/{build}/newlib/libm/math", "../../../../../../../../newlib/libm/math/e_expf.c"):
+            (TOOLCHAIN, "libm", "math", "e_expf.c"),
+        _join(f"{DEBIAN_NEWLIB}/{build}/libgloss/libnosys", "../../../../../../../libgloss/libnosys/sbrk.c"):
+            (TOOLCHAIN, "libnosys", "sbrk.c"),
+        f"{DEBIAN_GCC}/{build}/libstdc++-v3/include/bits/basic_string.h":
+            (TOOLCHAIN, "libstdc++", "include", "bits", "basic_string.h"),
+        f"{DEBIAN_GCC}/src/libstdc++-v3/libsupc++/new_op.cc": (TOOLCHAIN, "libstdc++", "libsupc++", "new_op.cc"),
+        "/usr/include/newlib/sys/unistd.h": (TOOLCHAIN, "libc", "include", "sys", "unistd.h"),
+        # libgcc's unwinder is declared there (its functions' bytes: _Unwind_VRS_Get, ...)
+        f"{DEBIAN_GCC}/build/gcc/include/unwind-arm-common.h": (TOOLCHAIN, "gcc", "include", "unwind-arm-common.h"),
+        f"{DEBIAN_GCC}/build/arm-none-eabi/thumb/v6-m/nofp/crtstuff.c": (TOOLCHAIN, "arm-none-eabi", "thumb", "v6-m",
+                                                                         "nofp", "crtstuff.c"),
+    }
+    for source, expected in cases.items():
+        assert outside_root(source) == expected, source
+        assert "gcc-arm-none-eabi-8GAN2q" not in "/".join(outside_root(source))

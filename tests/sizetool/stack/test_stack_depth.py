@@ -153,7 +153,7 @@ def test_each_kernel_the_interpreter_reaches_is_listed_with_its_own_depth():
 
 
 def test_thread_entries_come_from_thread_creation_calls_and_zephyrs_static_threads():
-    from sizetool.stack.stack_depth import _thread_entries
+    from sizetool.stack.stack_roots import thread_entries as _thread_entries
 
     nodes = [_node(0x100, "app_main"), _node(0x200, "k_thread_create"), _node(0x300, "sensor_thread"),
              _node(0x400, "helper"), _node(0x500, "shell_thread"),
