@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tflm_model.errors import ModelError
+from tflm_model.model_source import ModelData, source_path
 
 FILE_IDENTIFIER = b"TFL3"
 SCHEMA_VERSION = 3
@@ -295,7 +296,12 @@ def _operators(reader: _Reader, model: int, code_count: int) -> tuple[int, dict]
     return subgraph_count, operators
 
 
-def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
+def _open_mmap(path) -> tuple:
+    """The model's bytes (an mmap of a file, or a ModelData's own bytes) and their size."""
+    if isinstance(path, ModelData):
+        if not path.data:
+            raise ModelError(f"{path.label}: empty, not a .tflite model")
+        return memoryview(path.data), len(path.data)
     label = str(path)
     try:
         if path.exists() and not path.is_dir() and not path.is_file():
@@ -314,6 +320,13 @@ def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
         raise ModelError(f"{label}: cannot read ({reason})") from None
 
 
+def _close(data) -> None:
+    if isinstance(data, memoryview):
+        data.release()
+    else:
+        data.close()
+
+
 def _model_table(reader: "_Reader", data, size: int) -> int:
     """The root Model table's offset, once the file is known to be a TFLite FlatBuffer of the schema we read."""
     if size < 8:
@@ -328,17 +341,18 @@ def _model_table(reader: "_Reader", data, size: int) -> int:
     return model
 
 
-def read_operator_table(path: str | os.PathLike) -> OperatorTable:
-    """Read operator_codes and per-subgraph operator uses of one .tflite file; ModelError on bad input."""
-    path = Path(path)
-    data, size = _open_mmap(path)
+def read_operator_table(source) -> OperatorTable:
+    """Read operator_codes and per-subgraph operator uses of one model (a path or a ModelData); ModelError on bad
+    input."""
+    path = source_path(source)
+    data, size = _open_mmap(source)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)
         codes = _operator_codes(reader, model)
         subgraph_count, operators = _operators(reader, model, len(codes))
     finally:
-        data.close()
+        _close(data)
     return OperatorTable(path, size, codes, subgraph_count, operators)
 
 
@@ -498,11 +512,11 @@ def _offline_plan(reader: _Reader, model: int, buffers_start: int, buffer_count:
     return None
 
 
-def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
+def read_tensor_graph(source) -> TensorGraph:
     """Read every subgraph's tensors (shape, type, constness, quantization counts), operators and inputs/outputs,
-    and the offline memory plan; ModelError on bad input. Weights are never read."""
-    path = Path(path)
-    data, size = _open_mmap(path)
+    and the offline memory plan of a model (a path or a ModelData); ModelError on bad input. Weights are never read."""
+    path = source_path(source)
+    data, size = _open_mmap(source)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)
@@ -527,5 +541,5 @@ def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
             subgraphs.append(GraphSubgraph(tensors, inputs, outputs, operators))
         offline_plan = _offline_plan(reader, model, buffers_start, buffer_count)
     finally:
-        data.close()
+        _close(data)
     return TensorGraph(path, size, codes, tuple(subgraphs), offline_plan)

@@ -179,6 +179,11 @@ def build_report_and_image(
             warnings.append(f"{map_path}: {merged_strings.unreferenced} bytes of merged string sections that no code "
                             "refers to stay under the object the map lists them under (the first object with such a "
                             f"section); {merged_strings.by_references} went to the files whose code refers to them")
+    models = _embedded_models(image)
+    if models and image.has_symtab:
+        from sizetool.report.model_records import expand_model_entries
+
+        entries = expand_model_entries(entries, models, elf_path)
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
@@ -193,7 +198,18 @@ def build_report_and_image(
         linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
         input_format=input_format,
     )
+    if models:
+        from sizetool.report.model_records import model_record
+
+        report.models = [model_record(model, elf_path) for model in models]
     return report, image
+
+
+def _embedded_models(image: ElfImage):
+    """The TFLite models linked into the image (inputs/firmware_models.py); a model the reader refuses is not one."""
+    from sizetool.inputs.firmware_models import embedded_models
+
+    return embedded_models(image)
 
 
 def _esp_idf_chip_of_sections(image: ElfImage) -> str | None:

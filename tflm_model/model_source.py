@@ -1,0 +1,74 @@
+"""Where a model's bytes come from: a .tflite file, or bytes already in memory (a model found inside a firmware).
+
+Every reader of tflm_model takes a *model source*: a path (str or os.PathLike) or a ModelData. A ModelData carries
+its label, which outputs and error messages name it by (`firmware.elf:g_model`, like the FILE:NAME of a C array), and
+its bytes. `read_model_argument` is the one function the commands pass a model given on their command line through,
+so another kind of argument (a C source holding an array) is added there once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tflm_model.errors import ModelError
+
+
+@dataclass(frozen=True)
+class ModelData:
+    """A model held in memory, named by `label` (e.g. "build/firmware.elf:g_model").
+
+    It is os.PathLike so that code which only names models (os.path.basename, str) names it by its label; code that
+    reads a model goes through the functions below, never through open()."""
+
+    label: str
+    data: bytes = field(repr=False)
+
+    def __fspath__(self) -> str:
+        return self.label
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+ModelSource = "str | os.PathLike | ModelData"
+
+
+def source_path(source) -> Path:
+    """The Path a source is named by (a ModelData's label as a Path)."""
+    return Path(source.label) if isinstance(source, ModelData) else Path(source)
+
+
+def source_size(source) -> int:
+    if isinstance(source, ModelData):
+        return len(source.data)
+    return os.path.getsize(source)
+
+
+def source_exists(source) -> bool:
+    return isinstance(source, ModelData) or Path(source).is_file()
+
+
+def source_bytes(source) -> bytes:
+    """The whole model; ModelError naming the file when it cannot be read."""
+    if isinstance(source, ModelData):
+        return source.data
+    try:
+        return Path(source).read_bytes()
+    except FileNotFoundError:
+        raise ModelError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ModelError(f"{source}: is a directory, not a .tflite model") from None
+    except OSError as error:
+        raise ModelError(f"{source}: cannot read ({error.strerror or error})") from None
+
+
+def read_model_argument(argument: str) -> ModelData:
+    """A model named on a command line, as bytes with the argument as its label: today a .tflite file."""
+    return ModelData(argument, source_bytes(argument))
