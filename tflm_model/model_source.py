@@ -10,27 +10,27 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tflm_model.errors import ModelError
 
 
-@dataclass(frozen=True)
-class ModelData:
-    """A model held in memory, named by `label` (e.g. "build/firmware.elf:g_model").
+class ModelData(str):
+    """A model held in memory: a str, its label (e.g. "build/firmware.elf:g_model"), with the bytes in `data`.
 
-    It is os.PathLike so that code which only names models (os.path.basename, str) names it by its label; code that
-    reads a model goes through the functions below, never through open()."""
+    It is a str so that code which only names models (os.path.basename, joins, JSON, sorting) names it by its label
+    unchanged; code that reads a model goes through the functions below, never through open()."""
 
-    label: str
-    data: bytes = field(repr=False)
+    data: bytes
 
-    def __fspath__(self) -> str:
-        return self.label
+    def __new__(cls, label: str, data: bytes) -> "ModelData":
+        obj = super().__new__(cls, label)
+        obj.data = bytes(data)
+        return obj
 
-    def __str__(self) -> str:
-        return self.label
+    @property
+    def label(self) -> str:
+        return str.__str__(self)
 
     @property
     def sha256(self) -> str:
