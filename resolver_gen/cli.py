@@ -51,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Write a minimal TFLM MicroMutableOpResolver header for one or more .tflite models.",
         epilog="Exit status: 0 ok, 1 unsupported op or tensor types / model without operators / --check stale, "
                "2 bad input.")
-    parser.add_argument("models", nargs="*", metavar="MODEL", help=".tflite file(s); several give one union resolver")
+    parser.add_argument("models", nargs="*", metavar="MODEL",
+                        help=".tflite file(s); several give one union resolver; a firmware ELF stands for the models "
+                             "linked into it")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--format", choices=FORMATS, default="header",
                         help="header: TFLM MicroMutableOpResolver (default); lite: TFLite MutableOpResolver "
@@ -240,6 +242,9 @@ def run_fit(args: argparse.Namespace) -> int:
 
         if not args.models:
             raise ResolverGenError("--fit needs at least one .tflite model")
+        from resolver_gen.firmware_models import expand_firmware
+
+        args.models = expand_firmware(args.models)
         flash = parse_size(args.flash, "--flash") if args.flash else None
         ram = parse_size(args.ram, "--ram") if args.ram else None
         from tflm_model.operator_uses import read_model_uses
@@ -278,6 +283,9 @@ def run(args: argparse.Namespace) -> int:
     if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
         raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
                                "--arena")
+    from resolver_gen.firmware_models import expand_firmware
+
+    args.models = expand_firmware(args.models)
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
