@@ -148,7 +148,9 @@ def _new_file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _check(path: Path, expected: str) -> int:
+def _check(path: Path, expected: str, code_only: bool = False) -> int:
+    """0 when the file at path holds `expected`, else 1 with a unified diff on stderr. code_only: comment lines
+    aside (they name the model files and count their uses)."""
     try:
         existing = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -157,6 +159,8 @@ def _check(path: Path, expected: str) -> int:
         raise ResolverGenError(f"{path}: is a directory") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ResolverGenError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+    if code_only:
+        existing, expected = _code_lines(existing), _code_lines(expected)
     if existing == expected:
         return 0
     import difflib
@@ -166,6 +170,24 @@ def _check(path: Path, expected: str) -> int:
         fromfile=f"{path} (on disk)", tofile=f"{path} (generated from the models)"))
     print(f"{PROG}: {path} is stale: regenerate it", file=sys.stderr)
     return 1
+
+
+def _code_lines(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("//"))
+
+
+def check_header(header: str | os.PathLike, models: list, options: list[str]) -> int:
+    """gen-resolver's --check for another caller (size-report check --header): 0 when the header at `header` is what
+    `gen-resolver MODELS OPTIONS` writes, comment lines aside (a header made from model.tflite names that file where
+    one made from the firmware names the array); else 1, the diff on stderr. ResolverGenError on bad options."""
+    args = build_parser().parse_args(list(options))
+    if args.models or args.check or args.output or args.list or args.fit:
+        raise ResolverGenError("the header options are gen-resolver's generation options only (no models, -o, "
+                               "--check, --list or --fit)")
+    args.models = list(models)
+    args.check = str(header)
+    status, text = generate(args)
+    return status if text is None else _check(Path(header), text, code_only=True)
 
 
 def _refusals(plan) -> bool:
@@ -263,29 +285,13 @@ def run_fit(args: argparse.Namespace) -> int:
     return status
 
 
-def run(args: argparse.Namespace) -> int:
+def generate(args: argparse.Namespace) -> tuple[int, str | None]:
+    """(exit status, the text to write) for validated options; the text is None when there is nothing to write
+    (--list printed its tables, or a gate failed)."""
     from tflm_model.operator_uses import read_model_uses
     from tflm_model.plan import build_plan
     from resolver_gen import render
 
-    if args.fit:
-        return run_fit(args)
-    if args.flash or args.ram:
-        raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
-    if args.format in ("text", "markdown"):
-        raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
-    if not args.models:
-        raise ResolverGenError("no model given (gen-resolver MODEL.tflite ...)")
-    if args.list and (args.output or args.check):
-        raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
-    if args.arena and args.format == "lite" and not args.list:
-        raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
-    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
-        raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
-                               "--arena")
-    from resolver_gen.firmware_models import expand_firmware
-
-    args.models = expand_firmware(args.models)
     naming = render.Naming(args.name, args.namespace)
     overrides = parse_custom(args.custom)
     # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
@@ -306,9 +312,9 @@ def run(args: argparse.Namespace) -> int:
             from resolver_gen.render_arena import print_arena
 
             print_arena(_estimate(args))
-        return 0
+        return 0, None
     if args.format != "json" and _gate(plan, args):
-        return 1
+        return 1, None
     arena = _estimate(args) if args.arena else None
     if args.format == "json":
         text = render.render_json(plan, arena)
@@ -316,7 +322,31 @@ def run(args: argparse.Namespace) -> int:
         text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
     else:
         text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena)
+    return 0, text
 
+
+def run(args: argparse.Namespace) -> int:
+    if args.fit:
+        return run_fit(args)
+    if args.flash or args.ram:
+        raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
+    if args.format in ("text", "markdown"):
+        raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
+    if not args.models:
+        raise ResolverGenError("no model given (gen-resolver MODEL.tflite ...)")
+    if args.list and (args.output or args.check):
+        raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
+    if args.arena and args.format == "lite" and not args.list:
+        raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
+    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
+        raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
+                               "--arena")
+    from resolver_gen.firmware_models import expand_firmware
+
+    args.models = expand_firmware(args.models)
+    status, text = generate(args)
+    if text is None:
+        return status
     if args.check:
         return _check(Path(args.check), text)
     if args.output:
