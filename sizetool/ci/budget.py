@@ -275,8 +275,8 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
     for key, limit in data.get("model", {}).items():
         line = _line_of(text, key, within="model")
         if key != "flash":
-            _fail(path, line, f"unknown key '{key}' in [model] (expected flash: the bytes of the TFLite models linked "
-                  "into the firmware)")
+            _fail(path, line, f"unknown key '{key}' in [model] (expected flash, the bytes of the TFLite models linked "
+                  "into the firmware; per-model rules go in [models])")
         if isinstance(limit, (dict, list)):
             _fail(path, line, "[model] flash must be a size, not a table")
         rules.append(Rule("model.flash", "rom", "model_bytes",
