@@ -4,7 +4,8 @@
 #   tflm_op_resolver(<target> MODELS a.tflite ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
 #                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
-#                   [MODELS a.tflite ...] [ELF file.elf])
+#                   [MODELS a.tflite ...] [ELF file.elf]
+#                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
 # ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the
@@ -175,8 +176,8 @@ function(_tflm_binary function target elf out_binary out_base)
 endfunction()
 
 function(tflm_size_check target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF" "MODELS")
-  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF;HEADER" "MODELS;EMBEDDED_MODELS;HEADER_ARGS")
+  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF EMBEDDED_MODELS HEADER HEADER_ARGS)
   _tflm_binary(tflm_size_check "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
   set(depends "${TFLM_SIZE_REPORT}")
@@ -215,13 +216,32 @@ function(tflm_size_check target)
     set(model_command COMMAND "${TFLM_SIZE_REPORT}" fit "${binary}" ${models} ${map_option}
                               --format markdown -o "${base}.models.md")
   endif()
+  # EMBEDDED_MODELS / HEADER: the check fails when the model linked in is not the given .tflite byte for byte, or
+  # the header is not what gen-resolver writes for it (HEADER_ARGS: the options it was made with).
+  set(tie_options)
+  if(ARG_EMBEDDED_MODELS)
+    _tflm_input_files(tflm_size_check "${target}" EMBEDDED_MODELS embedded ${ARG_EMBEDDED_MODELS})
+    list(APPEND depends ${embedded})
+    foreach(model IN LISTS embedded)
+      list(APPEND tie_options --embedded-model "${model}")
+    endforeach()
+  endif()
+  if(ARG_HEADER_ARGS AND NOT ARG_HEADER)
+    message(FATAL_ERROR "tflm_size_check(${target}): HEADER_ARGS go with HEADER")
+  endif()
+  if(ARG_HEADER)
+    get_filename_component(header "${ARG_HEADER}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND depends "${header}")
+    list(JOIN ARG_HEADER_ARGS " " header_args)
+    list(APPEND tie_options --header "${header}" "--header-args=${header_args}")
+  endif()
   string(MAKE_C_IDENTIFIER "${target}" stamp_name)
   set(stamp "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/${stamp_name}.size-check.stamp")
   # The stamp is written only when every command passed, so a failed check fails every build until it passes.
   add_custom_command(
     OUTPUT "${stamp}"
     COMMAND "${TFLM_SIZE_REPORT}" check "${binary}" --budget "${budget}" ${map_option} ${baseline_option}
-            --summary "${base}.size.md" --summary-json "${base}.size.json" --reasons
+            ${tie_options} --summary "${base}.size.md" --summary-json "${base}.size.json" --reasons
     ${model_command}
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
     DEPENDS ${depends}
