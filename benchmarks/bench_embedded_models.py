@@ -10,6 +10,7 @@ headers are read, as the report reads them) of: the search; the search, breakdow
 cold `size-report ELF --no-cache --format json` for scale.
 
     python benchmarks/bench_embedded_models.py [--elf FIRMWARE.elf ...] [--large DIR [--units 250]] [--repeat 5]
+                                               [--models ../shared/models]
 
 --large builds make_large_elf.py's C++ ELF with DWARF into DIR (host g++ -O1 -g; 250 units give about 13 MB), the
 shape of a -g build without a model; --elf adds real firmware (e.g. pico-tflmicro's person_detection, which holds a
@@ -80,7 +81,15 @@ def main() -> int:
     parser.add_argument("--units", type=int, default=250)
     parser.add_argument("--functions", type=int, default=160)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--models", metavar="DIR", help="also print what stripping saves on each .tflite in DIR")
     args = parser.parse_args()
+    if args.models:
+        from tflm_model.model_layout import strip_saving
+
+        for path in sorted(Path(args.models).glob("*.tflite")):
+            saving = strip_saving(path)
+            print(f"{path.name}: {path.stat().st_size} bytes; written again {saving.rewritten}, without names and "
+                  f"metadata {saving.stripped}: stripping saves {saving.saving}")
     elves = list(args.elf)
     if args.large:
         elves.insert(0, str(build(Path(args.large), args.units, args.functions)))
