@@ -17,6 +17,7 @@
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
     "person_detect.tflite" = "96K"
     "keyword.tflite" = { flash = "96K", arena = "64K" }   # and the tensor arena it needs, estimated
+    "firmware:g_model" = { arena = "64K" }                 # a model linked into the build, by its symbol
     [model]                   # the TFLite models linked into the firmware (found by size-report), all together
     flash = "320K"
     [stack]                   # worst-case stack depth from a root function (size-report ELF --stack ROOT)
@@ -51,6 +52,7 @@ from sizetool.sizes import parse_size
 
 MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators", "occupied"}
 MODEL_KEYS = ("flash", "arena")
+FIRMWARE_MODEL = "firmware:"  # a [models] key naming a model linked into the build by its symbol
 RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
 
@@ -253,7 +255,8 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
     folder = os.path.dirname(path)
     for model, limit in data.get("models", {}).items():
         line = _line_of(text, model, within="models")
-        model_path = os.path.join(folder, model)
+        # "firmware:SYMBOL" names a model linked into the build (sizetool/commands/check.py finds it)
+        model_path = model if model.startswith(FIRMWARE_MODEL) else os.path.join(folder, model)
         if not isinstance(limit, dict):
             rules.append(Rule(f"models[{model}]", "rom", "model",
                               _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),

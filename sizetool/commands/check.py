@@ -129,7 +129,8 @@ def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str]
 
             models = {}
             for path in budget.models:
-                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, path)
+                source = _model_source(path, build, report, budget_file)
+                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, source)
                 models[path] = ModelFirmware(predicted, len(registrations), missing)
     stack = None
     if budget.stack_roots and is_elf_file(build):
@@ -155,7 +156,7 @@ def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str]
         short_enums = pointer == 4 and arm_short_enums(build)
         arenas = {}
         for path in dict.fromkeys(budget.arena_models):
-            found = estimate([path], choice.kernels, pointer, short_enums)
+            found = estimate([_model_source(path, build, report, budget_file)], choice.kernels, pointer, short_enums)
             arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
     base = None
     if baseline:
@@ -186,6 +187,25 @@ def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str]
     if save:
         save_report(report, save)
     return 0 if all(r.passed for r in results) else 1
+
+
+def _model_source(path: str, build: str, report, budget_file: Optional[str]):
+    """A [models] key's model: a .tflite path, or "firmware:SYMBOL", a model linked into the build."""
+    from sizetool.ci.budget import FIRMWARE_MODEL
+
+    if not path.startswith(FIRMWARE_MODEL):
+        return path
+    symbol = path[len(FIRMWARE_MODEL):]
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.inputs.firmware_models import embedded_models
+
+    linked = embedded_models(read_elf(build)) if report.models else []
+    for model in linked:
+        if model.symbol == symbol:
+            return model.source(build)
+    held = ", ".join(m.symbol for m in linked) or "none"
+    raise SizeToolError(f"{budget_file}: [models] {path!r}: no model linked into {build} is held by {symbol!r} "
+                        f"(models linked in: {held})")
 
 
 def _model_ties(build: str, report, embedded_models: list[str], header: Optional[str], header_args: str) -> list:

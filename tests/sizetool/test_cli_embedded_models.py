@@ -91,3 +91,20 @@ def test_budget_model_flash_limits_the_bytes_of_the_models_linked_in(capsys, tmp
     budget.write_text('[model]\nflash = "5%"\n')
     rule = json.loads(run(capsys, "check", ELF, "--budget", budget, "-f", "json")[1])["rules"][0]
     assert rule["limit"] < held and not rule["passed"]
+
+
+def test_model_rules_name_a_model_linked_in_by_its_symbol(capsys, tmp_path):
+    budget = tmp_path / "size-budget.toml"
+    budget.write_text('[models]\n"firmware:keyword::model_data" = { flash = "64K", arena = "64K" }\n')
+    status, out, _ = run(capsys, "check", ELF, "--budget", budget, "-f", "json")
+    rules = {r["rule"]: r for r in json.loads(out)["rules"]}
+    assert status == 0 and set(rules) == {"models[firmware:keyword::model_data].flash",
+                                          "models[firmware:keyword::model_data].arena"}
+    (tmp_path / "adds.tflite").write_bytes(ADDS.read_bytes())
+    budget.write_text('[models]\n"adds.tflite" = { flash = "64K", arena = "64K" }\n')
+    by_file = {r["rule"].replace("adds.tflite", "firmware:keyword::model_data"): r["actual"]
+               for r in json.loads(run(capsys, "check", ELF, "--budget", budget, "-f", "json")[1])["rules"]}
+    assert by_file == {name: rule["actual"] for name, rule in rules.items()}  # the same model, the same answers
+    budget.write_text('[models]\n"firmware:g_modle" = "64K"\n')
+    status, _, err = run(capsys, "check", ELF, "--budget", budget)
+    assert status == 2 and "no model linked into" in err and "keyword::model_data, g_model" in err
