@@ -286,7 +286,7 @@ def model_extent(source, limit: int) -> int:
 # ---------------------------------------------------------------------------------------------------------------------
 # Writing the model again (whole, or stripped of what TFLM never reads).
 
-_WIDTHS = ((8, "<Q", 0), (4, "<I", 0), (2, "<H", 0), (1, "<B", 0))
+_WIDTHS = ((8, "<Q"), (4, "<I"), (2, "<H"), (1, "<B"))
 
 
 def rewrite(source, strip: bool = False) -> bytes:
@@ -352,7 +352,7 @@ class _Writer:
                 continue
             end = present[position + 1][0] if position + 1 < len(present) else table_size
             gap = max(1, end - relative)
-            width, fmt, _ = next(w for w in _WIDTHS if w[0] <= gap)
+            width, fmt = next(w for w in _WIDTHS if w[0] <= gap)
             raw = bytes(r.data[table + relative:table + relative + width]).ljust(width, b"\0")
             scalars.append((width, index, struct.unpack(fmt, raw)[0]))
         b.StartObject(slots)

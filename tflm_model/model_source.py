@@ -37,9 +37,6 @@ class ModelData(str):
         return hashlib.sha256(self.data).hexdigest()
 
 
-ModelSource = "str | os.PathLike | ModelData"
-
-
 def source_path(source) -> Path:
     """The Path a source is named by (a ModelData's label as a Path)."""
     return Path(source.label) if isinstance(source, ModelData) else Path(source)

@@ -12,7 +12,6 @@ Rules (the TFLite schema's and TFLM's):
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
