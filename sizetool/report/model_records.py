@@ -27,21 +27,22 @@ def model_record(model: EmbeddedModel, firmware: str) -> EmbeddedModelRecord:
     from tflm_model.operator_uses import read_model_uses
 
     source = model.source(firmware)
-    uses = read_model_uses(source, hash_in_background=False)
+    try:
+        operators = tuple(use.name for use in read_model_uses(source, hash_in_background=False).ops)
+    except ModelError:  # an op code newer than our table: the model is still the model, its ops unnamed
+        operators = ()
     try:
         saving = strip_saving(source)
         rewritten, stripped = saving.rewritten, saving.stripped
     except ModelError:  # an option table this writer does not know: no measured saving
         rewritten = stripped = None
-    return EmbeddedModelRecord(model.symbol, model.section, model.address, model.size, uses.sha256,
-                               tuple(use.name for use in uses.ops), model.sized_by, rewritten, stripped)
+    return EmbeddedModelRecord(model.symbol, model.section, model.address, model.size, model.sha256, operators,
+                               model.sized_by, rewritten, stripped)
 
 
 def expand_model_entries(entries: list[SizeEntry], models: list[EmbeddedModel], firmware: str) -> list[SizeEntry]:
     """The ROM entries with each model's holding entry replaced by the model's parts."""
     from tflm_model.model_layout import layout
-    from tflm_model.operator_uses import op_key
-    from tflm_model.tflite_reader import read_operator_table
 
     by_address = {}
     for index, entry in enumerate(entries):
@@ -57,9 +58,10 @@ def expand_model_entries(entries: list[SizeEntry], models: list[EmbeddedModel], 
         if entry.size < model.offset_in_symbol + model.size:
             continue
         source = model.source(firmware)
-        table = read_operator_table(source)
-        names = [op_key(code, str(source), i)[0].name for i, code in enumerate(table.operator_codes)]
-        parts = layout(source, op_names=names).parts
+        try:
+            parts = layout(source, op_names=_op_names(source)).parts
+        except ModelError:  # a field the breakdown cannot follow: the symbol stays one leaf
+            continue
         base = entry.path + (entry.symbol,)
         new = []
         for part in parts:
@@ -80,3 +82,17 @@ def expand_model_entries(entries: list[SizeEntry], models: list[EmbeddedModel], 
     for index, entry in enumerate(entries):
         out.extend(replaced.get(index, (entry,)))
     return out
+
+
+def _op_names(source) -> list[str]:
+    """Each operator_codes entry's op name (an unknown code as "opcode N")."""
+    from tflm_model.operator_uses import op_key
+    from tflm_model.tflite_reader import read_operator_table
+
+    names = []
+    for index, code in enumerate(read_operator_table(source).operator_codes):
+        try:
+            names.append(op_key(code, str(source), index)[0].name)
+        except ModelError:
+            names.append(f"opcode {index}")
+    return names
