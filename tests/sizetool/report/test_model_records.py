@@ -89,3 +89,18 @@ def test_the_treemap_shows_the_same_parts():
     g_model = find(rom["tree"], "g_model")
     assert g_model["size"] == SOURCES["g_model"].stat().st_size
     assert {c["name"] for c in g_model["children"]} >= {"weights", "FlatBuffer overhead", "tensor metadata"}
+
+
+def test_a_model_with_an_op_code_newer_than_the_table_is_still_broken_down_and_recorded():
+    from tflm_model.embedded_models import EmbeddedModel
+
+    from sizetool.report.model_records import expand_model_entries, model_record
+    from sizetool.report.report_model import SizeEntry
+
+    data = (MODELS / "unknown_builtin_code.tflite").read_bytes()
+    model = EmbeddedModel("g_model", ".rodata", 0x1000, len(data), "symbol", data)
+    record = model_record(model, "fw.elf")
+    assert record.operators == () and record.sha256 == hashlib.sha256(data).hexdigest()
+    entry = SizeEntry("rom", ("app.cc",), "g_model", ".rodata", 0x1000, len(data))
+    parts = expand_model_entries([entry], [model], "fw.elf")
+    assert sum(p.size for p in parts) == len(data) and all(p.path[:2] == ("app.cc", "g_model") for p in parts)
