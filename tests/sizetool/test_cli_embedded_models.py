@@ -108,3 +108,15 @@ def test_model_rules_name_a_model_linked_in_by_its_symbol(capsys, tmp_path):
     budget.write_text('[models]\n"firmware:g_modle" = "64K"\n')
     status, _, err = run(capsys, "check", ELF, "--budget", budget)
     assert status == 2 and "no model linked into" in err and "keyword::model_data, g_model" in err
+
+
+def test_a_saved_report_answers_the_model_tie_and_the_model_bytes_rule(capsys, tmp_path):
+    saved = tmp_path / "report.json"
+    assert run(capsys, "--no-cache", ELF, "--save", saved)[0] == 0
+    budget = tmp_path / "size-budget.toml"
+    budget.write_text("[model]\nflash = 100\n")
+    status, out, _ = run(capsys, "check", saved, "--budget", budget, "--embedded-model", VISION, "-f", "json")
+    rules = {r["rule"]: r["passed"] for r in json.loads(out)["rules"]}
+    assert status == 1 and rules == {"model.flash": False, "embedded_model[int8_vision.tflite]": True}
+    status, _, err = run(capsys, "check", saved, "--header", tmp_path / "ops.h")
+    assert status == 2 and "--header needs the ELF" in err
