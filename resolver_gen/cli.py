@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                "2 bad input.")
     parser.add_argument("models", nargs="*", metavar="MODEL",
                         help=".tflite file(s), or C/C++ files holding a model as a byte array (FILE:NAME picks one "
-                             "array); several give one union resolver")
+                             "array); several give one union resolver; a firmware ELF stands for the models linked "
+                             "into it")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     parser.add_argument("--format", choices=FORMATS, default="header",
                         help="header: TFLM MicroMutableOpResolver (default); lite: TFLite MutableOpResolver "
@@ -159,7 +160,9 @@ def _new_file_mode(path: Path) -> int:
         return 0o666 & ~umask
 
 
-def _check(path: Path, expected: str) -> int:
+def _check(path: Path, expected: str, code_only: bool = False) -> int:
+    """0 when the file at path holds `expected`, else 1 with a unified diff on stderr. code_only: comment lines
+    aside (they name the model files and count their uses)."""
     try:
         existing = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -168,6 +171,8 @@ def _check(path: Path, expected: str) -> int:
         raise ResolverGenError(f"{path}: is a directory") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ResolverGenError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+    if code_only:
+        existing, expected = _code_lines(existing), _code_lines(expected)
     if existing == expected:
         return 0
     import difflib
@@ -177,6 +182,24 @@ def _check(path: Path, expected: str) -> int:
         fromfile=f"{path} (on disk)", tofile=f"{path} (generated from the models)"))
     print(f"{PROG}: {path} is stale: regenerate it", file=sys.stderr)
     return 1
+
+
+def _code_lines(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("//"))
+
+
+def check_header(header: str | os.PathLike, models: list, options: list[str]) -> int:
+    """gen-resolver's --check for another caller (size-report check --header): 0 when the header at `header` is what
+    `gen-resolver MODELS OPTIONS` writes, comment lines aside (a header made from model.tflite names that file where
+    one made from the firmware names the array); else 1, the diff on stderr. ResolverGenError on bad options."""
+    args = build_parser().parse_args(list(options))
+    if args.models or args.check or args.output or args.list or args.fit:
+        raise ResolverGenError("the header options are gen-resolver's generation options only (no models, -o, "
+                               "--check, --list or --fit)")
+    args.models = list(models)
+    args.check = str(header)
+    status, text = generate(args)
+    return status if text is None else _check(Path(header), text, code_only=True)
 
 
 def _refusals(plan) -> bool:
@@ -252,7 +275,10 @@ def run_fit(args: argparse.Namespace) -> int:
         from tflm_model.target_fit import fit_report
 
         if not args.models:
-            raise ResolverGenError("--fit needs at least one model (.tflite or C array)")
+            raise ResolverGenError("--fit needs at least one model (.tflite, C array or firmware ELF)")
+        from resolver_gen.firmware_models import expand_firmware
+
+        args.models = expand_firmware(args.models)
         flash = parse_size(args.flash, "--flash") if args.flash else None
         ram = parse_size(args.ram, "--ram") if args.ram else None
         from tflm_model.operator_uses import read_model_uses
@@ -271,11 +297,47 @@ def run_fit(args: argparse.Namespace) -> int:
     return status
 
 
-def run(args: argparse.Namespace) -> int:
+def generate(args: argparse.Namespace) -> tuple[int, str | None]:
+    """(exit status, the text to write) for validated options; the text is None when there is nothing to write
+    (--list printed its tables, or a gate failed)."""
     from tflm_model.operator_uses import read_model_uses
     from tflm_model.plan import build_plan
     from resolver_gen import render
 
+    naming = render.Naming(args.name, args.namespace)
+    overrides = parse_custom(args.custom)
+    # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
+    # same for any model size): it is hashed on a background thread while this thread works, and a short switch
+    # interval makes this thread hand the GIL over promptly at each hashed chunk instead of after the default 5 ms.
+    hashing = args.format == "json" and not args.list
+    if hashing:
+        sys.setswitchinterval(0.0005)
+    models = [read_model_uses(path, hash_in_background=hashing) for path in args.models]
+    used_customs = {use.name for model in models for use in model.ops if use.is_custom}
+    for name in sorted(set(overrides) - used_customs):
+        raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
+    plan = build_plan(models, overrides, reduce_types=args.reduce_types)
+
+    if args.list:
+        render.print_tables(plan)
+        if args.arena:
+            from resolver_gen.render_arena import print_arena
+
+            print_arena(_estimate(args))
+        return 0, None
+    if args.format != "json" and _gate(plan, args):
+        return 1, None
+    arena = _estimate(args) if args.arena else None
+    if args.format == "json":
+        text = render.render_json(plan, arena)
+    elif args.format == "lite":
+        text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
+    else:
+        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena)
+    return 0, text
+
+
+def run(args: argparse.Namespace) -> int:
     if args.models:  # C/C++ files become one reference per model array (file.cc:g_model)
         from tflm_model.model_sources import expand_model_arguments
 
@@ -297,37 +359,12 @@ def run(args: argparse.Namespace) -> int:
     if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
         raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
                                "--arena")
-    naming = render.Naming(args.name, args.namespace)
-    overrides = parse_custom(args.custom)
-    # Only JSON carries each model's SHA-256 (the header names the models by what was read from them, so it costs the
-    # same for any model size): it is hashed on a background thread while this thread works, and a short switch
-    # interval makes this thread hand the GIL over promptly at each hashed chunk instead of after the default 5 ms.
-    hashing = args.format == "json" and not args.list
-    if hashing:
-        sys.setswitchinterval(0.0005)
-    models = [read_model_uses(path, hash_in_background=hashing) for path in args.models]
-    used_customs = {use.name for model in models for use in model.ops if use.is_custom}
-    for name in sorted(set(overrides) - used_customs):
-        raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
-    plan = build_plan(models, overrides, reduce_types=args.reduce_types)
+    from resolver_gen.firmware_models import expand_firmware
 
-    if args.list:
-        render.print_tables(plan)
-        if args.arena:
-            from resolver_gen.render_arena import print_arena
-
-            print_arena(_estimate(args))
-        return 0
-    if args.format != "json" and _gate(plan, args):
-        return 1
-    arena = _estimate(args) if args.arena else None
-    if args.format == "json":
-        text = render.render_json(plan, arena)
-    elif args.format == "lite":
-        text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
-    else:
-        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena)
-
+    args.models = expand_firmware(args.models)
+    status, text = generate(args)
+    if text is None:
+        return status
     if args.check:
         return _check(Path(args.check), text)
     if args.output:

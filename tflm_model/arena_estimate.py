@@ -28,6 +28,7 @@ from typing import Sequence
 
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
+from tflm_model.model_source import ModelData
 from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
 from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
@@ -106,7 +107,7 @@ def _check_static_shapes(graph: TensorGraph) -> None:
                                        "TFLM needs every tensor's shape fixed in the model")
 
 
-def _check_supported(path: Path) -> None:
+def _check_supported(path) -> None:
     """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
     plan = build_plan([read_model_uses(path, hash_in_background=False)])
     for op in plan.unsupported:
@@ -429,7 +430,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     out = _Steps(_creation_steps(abi), [], [])
     labels = []
     for model_path in model_paths:
-        path = Path(model_path)
+        path = model_path if isinstance(model_path, ModelData) else Path(model_path)
         graph = read_tensor_graph(path)
         _check_static_shapes(graph)
         _check_supported(path)

@@ -12,12 +12,12 @@ Rules (the TFLite schema's and TFLM's):
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tflm_model.errors import ModelError
+from tflm_model.model_source import ModelData
 from tflm_model.tflite_reader import OperatorCodeEntry, OperatorTable, TensorTypes, read_operator_table
 from tflm_facts.registry import CUSTOM_BUILTIN_CODE, builtin_name
 
@@ -137,9 +137,13 @@ def operator_uses(table: OperatorTable) -> list[OperatorUse]:
     return [merged[key] for key in sorted(merged)]
 
 
-def read_model_uses(path: str | os.PathLike, hash_in_background: bool = True) -> ModelUses:
-    """Scan one model; its SHA-256 is computed on a background thread and awaited when first read."""
-    path = Path(path)
+def read_model_uses(source, hash_in_background: bool = True) -> ModelUses:
+    """Scan one model (a path or a ModelData); a file's SHA-256 is computed on a background thread and awaited when
+    first read, a ModelData's at once (its bytes are in memory)."""
+    if isinstance(source, ModelData):
+        table = read_operator_table(source)
+        return ModelUses(table.path, table.subgraph_count, operator_uses(table), _sha256=source.sha256)
+    path = Path(source)
     # Hashing is the long pole: start it before the scan (a file that fails the scan ends the run anyway).
     digest = None
     if hash_in_background and path.is_file():

@@ -15,7 +15,6 @@ A model op the profile registers no kernel for is named (the answer leaves its c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tflm_facts.registrations import ModelOp, model_op
 from tflm_facts.target_profile import (
@@ -27,7 +26,7 @@ from tflm_facts.target_profile import (
 )
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
-from tflm_model.model_sources import model_bytes, model_size
+from tflm_model.model_source import source_exists, source_size
 from tflm_model.operator_uses import ModelUses, read_model_uses
 from tflm_model.profile_sets import ProfileSets
 from tflm_model.type_support import variant_for_models
@@ -157,7 +156,7 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     cost = sets.keep(kept)
     every_call = sets.drop(sets.registered).call_site_bytes
     graph_bytes = sum(profile.graph.flash)
-    model_bytes = sum(embedded_bytes(model_size(path)) for path in model_paths)
+    model_bytes = sum(embedded_bytes(source_size(path)) for path in model_paths)
     runtime = profile.rom_total - graph_bytes - every_call - profile.model_bytes
     flash_parts = (
         Part("runtime (interpreter, allocator, flatbuffers, libc/libgcc, start-up)", runtime),
@@ -234,7 +233,7 @@ class FitReport:
 def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
                ram_limit: int | None = None) -> FitReport:
     for path in model_paths:
-        if model_bytes(path) is None and not Path(path).is_file():  # a C array's bytes are there once read
+        if not source_exists(path):
             raise ModelError(f"{path}: no such model file")
     profile = load_profile(profile_name)
     models = read_models(model_paths)

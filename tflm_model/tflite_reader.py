@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tflm_model.errors import ModelError
+from tflm_model.model_source import ModelData, source_path
 from tflm_model.model_sources import model_bytes
 
 FILE_IDENTIFIER = b"TFL3"
@@ -296,7 +297,8 @@ def _operators(reader: _Reader, model: int, code_count: int) -> tuple[int, dict]
     return subgraph_count, operators
 
 
-def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
+def _open_mmap(path: Path) -> tuple:
+    """An mmap of a .tflite file and its size."""
     label = str(path)
     try:
         if path.exists() and not path.is_dir() and not path.is_file():
@@ -315,18 +317,23 @@ def _open_mmap(path: Path) -> tuple[mmap.mmap, int]:
         raise ModelError(f"{label}: cannot read ({reason})") from None
 
 
-def _open_model(path: Path):
-    """The model's bytes: a C/C++ array's (model_sources), else the file mapped; (buffer, size)."""
-    data = model_bytes(path)
-    if data is None:
-        return _open_mmap(path)
+def _open_model(source) -> tuple:
+    """The model's bytes and their size: a ModelData's own, a C/C++ array's (model_sources), else the file mapped."""
+    if isinstance(source, ModelData):
+        data, label = source.data, source.label
+    else:
+        data, label = model_bytes(source), str(source)
+        if data is None:
+            return _open_mmap(Path(source))
     if not data:
-        raise ModelError(f"{path}: empty array, not a .tflite model")
-    return data, len(data)
+        raise ModelError(f"{label}: empty, not a .tflite model")
+    return memoryview(data), len(data)
 
 
 def _close(data) -> None:
-    if isinstance(data, mmap.mmap):
+    if isinstance(data, memoryview):
+        data.release()
+    elif isinstance(data, mmap.mmap):
         data.close()
 
 
@@ -344,10 +351,11 @@ def _model_table(reader: "_Reader", data, size: int) -> int:
     return model
 
 
-def read_operator_table(path: str | os.PathLike) -> OperatorTable:
-    """Read operator_codes and per-subgraph operator uses of one .tflite file; ModelError on bad input."""
-    path = Path(path)
-    data, size = _open_model(path)
+def read_operator_table(source) -> OperatorTable:
+    """Read operator_codes and per-subgraph operator uses of one model (a path or a ModelData); ModelError on bad
+    input."""
+    path = source_path(source)
+    data, size = _open_model(source)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)
@@ -514,11 +522,11 @@ def _offline_plan(reader: _Reader, model: int, buffers_start: int, buffer_count:
     return None
 
 
-def read_tensor_graph(path: str | os.PathLike) -> TensorGraph:
+def read_tensor_graph(source) -> TensorGraph:
     """Read every subgraph's tensors (shape, type, constness, quantization counts), operators and inputs/outputs,
-    and the offline memory plan; ModelError on bad input. Weights are never read."""
-    path = Path(path)
-    data, size = _open_model(path)
+    and the offline memory plan of a model (a path or a ModelData); ModelError on bad input. Weights are never read."""
+    path = source_path(source)
+    data, size = _open_model(source)
     try:
         reader = _Reader(data, str(path))
         model = _model_table(reader, data, size)

@@ -2,6 +2,7 @@
 #
 #   cmake -DSIZE_REPORT=<size-report> -DBINARY=<elf> -DBUDGET=<toml> -DREPORTS=<folder/base> -DNAME=<target>
 #         [-DMAP=<map>] [-DBASELINE=<report|db:DB@BRANCH>] [-DMODELS=<a.tflite;b.tflite>] [-DSTAMP=<file>]
+#         [-DTIES=<--embedded-model;m.tflite;--header;ops.h;--header-args=...>]
 #         -P TflmSizeCheck.cmake
 #
 # `size-report check` (the budget) and, with MODELS, `size-report fit` (the ops and the arena the models need) both
@@ -20,7 +21,7 @@ if(BASELINE)
 endif()
 
 execute_process(
-  COMMAND "${SIZE_REPORT}" check "${BINARY}" --budget "${BUDGET}" ${map_option} ${baseline_option}
+  COMMAND "${SIZE_REPORT}" check "${BINARY}" --budget "${BUDGET}" ${map_option} ${baseline_option} ${TIES}
           --summary "${REPORTS}.size.md" --summary-json "${REPORTS}.size.json" --reasons
   RESULT_VARIABLE check_status)
 # Exit 1: a rule failed, the report says which; 2: bad input, its one line above says what.

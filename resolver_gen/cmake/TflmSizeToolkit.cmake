@@ -4,7 +4,8 @@
 #   tflm_op_resolver(<target> MODELS a.tflite|model_data.cc[:ARRAY] ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
 #                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
-#                   [MODELS a.tflite ...] [ELF file.elf])
+#                   [MODELS a.tflite ...] [ELF file.elf]
+#                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
 # tflm_size_check is a post-build step of <target> (TflmSizeCheck.cmake), so building <target> alone checks it.
@@ -193,8 +194,8 @@ function(_tflm_binary function target elf out_binary out_base)
 endfunction()
 
 function(tflm_size_check target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF" "MODELS")
-  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF;HEADER" "MODELS;EMBEDDED_MODELS;HEADER_ARGS")
+  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF EMBEDDED_MODELS HEADER HEADER_ARGS)
   _tflm_binary(tflm_size_check "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
   get_property(package_dir GLOBAL PROPERTY TFLM_SIZE_TOOLKIT_CMAKE_DIR)
@@ -226,6 +227,29 @@ function(tflm_size_check target)
     list(APPEND inputs ${models_files})
     string(REPLACE ";" "$<SEMICOLON>" model_list "${models}")
     list(APPEND defines "-DMODELS=${model_list}")
+  endif()
+  # EMBEDDED_MODELS / HEADER: the check fails when the model linked in is not the given model byte for byte, or
+  # the header is not what gen-resolver writes for it (HEADER_ARGS: the options it was made with).
+  set(tie_options)
+  if(ARG_EMBEDDED_MODELS)
+    _tflm_input_files(tflm_size_check "${target}" EMBEDDED_MODELS embedded ${ARG_EMBEDDED_MODELS})
+    list(APPEND inputs ${embedded_files})
+    foreach(model IN LISTS embedded)
+      list(APPEND tie_options --embedded-model "${model}")
+    endforeach()
+  endif()
+  if(ARG_HEADER_ARGS AND NOT ARG_HEADER)
+    message(FATAL_ERROR "tflm_size_check(${target}): HEADER_ARGS go with HEADER")
+  endif()
+  if(ARG_HEADER)
+    get_filename_component(header "${ARG_HEADER}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND inputs "${header}")
+    list(JOIN ARG_HEADER_ARGS " " header_args)
+    list(APPEND tie_options --header "${header}" "--header-args=${header_args}")
+  endif()
+  if(tie_options)
+    string(REPLACE ";" "$<SEMICOLON>" tie_list "${tie_options}")
+    list(APPEND defines "-DTIES=${tie_list}")
   endif()
   set(run "${CMAKE_COMMAND}" ${defines} -P "${package_dir}/TflmSizeCheck.cmake")
 

@@ -17,6 +17,9 @@
     [models]                  # on an all-ops build: the firmware with exactly this model's ops, predicted
     "person_detect.tflite" = "96K"
     "keyword.tflite" = { flash = "96K", arena = "64K" }   # and the tensor arena it needs, estimated
+    "firmware:g_model" = { arena = "64K" }                 # a model linked into the build, by its symbol
+    [model]                   # the TFLite models linked into the firmware (found by size-report), all together
+    flash = "320K"
     [stack]                   # worst-case stack depth from a root function (size-report ELF --stack ROOT)
     "main" = "4K"
     "tflite::MicroInterpreter::Invoke()" = "2K"
@@ -49,6 +52,7 @@ from sizetool.sizes import parse_size
 
 MEMORY_KEYS = {"total", "max_growth", "paths", "path_growth", "operators", "occupied"}
 MODEL_KEYS = ("flash", "arena")
+FIRMWARE_MODEL = "firmware:"  # a [models] key naming a model linked into the build by its symbol
 RAM_OPERATORS = "per-operator budgets are flash budgets: put them in [rom.operators]"
 
 
@@ -81,6 +85,7 @@ class RuleResult:
     actual: int
     note: str = ""  # e.g. why an operator rule passes with 0 bytes
     fails: bool = False  # fails whatever the figures say (a model needs ops the build lacks)
+    reason: str = ""  # why it failed, for a rule whose answer is not a byte count (sizetool/ci/model_ties.py)
 
     @property
     def headroom(self) -> int:
@@ -207,9 +212,9 @@ def _fail(path: str, line: int, reason: str):
 def _rules(data: dict, text: str, path: str) -> list[Rule]:
     rules: list[Rule] = []
     for table, value in data.items():
-        if table not in ("rom", "ram", "regions", "models", "stack"):
+        if table not in ("rom", "ram", "regions", "models", "model", "stack"):
             _fail(path, _line_of(text, table, table),
-                  f"unknown table [{table}] (expected [rom], [ram], [regions], [models] or [stack])")
+                  f"unknown table [{table}] (expected [rom], [ram], [regions], [models], [model] or [stack])")
         if not isinstance(value, dict):
             _fail(path, _line_of(text, table), f"'{table}' must be a table such as [{table}]")
     for memory in ("rom", "ram"):
@@ -250,7 +255,8 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
     folder = os.path.dirname(path)
     for model, limit in data.get("models", {}).items():
         line = _line_of(text, model, within="models")
-        model_path = os.path.join(folder, model)
+        # "firmware:SYMBOL" names a model linked into the build (sizetool/commands/check.py finds it)
+        model_path = model if model.startswith(FIRMWARE_MODEL) else os.path.join(folder, model)
         if not isinstance(limit, dict):
             rules.append(Rule(f"models[{model}]", "rom", "model",
                               _limit(limit, path, line, f"[models] {model!r}", percent_allowed=False),
@@ -269,6 +275,15 @@ def _rules(data: dict, text: str, path: str) -> list[Rule]:
                               "model" if key == "flash" else "model_arena",
                               _limit(limit[key], path, line, f"[models] {model!r} {key}", percent_allowed=False),
                               pattern=model_path, line=line))
+    for key, limit in data.get("model", {}).items():
+        line = _line_of(text, key, within="model")
+        if key != "flash":
+            _fail(path, line, f"unknown key '{key}' in [model] (expected flash, the bytes of the TFLite models linked "
+                  "into the firmware; per-model rules go in [models])")
+        if isinstance(limit, (dict, list)):
+            _fail(path, line, "[model] flash must be a size, not a table")
+        rules.append(Rule("model.flash", "rom", "model_bytes",
+                          _limit(limit, path, line, "[model] flash", percent_allowed=True), line=line))
     for root, limit in data.get("stack", {}).items():
         line = _line_of(text, root, within="stack")
         if isinstance(limit, dict):
@@ -376,6 +391,8 @@ def check_budget(budget: Budget, report: SizeReport, baseline: SizeReport | None
             results.append(RuleResult(rule, rule.limit.resolve(0), depth.depth, note=note))
         elif rule.kind == "model_arena":
             results.append(arena_result(rule, arenas[rule.pattern]))
+        elif rule.kind == "model_bytes":
+            results.append(model_bytes_result(rule, report))
         else:
             region = next((r for r in report.regions if r.name == rule.pattern), None)
             if region is None:
@@ -411,6 +428,17 @@ def model_result(rule: Rule, firmware: ModelFirmware) -> RuleResult:
     return RuleResult(rule, limit, firmware.predicted_rom,
                       note=f"predicted: the build with only the {firmware.registrations} registrations the model "
                            "needs")
+
+
+def model_bytes_result(rule: Rule, report: SizeReport) -> RuleResult:
+    """The bytes of the TFLite models linked into the firmware (the report's embedded models) against the limit,
+    which may be a percentage of the ROM total."""
+    held = sum(m.size for m in report.models)
+    if not report.models:
+        note = "no TFLite model found in the firmware's read-only data"
+    else:
+        note = ", ".join(f"{m.symbol} {m.size}" for m in report.models)
+    return RuleResult(rule, rule.limit.resolve(report.rom_total), held, note=note)
 
 
 def arena_result(rule: Rule, arena: ModelArena) -> RuleResult:

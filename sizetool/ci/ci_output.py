@@ -68,6 +68,8 @@ def json_rules(results: list[RuleResult]) -> list[dict]:
 
 def failure_reason(result: RuleResult) -> str:
     """One line saying why a rule failed: `rom.total: 3000 bytes exceeds the limit 2K (2048 bytes) by 952`."""
+    if result.reason:
+        return f"{result.rule.name}: {result.reason}"
     return (f"{result.rule.name}: {result.actual} bytes exceeds the limit {result.rule.limit.text} "
             f"({result.limit} bytes) by {-result.headroom}")
 
@@ -91,9 +93,9 @@ def junit_xml(results: list[RuleResult], suite: str = "size-budget") -> str:
     for result in results:
         case = ElementTree.SubElement(tests, "testcase", classname=xml_text(suite), name=xml_text(result.rule.name))
         if not result.passed:
-            failure = ElementTree.SubElement(
-                case, "failure", message=xml_text(f"{result.actual} bytes > limit {result.limit} ({result.rule.limit.text})"),
-                type="BudgetExceeded")
+            message = result.reason or f"{result.actual} bytes > limit {result.limit} ({result.rule.limit.text})"
+            failure = ElementTree.SubElement(case, "failure", message=xml_text(message),
+                                             type="ModelMismatch" if result.reason else "BudgetExceeded")
             failure.text = f"headroom {result.headroom} bytes"
     ElementTree.indent(root)
     return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,5 +1,9 @@
 """`size-report check ELF --budget size-budget.toml`: the CI gate. Exit 1 when any rule fails.
 
+--embedded-model MODEL and --header OPS.h tie the firmware to its model (sizetool/ci/model_ties.py): the model linked
+in must be MODEL byte for byte, and the committed resolver header must be what gen-resolver writes for it. A budget's
+[model] flash rule limits the bytes of the models linked in.
+
 A budget with [rom.operators] needs the build's operator table: computed from an ELF, or read from a report saved
 with `size-report ELF --ops --save`; a saved report without one is an input error (exit 2). A budget with [models]
 needs the ELF of an all-ops build: each model's firmware is predicted from its operator graph (one set question per
@@ -25,8 +29,17 @@ def build_parser(prog: str = "size-report check"):
     parser = OneLineParser(prog=prog, description="Budget and baseline gates for CI.",
                            epilog="Exit status: 0 every rule passes, 1 a rule failed, 2 usage or input error.")
     parser.add_argument("build", metavar="BUILD", help="The new build: an ELF or a saved report.")
-    parser.add_argument("--budget", dest="budget_file", required=True, metavar="FILE.toml",
-                        help="The TOML budget file (size-budget.toml).")
+    parser.add_argument("--budget", dest="budget_file", metavar="FILE.toml",
+                        help="The TOML budget file (size-budget.toml); optional with --embedded-model or --header.")
+    parser.add_argument("--embedded-model", dest="embedded_models", action="append", metavar="MODEL",
+                        help="Fail unless this .tflite is byte for byte a model linked into the firmware (repeatable; "
+                             "the failure names both SHA-256 digests).")
+    parser.add_argument("--header", metavar="OPS.h",
+                        help="Fail unless this committed gen-resolver header is what gen-resolver writes for the "
+                             "models linked into the firmware (comment lines aside).")
+    parser.add_argument("--header-args", metavar="ARGS", default="",
+                        help="The gen-resolver options the header was made with, as one string (e.g. \"--name person "
+                             "--reduce-types\").")
     parser.add_argument("--baseline", metavar="REPORT|ELF|db:DB@BRANCH",
                         help="The baseline for growth rules: a saved report, an ELF, or db:DB@BRANCH (the branch's "
                              "build in the size history).")
@@ -60,11 +73,12 @@ def main(args: list[str], prog: str = "size-report check") -> int:
     return check(**vars(build_parser(prog).parse_intermixed_args(args)))
 
 
-def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file: Optional[str] = None,
+def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str] = None, map_file: Optional[str] = None,
           flash_size: Optional[str] = None, ram_size: Optional[str] = None, output_format: str = "tree",
           junit: Optional[str] = None, save: Optional[str] = None, kernels: Optional[str] = None,
           summary: Optional[str] = None, summary_json: Optional[str] = None, github_output: Optional[str] = None,
-          reasons: bool = False) -> int:
+          reasons: bool = False, embedded_models: Optional[list[str]] = None, header: Optional[str] = None,
+          header_args: str = "") -> int:
     from sizetool.ci.budget import check_budget, read_budget
     from sizetool.ci.ci_output import (
         BuildTotals,
@@ -84,7 +98,13 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
     if kernels is not None and kernels not in ("reference", "cmsis_nn"):
         raise SizeToolError(f"unknown --kernels {kernels!r} (choose from reference, cmsis_nn)")
-    budget = read_budget(budget_file)
+    if not (budget_file or embedded_models or header):
+        raise SizeToolError("give --budget FILE.toml, --embedded-model MODEL or --header OPS.h (nothing to check)")
+    if header_args and not header:
+        raise SizeToolError("--header-args go with --header")
+    from sizetool.ci.budget import Budget
+
+    budget = read_budget(budget_file) if budget_file else Budget(path="", rules=[])
     if is_elf_file(build):
         report = build_report(
             build,
@@ -109,7 +129,8 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
 
             models = {}
             for path in budget.models:
-                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, path)
+                source = _model_source(path, build, report, budget_file)
+                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, source)
                 models[path] = ModelFirmware(predicted, len(registrations), missing)
     stack = None
     if budget.stack_roots and is_elf_file(build):
@@ -135,7 +156,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
         short_enums = pointer == 4 and arm_short_enums(build)
         arenas = {}
         for path in dict.fromkeys(budget.arena_models):
-            found = estimate([path], choice.kernels, pointer, short_enums)
+            found = estimate([_model_source(path, build, report, budget_file)], choice.kernels, pointer, short_enums)
             arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
     base = None
     if baseline:
@@ -146,6 +167,7 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
         else:
             base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
     results = check_budget(budget, report, base, models, stack, arenas)
+    results += _model_ties(build, report, embedded_models or [], header, header_args)
 
     if output_format == "json":
         sys.stdout.write(render_results_json(results))
@@ -165,6 +187,49 @@ def check(build: str, budget_file: str, baseline: Optional[str] = None, map_file
     if save:
         save_report(report, save)
     return 0 if all(r.passed for r in results) else 1
+
+
+def _model_source(path: str, build: str, report, budget_file: Optional[str]):
+    """A [models] key's model: a .tflite path, or "firmware:SYMBOL", a model linked into the build."""
+    from sizetool.ci.budget import FIRMWARE_MODEL
+
+    if not path.startswith(FIRMWARE_MODEL):
+        return path
+    symbol = path[len(FIRMWARE_MODEL):]
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.inputs.firmware_models import embedded_models
+
+    linked = embedded_models(read_elf(build)) if report.models else []
+    for model in linked:
+        if model.symbol == symbol:
+            return model.source(build)
+    held = ", ".join(m.symbol for m in linked) or "none"
+    raise SizeToolError(f"{budget_file}: [models] {path!r}: no model linked into {build} is held by {symbol!r} "
+                        f"(models linked in: {held})")
+
+
+def _model_ties(build: str, report, embedded_models: list[str], header: Optional[str], header_args: str) -> list:
+    """--embedded-model and --header (sizetool/ci/model_ties.py): the firmware's models against the given ones."""
+    from sizetool.ci.model_ties import embedded_model_results, header_result
+
+    results = embedded_model_results(embedded_models, report.models)
+    if header:
+        import shlex
+
+        from sizetool.inputs.input_files import is_elf_file
+
+        if not is_elf_file(build):
+            raise SizeToolError(f"{build}: --header needs the ELF (the models' bytes), not a saved report")
+        from sizetool.inputs.elf_reader import read_elf
+        from sizetool.inputs.firmware_models import embedded_models as linked
+
+        models = linked(read_elf(build)) if report.models else []
+        try:
+            options = shlex.split(header_args)
+        except ValueError as error:
+            raise SizeToolError(f"--header-args {header_args!r}: {error}") from None
+        results.append(header_result(header, [m.source(build) for m in models], [m.symbol for m in models], options))
+    return results
 
 
 def _write_summaries(results, totals, summary: Optional[str], summary_json: Optional[str],

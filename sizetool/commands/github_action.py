@@ -32,6 +32,9 @@ class ActionInputs:
     budget: str = ""
     baseline: str = ""
     models: tuple[str, ...] = ()
+    embedded_models: tuple[str, ...] = ()  # .tflite files the firmware's linked-in models must equal
+    header: str = ""  # a committed gen-resolver header that must match the firmware's models
+    header_args: str = ""
     comment: bool = False
     comment_key: str = ""
     token: str = ""
@@ -44,7 +47,9 @@ def read_inputs(environment: Mapping[str, str]) -> ActionInputs:
     if not value("ELF"):
         raise SizeToolError("the input 'elf' is required (the firmware ELF, or a saved report)")
     return ActionInputs(elf=value("ELF"), map_file=value("MAP"), budget=value("BUDGET"), baseline=value("BASELINE"),
-                        models=tuple(value("MODELS").split()), comment=value("COMMENT").lower() in TRUE_WORDS,
+                        models=tuple(value("MODELS").split()), embedded_models=tuple(value("EMBEDDED_MODELS").split()),
+                        header=value("HEADER"), header_args=value("HEADER_ARGS"),
+                        comment=value("COMMENT").lower() in TRUE_WORDS,
                         comment_key=value("COMMENT_KEY"), token=value("GITHUB_TOKEN"))
 
 
@@ -58,6 +63,10 @@ def check_arguments(inputs: ActionInputs, budget: str, summary: str, summary_jso
         argv += ["--baseline", inputs.baseline]
     if github_output:
         argv += ["--github-output", github_output]
+    for model in inputs.embedded_models:
+        argv += ["--embedded-model", model]
+    if inputs.header:
+        argv += ["--header", inputs.header, f"--header-args={inputs.header_args}"]
     return argv
 
 

@@ -67,10 +67,11 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
                             help="Root functions, demangled or mangled (default: main, the entry point, threads and "
                                  "interrupt handlers).")
     else:
-        parser.add_argument("extra_models", nargs="+" if mode == "fit" else "*", metavar="MODEL",
+        parser.add_argument("extra_models", nargs="*", metavar="MODEL",
                             help="The models the firmware runs: .tflite files, or C/C++ files holding them as byte "
-                                 "arrays (FILE:NAME picks one)" + (" (their cross-check follows the table)."
-                                                                   if mode == "ops" else "."))
+                                 "arrays (FILE:NAME picks one)" + (" (their cross-check follows the table)"
+                                                                   if mode == "ops" else "")
+                                 + "; none: the models linked into the firmware.")
     formats = {"stack": "tree, json, csv or markdown", "fit": "tree, json or markdown", "ops": "tree, json, csv, markdown "
                "or html"}.get(mode, "tree, json, csv, markdown or html")
     parser.add_argument("-f", "--format", dest="output_format", default="tree", metavar="FORMAT", help=f"{formats}.")
@@ -217,7 +218,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                             "a model's ops)")
     if what_if_mode and output_format == "html":
         raise SizeToolError(f"--{what_if_mode} prints tree, json, csv or markdown, not html")
-    if (kernels or arena_symbol) and not model_paths:
+    if (kernels or arena_symbol) and not model_paths and not (ops or fit_only):
         raise SizeToolError("--kernels and --arena-symbol go with --model (the arena a model needs)")
     ops = ops or bool(model_paths) or bool(what_if_mode)
     if ops and (ram or all_memories) and output_format != "html":
@@ -233,6 +234,14 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
         ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
         use_cache=not no_cache,
     )
+    if (ops or fit_only) and not model_paths and not what_if_mode:
+        model_paths = embedded_model_sources(elf, image, size_report)
+        if fit_only and not model_paths:
+            raise SizeToolError(f"{elf}: no model given and no TFLite model found in the firmware's read-only data "
+                                "(give the .tflite after the ELF)")
+        ops = ops or bool(model_paths)
+    if (kernels or arena_symbol) and not model_paths:
+        raise SizeToolError("--kernels and --arena-symbol go with --model (the arena a model needs)")
     color = output is None and sys.stdout.isatty()
     crosscheck = None
     fit = None
@@ -285,6 +294,16 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
     return 1 if failed else 0
 
 
+def embedded_model_sources(elf: str, image, size_report) -> list:
+    """The models linked into the ELF as model sources labelled ELF:SYMBOL (none when the report found none)."""
+    if not size_report.models:
+        return []
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.inputs.firmware_models import embedded_models
+
+    return [model.source(elf) for model in embedded_models(image if image is not None else read_elf(elf))]
+
+
 def _stack(elf: str, roots: list[str], models: list[str], su_dir: str | None, ignore: list[str], output_format: str,
            output: str | None, verbose: bool = False) -> int:
     """`--stack [ROOT ...]`: the worst-case stack depth of each root (sizetool/stack/stack_depth.py)."""
@@ -327,7 +346,7 @@ def render_operator_output(size_report, output_format: str, crosscheck, color: b
 
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_operators(size_report.operators, output_format, size_report.source, size_report.arch, crosscheck,
-                            color=color, width=width, fit=fit)
+                            color=color, width=width, fit=fit, embedded=size_report.models)
 
 
 def render_fit_output(size_report, crosscheck, fit, output_format: str, color: bool = False) -> str:
@@ -337,7 +356,8 @@ def render_fit_output(size_report, crosscheck, fit, output_format: str, color: b
     from sizetool.render.fit import render_fit
 
     width = shutil.get_terminal_size((160, 24)).columns if color else None
-    return render_fit(crosscheck, fit, output_format, size_report.source, size_report.arch, color=color, width=width)
+    return render_fit(crosscheck, fit, output_format, size_report.source, size_report.arch, color=color, width=width,
+                      embedded=size_report.models)
 
 
 def render_what_if_output(size_report, answer, output_format: str, color: bool = False) -> str:

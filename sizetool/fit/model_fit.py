@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
-from tflm_model.model_sources import load_models
+from tflm_model.model_source import ModelData, source_bytes
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
@@ -118,7 +118,7 @@ def pointer_bytes(image: ElfImage) -> int:
 def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False) -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
-        return estimate_arena([Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer,
+        return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer,
                               short_enums=short_enums)
     except ModelError as error:
         raise SizeToolError(str(error)) from None
@@ -134,8 +134,8 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
     if len(arenas) > 1:
         for path in model_paths:
             try:
-                location = model_location(image, load_models(path)[0].read_bytes())
-            except ModelError:
+                location = model_location(image, source_bytes(path))
+            except (OSError, ModelError):
                 location = None
             if location:
                 locations.append(location)

@@ -15,7 +15,7 @@ from sizetool import __version__
 from sizetool.render.arena_fit import fit_markdown_lines, fit_to_dict, fit_tree
 from sizetool.render.operators import crosscheck_markdown, crosscheck_to_dict, crosscheck_tree
 from sizetool.render.text_blocks import console_for, finish
-from sizetool.report.report_model import dump_json
+from sizetool.report.report_model import dump_json, records_to_list
 from sizetool.text_escaping import markdown_text
 
 if TYPE_CHECKING:
@@ -26,13 +26,16 @@ FORMATS = ("tree", "json", "markdown")
 
 
 def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format: str, source: str, arch: str = "",
-               color: bool = False, width: int | None = None) -> str:
-    """The flash and RAM answer for the models in one of FORMATS."""
+               color: bool = False, width: int | None = None, embedded: list | None = None) -> str:
+    """The flash and RAM answer for the models in one of FORMATS. `embedded`: the report's records of the models
+    linked into the firmware (JSON lists them)."""
     name = os.path.basename(source)
     if output_format == "json":
         data = {"source": name, "arch": arch, "tool": f"size-report {__version__}", **crosscheck_to_dict(crosscheck)}
         if fit is not None:
             data["arena"] = fit_to_dict(fit)
+        if embedded:
+            data["embedded_models"] = records_to_list(embedded)
         return dump_json(data)
     if output_format == "markdown":
         lines = [f"# Does it fit: {markdown_text(name)}" + (f" ({markdown_text(arch)})" if arch else ""), ""]

@@ -3,7 +3,8 @@
 One memory: {"symbols": ROOT, "total_size": N, ...additive fields}, where every node has name, identifier and size,
 inner nodes have children, and symbol leaves have address and section (plus mangled and aliases when useful).
 total_size is physical (bytes in flash, or bytes of RAM); "berkeley" keeps `size`'s text/data/bss beside it, and
-"regions" the memory regions of that memory, each with ld's "used" (its Used Size). With RAM, "ram_use" splits each
+"regions" the memory regions of that memory, "embedded_models" (ROM) the TFLite models linked in (symbol, address, size,
+sha256, operators, what stripping names and metadata saves), each with ld's "used" (its Used Size). With RAM, "ram_use" splits each
 RAM region into static data, reserved (heap, stack) and free bytes (sizetool/report/ram_use.py).
 """
 
@@ -14,7 +15,8 @@ import os
 from sizetool import __version__
 from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import (
-    SizeReport, berkeley_to_dict, dump_report_json, map_source_to_dict, memory_to_dict, regions_to_list, report_to_dict,
+    SizeReport, berkeley_to_dict, dump_report_json, map_source_to_dict, memory_to_dict, records_to_list, regions_to_list,
+    report_to_dict,
 )
 
 
@@ -38,6 +40,8 @@ def render_json(report: SizeReport, memories: list[str]) -> str:
             data["input_format"] = report.input_format
         if memories[0] == "ram":
             data["ram_use"] = ram_use_to_list(report)
+        elif report.models:
+            data["embedded_models"] = records_to_list(report.models)
         return dump_report_json(data)
     data = report_to_dict(report)
     data["ram_use"] = ram_use_to_list(report)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from sizetool import __version__
 from sizetool.render.text_blocks import console_for, finish, rich_table
 from sizetool.report.operator_records import FileBytes, OperatorTable, operator_table_to_dict
-from sizetool.report.report_model import dump_json
+from sizetool.report.report_model import dump_json, records_to_list
 from sizetool.text_escaping import markdown_code, markdown_text
 
 if TYPE_CHECKING:  # the table alone loads no model reader or arena estimate (render/arena_fit.py does, for --model)
@@ -52,14 +52,17 @@ LEGEND = ("alone saves: what removing this one AddXxx() saves (its call, a few b
 
 def render_operators(table: OperatorTable, output_format: str, source: str, arch: str = "",
                      crosscheck: ModelCrosscheck | None = None, color: bool = False, width: int | None = None,
-                     fit: ArenaFit | None = None) -> str:
-    """The operator table (and the --model cross-check and arena fit) in one of FORMATS."""
+                     fit: ArenaFit | None = None, embedded: list | None = None) -> str:
+    """The operator table (and the --model cross-check and arena fit) in one of FORMATS. `embedded`: the report's
+    records of the models linked into the firmware (JSON lists them)."""
     if output_format == "json":
         data = operators_to_dict(table, source, arch, crosscheck)
         if fit is not None:
             from sizetool.render.arena_fit import fit_to_dict
 
             data["arena"] = fit_to_dict(fit)
+        if embedded:
+            data["embedded_models"] = records_to_list(embedded)
         return dump_json(data)
     if output_format == "csv":
         return render_operators_csv(table, crosscheck, fit)

@@ -36,6 +36,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
         root = build_tree(report.entries, memory)
         lines.append(paint("title", total_line(report, memory)))
         _add_lines(lines, root, total, depth, 1, "", paint if color else None)
+    if "rom" in memories:
+        lines.extend(paint("detail", line) for line in model_lines(report))
     if report.regions:
         lines.append(regions_table(report).rstrip("\n"))
     for note in notes(report):
@@ -43,6 +45,21 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
     for warning in report.warnings:
         lines.append(paint("warning", f"warning: {warning}"))
     return "\n".join(lines) + "\n"
+
+
+def model_lines(report: SizeReport) -> list[str]:
+    """One line per TFLite model linked in: where, how large, its digest, and what stripping would save."""
+    lines = []
+    for model in report.models:
+        line = (f"model {model.symbol}: {model.size} bytes @0x{model.address:08x} {model.section}, "
+                f"sha256 {model.sha256}, {len(model.operators)} ops")
+        if model.sized_by == "extent":
+            line += " (no symbol: sized by the FlatBuffer's extent)"
+        if model.strip_saving is not None:
+            line += (f"; without names and metadata: {model.strip_saving} bytes less (written again: {model.stripped} "
+                     f"bytes stripped, {model.rewritten} whole)")
+        lines.append(line)
+    return lines
 
 
 def _painter(color: bool):

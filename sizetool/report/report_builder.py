@@ -176,6 +176,11 @@ def build_report_and_image(
         )
         if strings_placer is not None:
             merged = (merged_strings.by_references, merged_strings.unreferenced)
+    models = _embedded_models(image)
+    if models and image.has_symtab:
+        from sizetool.report.model_records import expand_model_entries
+
+        entries = expand_model_entries(entries, models, elf_path)
     entries.sort(key=entry_order)
     berkeley = image.berkeley()
     report = SizeReport(
@@ -190,7 +195,18 @@ def build_report_and_image(
         linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
         input_format=input_format,
     )
+    if models:
+        from sizetool.report.model_records import model_record
+
+        report.models = [model_record(model, elf_path) for model in models]
     return report, image
+
+
+def _embedded_models(image: ElfImage):
+    """The TFLite models linked into the image (inputs/firmware_models.py); a model the reader refuses is not one."""
+    from sizetool.inputs.firmware_models import embedded_models
+
+    return embedded_models(image)
 
 
 def _esp_idf_chip_of_sections(image: ElfImage) -> str | None:

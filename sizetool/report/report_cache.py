@@ -14,7 +14,7 @@ import os
 
 from sizetool import __version__
 from sizetool.report.cache_files import blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
-from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeEntry, SizeReport
+from sizetool.report.report_model import Berkeley, EmbeddedModelRecord, MapSource, MemoryRegion, SizeEntry, SizeReport
 
 MAX_ENTRIES = 64
 
@@ -47,7 +47,8 @@ def store(key: str, report: SizeReport) -> None:
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 6  # 5: merged strings placed by references with a map, ESP-IDF names and notes; 6: entry pieces
+_FORMAT = 7  # 5: merged strings placed by references with a map, ESP-IDF names and notes; 6: entry pieces;
+# 7: embedded models
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -64,6 +65,8 @@ def _to_plain(report: SizeReport) -> tuple:
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
         report.input_format,
         _map_fields(report.linker_map) if report.linker_map is not None else None,
+        [(m.symbol, m.section, m.address, m.size, m.sha256, m.operators, m.sized_by, m.rewritten, m.stripped)
+         for m in report.models],
     )
 
 
@@ -87,7 +90,7 @@ def _operators_from_json(text: str):
 def _from_plain(data: tuple, source: str) -> SizeReport:
     if data[0] != _FORMAT:
         raise ValueError("another cache format")
-    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley, input_format, linker_map = data
+    _, arch, rom_total, ram_total, entries, regions, operators, warnings, berkeley, input_format, linker_map, models = data
     return SizeReport(
         source=source,
         arch=arch,
@@ -100,6 +103,7 @@ def _from_plain(data: tuple, source: str) -> SizeReport:
         berkeley=Berkeley(*berkeley) if berkeley else None,
         input_format=input_format,
         linker_map=MapSource(*linker_map[:5], tuple(linker_map[5]) if linker_map[5] else None) if linker_map else None,
+        models=[EmbeddedModelRecord(*model) for model in models],
     )
 
 

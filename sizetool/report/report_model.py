@@ -125,6 +125,58 @@ def _map_source_checked(data) -> MapSource | None:
                      merged_strings=strings)
 
 
+@dataclass(frozen=True)
+class EmbeddedModelRecord:
+    symbol: str
+    section: str
+    address: int
+    size: int
+    sha256: str
+    operators: tuple[str, ...]  # the ops the model uses, as gen-resolver names them
+    sized_by: str  # "symbol" or "extent"
+    rewritten: int | None = None  # the model written again whole with the flatbuffers Builder
+    stripped: int | None = None  # ... and without names, description, signatures and metadata
+
+    @property
+    def strip_saving(self) -> int | None:
+        return None if self.rewritten is None or self.stripped is None else self.rewritten - self.stripped
+
+
+
+def records_to_list(records: list[EmbeddedModelRecord]) -> list[dict]:
+    out = []
+    for r in records:
+        item = {"symbol": r.symbol, "section": r.section, "address": r.address, "size": r.size, "sha256": r.sha256,
+                "operators": list(r.operators), "sized_by": r.sized_by}
+        if r.strip_saving is not None:
+            item["rewritten"] = r.rewritten
+            item["stripped"] = r.stripped
+            item["strip_saving"] = r.strip_saving
+        out.append(item)
+    return out
+
+
+def records_from_list(data, where: str = "embedded_models") -> list[EmbeddedModelRecord]:
+    """A saved report's embedded_models (TFLite models linked in, report/model_records.py), type-checked
+    (SchemaError names the field)."""
+    records = []
+    for index, item in enumerate(need_list(data, where)):
+        at = f"{where}[{index}]"
+        need_dict(item, at)
+        optional = [member(item, key, at, None) for key in ("rewritten", "stripped")]
+        records.append(EmbeddedModelRecord(
+            need_str(member(item, "symbol", at), at + ".symbol"), need_str(member(item, "section", at, ""),
+                                                                           at + ".section"),
+            need_count(member(item, "address", at), at + ".address"), need_count(member(item, "size", at),
+                                                                                 at + ".size"),
+            need_str(member(item, "sha256", at), at + ".sha256"),
+            need_strings(member(item, "operators", at, []), at + ".operators"),
+            need_str(member(item, "sized_by", at, "symbol"), at + ".sized_by"),
+            *(None if value is None else need_count(value, f"{at}.{key}")
+              for value, key in zip(optional, ("rewritten", "stripped")))))
+    return records
+
+
 @dataclass
 class SizeReport:
     """One firmware's flash and RAM by file and symbol: what every output format renders and a saved report holds."""
@@ -140,6 +192,7 @@ class SizeReport:
     berkeley: Berkeley | None = None
     linker_map: MapSource | None = None  # the map it read, when one was given
     input_format: str = ""  # what was read, e.g. "ELF + GNU ld map (ESP-IDF layout, esp32)"; "" for a plain ELF
+    models: list[EmbeddedModelRecord] = field(default_factory=list)  # TFLite models linked in (report/model_records)
 
     def regions_of(self, memory: str) -> list[MemoryRegion]:
         return [r for r in self.regions if r.memory == memory]
@@ -258,6 +311,8 @@ def report_to_dict(report: SizeReport) -> dict:
         out["map"] = map_source_to_dict(report.linker_map)
     if report.input_format:
         out["input_format"] = report.input_format
+    if report.models:
+        out["embedded_models"] = records_to_list(report.models)
     if report.operators is not None:
         from sizetool.report.operator_records import operator_table_to_dict  # with a table only (see the top)
 
@@ -375,6 +430,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         arch = need_str(member(data, "arch", "", ""), "arch")
         linker_map = _map_source_checked(member(data, "map", "", None))
         input_format = need_str(member(data, "input_format", "", ""), "input_format")
+        models = records_from_list(member(data, "embedded_models", "", []))
     except SchemaError as error:
         raise SizeToolError(f"{source}: malformed size report: {error}"[:500]) from None
     entries.sort(key=entry_order)
@@ -390,6 +446,7 @@ def report_from_dict(data: dict, source: str) -> SizeReport:
         berkeley=berkeley,
         linker_map=linker_map,
         input_format=input_format,
+        models=models,
     )
 
 

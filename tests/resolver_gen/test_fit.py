@@ -82,7 +82,7 @@ def test_an_op_the_profile_lacks_is_named_and_exit_1(capsys, profile):
     ([ADD, "--fit", "PROFILE", "--kernels", "cmsis_nn"], "from the profile"),
     ([ADD, "--fit", "PROFILE", "--arena"], "leave out --arena"),
     ([ADD, "--format", "markdown"], "--format markdown goes with --fit"),
-    (["--fit", "PROFILE"], "--fit needs at least one model (.tflite or C array)"),
+    (["--fit", "PROFILE"], "--fit needs at least one model (.tflite, C array or firmware ELF)"),
     ([FIXTURES / "models/truncated.tflite", "--fit", "PROFILE"], "truncated.tflite"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, profile, argv, message):

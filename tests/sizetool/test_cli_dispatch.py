@@ -77,7 +77,7 @@ def test_help_exits_0(fake_commands, capsys):
 
 
 @pytest.mark.parametrize("argv,missing", [([], "ELF"), (["ops"], "ELF"), (["stack"], "ELF"),
-                                          (["fit"], "ELF, MODEL")])
+                                          (["fit"], "ELF")])  # fit: the models linked in when none is given
 def test_a_missing_argument_names_only_what_is_required(capsys, argv, missing):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err

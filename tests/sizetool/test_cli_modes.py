@@ -58,7 +58,7 @@ def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["fit", ELF], "the following arguments are required: MODEL"),
+    (["fit", ELF], "no model given and no TFLite model found in the firmware's read-only data"),
     (["fit", ELF, MODEL, "-f", "csv"], "fit prints tree, json, markdown, not csv"),
     (["stack", ELF, "--drop", "ADD"], "unrecognized arguments: --drop"),
     (["ops", ELF, "--stack"], "unrecognized arguments: --stack"),

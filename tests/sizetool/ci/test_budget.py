@@ -248,7 +248,7 @@ def test_models_table_parses_with_paths_relative_to_the_budget_file(tmp_path):
 @pytest.mark.parametrize("text,line,message", [
     ('[models]\n"a.tflite" = "5%"\n', 2, "percentage is not allowed"),
     ('[models]\n"a.tflite" = { size = 1 }\n', 2, "unknown key 'size' (give flash, arena or both"),
-    ('[model]\n"a.tflite" = 1\n', 1, "unknown table [model]"),
+    ('[model]\n"a.tflite" = 1\n', 2, "unknown key 'a.tflite' in [model]"),
     ('[models]\n"a.tflite" = {}\n', 2, "empty table"),
     ('[models]\n\n"a.tflite" = { flash = "96K", arena = "lots" }\n', 3, "'a.tflite' arena"),
     ('[models]\n"a.tflite" = { arena = "50%" }\n', 2, "percentage is not allowed"),

@@ -1,0 +1,79 @@
+"""gen-resolver on a firmware: an ELF given as a model stands for the TFLite models linked into it.
+
+The ELF is told by its magic (\\x7fELF), read with pyelftools (read-only, stored, allocated sections and the data
+symbols), and searched by tflm_model.embedded_models, which size-report's finder uses too; each model found is passed on
+as bytes labelled FIRMWARE:SYMBOL (the symbol demangled), so the header names it by the array that holds it.
+"""
+
+from __future__ import annotations
+
+from resolver_gen.errors import ResolverGenError
+
+ELF_MAGIC = b"\x7fELF"
+
+
+def is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == ELF_MAGIC
+    except OSError:
+        return False  # the model reader words the error
+
+
+def expand_firmware(paths: list[str]) -> list:
+    """The model arguments with each ELF replaced by the models linked into it (ResolverGenError when it has none)."""
+    out: list = []
+    for path in paths:
+        if not is_elf(path):
+            out.append(path)
+            continue
+        models = models_in_elf(path)
+        if not models:
+            raise ResolverGenError(f"{path}: an ELF with no TFLite model in its read-only data (a model is found by "
+                                   "its FlatBuffer identifier TFL3)")
+        out.extend(model.source(path) for model in models)
+    return out
+
+
+def models_in_elf(path: str):
+    """The TFLite models in an ELF file (tflm_model.embedded_models.EmbeddedModel records, named demangled)."""
+    from dataclasses import replace
+
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    from tflm_model.embedded_models import DataSymbol, SectionBytes, find_embedded_models
+    from tflm_model.tflite_reader import FILE_IDENTIFIER
+
+    SHF_WRITE, SHF_ALLOC = 0x1, 0x2
+    try:
+        with open(path, "rb") as handle:
+            elf = ELFFile(handle)
+            sections = []
+            for section in elf.iter_sections():
+                flags = section["sh_flags"]
+                if flags & SHF_ALLOC and not flags & SHF_WRITE and section["sh_type"] != "SHT_NOBITS":
+                    data = section.data()
+                    if FILE_IDENTIFIER in data:
+                        sections.append(SectionBytes(section.name, section["sh_addr"], data))
+            symbols = []
+            table = elf.get_section_by_name(".symtab") if sections else None
+            if table is not None:
+                for symbol in table.iter_symbols():
+                    if symbol["st_size"] >= 8 and symbol["st_info"]["type"] in ("STT_OBJECT", "STT_NOTYPE") \
+                            and symbol["st_shndx"] not in ("SHN_UNDEF", "SHN_ABS", "SHN_COMMON"):
+                        symbols.append(DataSymbol(symbol.name, symbol["st_value"], symbol["st_size"]))
+    except (ELFError, OSError, ValueError) as error:
+        raise ResolverGenError(f"{path}: cannot read the ELF ({error})") from None
+    return [replace(model, symbol=_demangled(model.symbol)) for model in find_embedded_models(sections, symbols)]
+
+
+def _demangled(name: str) -> str:
+    if not name.startswith("_Z"):
+        return name
+    import cxxfilt
+
+    try:
+        return cxxfilt.demangle(name)
+    except cxxfilt.InvalidName:
+        return name

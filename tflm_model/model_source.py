@@ -1,0 +1,77 @@
+"""Where a model's bytes come from: a .tflite file, a C/C++ array (model_sources), or bytes already in memory (a
+model found inside a firmware).
+
+Every reader of tflm_model takes a *model source*: a path (str or os.PathLike) or a ModelData. A ModelData carries
+its label, which outputs and error messages name it by (`firmware.elf:g_model`, like the FILE:NAME of a C array), and
+its bytes. A path may also be a C/C++ array's reference (`file.cc:g_model`, see model_sources), read through
+model_sources. `read_model_argument` is the one function the commands pass a model given on their command line
+through.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from tflm_model.errors import ModelError
+from tflm_model.model_sources import model_bytes, model_size
+
+
+class ModelData(str):
+    """A model held in memory: a str, its label (e.g. "build/firmware.elf:g_model"), with the bytes in `data`.
+
+    It is a str so that code which only names models (os.path.basename, joins, JSON, sorting) names it by its label
+    unchanged; code that reads a model goes through the functions below, never through open()."""
+
+    data: bytes
+
+    def __new__(cls, label: str, data: bytes) -> "ModelData":
+        obj = super().__new__(cls, label)
+        obj.data = bytes(data)
+        return obj
+
+    @property
+    def label(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def source_path(source) -> Path:
+    """The Path a source is named by (a ModelData's label as a Path)."""
+    return Path(source.label) if isinstance(source, ModelData) else Path(source)
+
+
+def source_size(source) -> int:
+    if isinstance(source, ModelData):
+        return len(source.data)
+    return model_size(source)
+
+
+def source_exists(source) -> bool:
+    return isinstance(source, ModelData) or model_bytes(source) is not None or Path(source).is_file()
+
+
+def source_bytes(source) -> bytes:
+    """The whole model; ModelError naming the file when it cannot be read."""
+    if isinstance(source, ModelData):
+        return source.data
+    data = model_bytes(source)
+    if data is not None:
+        return data
+    try:
+        return Path(source).read_bytes()
+    except FileNotFoundError:
+        raise ModelError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ModelError(f"{source}: is a directory, not a .tflite model") from None
+    except OSError as error:
+        raise ModelError(f"{source}: cannot read ({error.strerror or error})") from None
+
+
+def read_model_argument(argument: str) -> ModelData:
+    """A model named on a command line (a .tflite, or a C/C++ file holding one model, or FILE:NAME), as bytes with
+    the argument as its label."""
+    return ModelData(argument, source_bytes(argument))
