@@ -120,3 +120,17 @@ def test_a_saved_report_answers_the_model_tie_and_the_model_bytes_rule(capsys, t
     assert status == 1 and rules == {"model.flash": False, "embedded_model[int8_vision.tflite]": True}
     status, _, err = run(capsys, "check", saved, "--header", tmp_path / "ops.h")
     assert status == 2 and "--header needs the ELF" in err
+
+
+def test_check_embedded_model_takes_the_model_as_a_c_array(capsys, tmp_path):
+    """The application's own model_data.cc is what the tie is usually checked against: FILE:NAME picks its array."""
+    from tests.tflm_model.c_array_styles import several_arrays
+
+    source = tmp_path / "model_data.cc"
+    source.write_text(several_arrays({"g_model": VISION.read_bytes(), "g_other": MODELS.joinpath(
+        "hybrid.tflite").read_bytes()}, b"not a model"))
+    assert run(capsys, "check", ELF, "--embedded-model", f"{source}:g_model")[0] == 0
+    status, out, _ = run(capsys, "check", ELF, "--embedded-model", f"{source}:g_other", "-f", "json")
+    (rule,) = json.loads(out)["rules"]
+    assert status == 1 and rule["rule"] == "embedded_model[model_data.cc:g_other]"
+    assert hashlib.sha256(MODELS.joinpath("hybrid.tflite").read_bytes()).hexdigest() in rule["note"]
