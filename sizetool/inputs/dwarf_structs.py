@@ -1,0 +1,96 @@
+"""The sizes of the named structs, classes, typedefs and enums an ELF's DWARF describes at namespace scope, per
+compile unit (pyelftools: DW_AT_byte_size of DW_TAG_structure_type/class_type, of the type a DW_TAG_typedef names,
+and of DW_TAG_enumeration_type).
+
+Only the compile unit's top level and the namespaces in it are walked: function bodies and class members are skipped
+through DW_AT_sibling, so a -g firmware of a few MB of DWARF is read in about a second. Declarations (no size) are
+left out. Anonymous namespaces are named "(anonymous)", as demanglers print them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sizetool.errors import SizeToolError
+
+_RECORDS = ("DW_TAG_structure_type", "DW_TAG_class_type")
+
+
+@dataclass(frozen=True)
+class DwarfType:
+    unit: str  # the compile unit's DW_AT_name, as the compiler wrote it
+    name: str  # qualified: "tflite::(anonymous)::OpData", "TfLiteTensor"
+    kind: str  # "struct", "typedef" or "enum"
+    byte_size: int
+
+
+def _text(die, attribute: str) -> str | None:
+    value = die.attributes.get(attribute)
+    if value is None:
+        return None
+    raw = value.value
+    return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else str(raw)
+
+
+def _size(die) -> int | None:
+    value = die.attributes.get("DW_AT_byte_size")
+    return value.value if value is not None and isinstance(value.value, int) else None
+
+
+def _typedef_size(die) -> int | None:
+    for _ in range(8):  # typedef chains (typedef of a typedef of the struct), const/volatile qualifiers
+        if "DW_AT_type" not in die.attributes:
+            return None
+        die = die.get_DIE_from_attribute("DW_AT_type")
+        size = _size(die)
+        if size is not None and "DW_AT_declaration" not in die.attributes:
+            return size
+        if die.tag not in ("DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type"):
+            return None
+    return None
+
+
+def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
+    for child in die.iter_children():
+        tag = child.tag
+        if tag == "DW_TAG_namespace":
+            _walk(child, scope + [_text(child, "DW_AT_name") or "(anonymous)"], unit, out)
+            continue
+        name = _text(child, "DW_AT_name")
+        if name is None or "DW_AT_declaration" in child.attributes:
+            continue
+        if tag in _RECORDS:
+            size = _size(child)
+            kind = "struct"
+        elif tag == "DW_TAG_typedef":
+            size = _typedef_size(child)
+            kind = "typedef"
+        elif tag == "DW_TAG_enumeration_type":
+            size = _size(child)
+            kind = "enum"
+        else:
+            continue
+        if size is not None:
+            out.append(DwarfType(unit, "::".join(scope + [name]), kind, size))
+
+
+def read_dwarf_types(path: str | Path) -> list[DwarfType]:
+    """Every named struct, typedef and enum at namespace scope with its size, per compile unit ([] without DWARF)."""
+    from elftools.elf.elffile import ELFFile
+
+    out: list[DwarfType] = []
+    try:
+        with open(path, "rb") as handle:
+            elf = ELFFile(handle)
+            if elf.get_section_by_name(".debug_info") is None:
+                return []
+            dwarf = elf.get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
+            for unit in dwarf.iter_CUs():
+                top = unit.get_top_DIE()
+                _walk(top, [], _text(top, "DW_AT_name") or "", out)
+    except OSError as error:
+        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+    except Exception as error:  # a malformed DWARF: pyelftools raises many types; one line, no traceback
+        raise SizeToolError(f"{path}: cannot read its DWARF ({type(error).__name__}: {error})") from None
+    return out
