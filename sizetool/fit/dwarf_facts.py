@@ -92,7 +92,7 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
             params[entry.name] = entry.byte_size
     if params:
         from_elf.append(f"{len(params)} builtin params structs")
-    enum = next((t.byte_size for t in types if t.kind == "enum" and t.name == ENUM), None)
+    enum = next((t.byte_size for t in types if t.name == ENUM and t.kind in ("enum", "typedef")), None)
     if enum is not None:
         from_elf.append(f"enum size ({ENUM})")
     return DwarfFacts(BuildSizes(structs, data, params, enum, source), tuple(from_elf), tuple(defaults))
