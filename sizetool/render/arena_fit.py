@@ -47,7 +47,8 @@ def _facts_dict(result: ArenaFit) -> dict:
     return {"source": sizes.source, "from_elf": list(facts.from_elf), "defaults": list(facts.defaults),
             "differ": list(result.facts_differ),
             "sizes": {"structs": dict(sorted(sizes.structs.items())),
-                      "op_data": dict(sorted(sizes.op_data.items())), "enum_bytes": sizes.enum_bytes}}
+                      "op_data": dict(sorted(sizes.op_data.items())), "params": dict(sorted(sizes.params.items())),
+                      "enum_bytes": sizes.enum_bytes}}
 
 
 def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:

@@ -267,3 +267,28 @@ def test_size_check_models_runs_size_report_fit_on_the_firmware(tmp_path, model,
     report = (tmp_path / "firmware.models.md").read_text()
     assert report.startswith("# Does it fit: firmware.elf")
     assert json.loads((tmp_path / "firmware.size.json").read_text())["status"] == "pass"  # no budget: no rules
+
+
+@pytest.mark.parametrize("methods,builds", [({"AddAdd": True}, False), ({"AddAdd": True, "AddReverseV2": True}, True)],
+                         ids=["tree-lacks-the-method", "tree-has-it"])
+def test_tflm_dir_checks_the_header_against_the_users_tree(tmp_path, methods, builds):
+    from tests.resolver_gen.tflm_trees import write_tree
+
+    require_tools("cmake", "ninja")
+    write_tree(tmp_path / "third_party" / "tflm", methods)
+    (tmp_path / "m.tflite").write_bytes((REPO_ROOT / "fixtures/models/reverse_v2.tflite").read_bytes())
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(tree NONE)\nfind_package(TflmSizeToolkit REQUIRED)\n"
+        "add_library(lib INTERFACE)\ntflm_op_resolver(lib MODELS m.tflite TFLM_DIR third_party/tflm)\n")
+    configured = configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}",
+                           f"-DPython3_EXECUTABLE={sys.executable}")
+    assert configured.returncode == 0, configured.stderr
+    result = build(tmp_path / "build", "--target", "lib_tflm_ops_h")  # the header's own target
+    header = tmp_path / "build" / "tflm_generated" / "lib" / "ops.h"
+    if builds:
+        assert result.returncode == 0, result.stdout
+        assert "status = resolver.AddReverseV2();" in header.read_text()
+    else:
+        assert result.returncode != 0 and not header.exists()
+        assert ("unsupported op REVERSE_V2 in m.tflite: this TFLM tree (unknown revision" in result.stdout
+                and "has no AddReverseV2() in tensorflow/lite/micro/micro_mutable_op_resolver.h" in result.stdout)

@@ -151,6 +151,10 @@ def test_the_real_estimate_against_the_fixture_arenas(capsys):
     assert status == 1 and [m["op"] for m in data["missing"]] == ["PAD", "TRANSPOSE"]
     arena = data["arena"]
     assert arena["fits"] and arena["needed_bytes"] == need and arena["spare_bytes"] == 12288 - need
+    facts = arena["facts"]
+    assert facts["source"] == "firmware.elf DWARF" and "OpData CONV_2D" in facts["from_elf"]
+    assert "OpData SOFTMAX" in facts["defaults"] and "TfLiteTensor 32 -> 48" in facts["differ"]
+    assert facts["sizes"]["structs"]["TfLiteTensor"] == 48 and facts["sizes"]["op_data"]["CONV_2D"] == 160
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--arena-symbol", "g_keyword_arena")
     assert f"arena too small: the models need {need} bytes" in out and f"gives 2048 ({need - 2048} short)" in out
     assert ("the linked TFLM differs from tflm_facts (tflite-micro 90b983c (August 2026)): TfLiteIntArray 4 -> 20, "
