@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tflm_facts.kernel_memory import PARAM_STRUCTS, STRUCTS, op_data
+from tflm_facts.kernel_memory import PARAM_STRUCTS, REDUCE_ACCUMULATOR_ONLY, STRUCTS, op_data
 
 # STRUCTS entries that are C types, not structs a build describes
 NOT_STRUCTS = ("size_t", "void*")
+# A struct member only some revisions have -> the kernel_memory rule it tells (the member holds the scratch buffer
+# index of the one request that revision's kernel makes), and how the answer names it
+MEMBER_RULES: dict[tuple[str, str], tuple[str, str]] = {
+    ("OpDataReduce", "temp_buffer_idx"): (REDUCE_ACCUMULATOR_ONLY, "MEAN/SUM scratch: the accumulator only"),
+}
 
 
 @dataclass(frozen=True)
@@ -22,6 +27,7 @@ class BuildSizes:
     params: dict[str, int] = field(default_factory=dict)  # PARAM_STRUCTS name -> sizeof
     enum_bytes: int | None = None  # sizeof an enum of small values (TfLiteType): 1 with short enums
     source: str = ""  # where they were read, e.g. "firmware.elf DWARF"
+    rules: frozenset[str] = frozenset()  # kernel_memory.REVISION_RULES the build's structs tell (MEMBER_RULES)
 
     def struct(self, name: str, abi: str) -> tuple[int, int]:
         """(sizeof, alignof) of a STRUCTS entry: the build's size, kernel_memory's alignment."""
@@ -51,4 +57,5 @@ def differences(sizes: BuildSizes, abi: str, kernels: str) -> list[str]:
                 if name in theirs and theirs[name] != size]
     if sizes.enum_bytes is not None and sizes.enum_bytes != defaults.enum_bytes:
         out.append(f"enum {defaults.enum_bytes} -> {sizes.enum_bytes}")
+    out += [label for rule, label in sorted(MEMBER_RULES.values()) if rule in sizes.rules]
     return out

@@ -234,7 +234,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             name = names[operator.opcode_index]
             try:
                 effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi,
-                                                                 cpu_features)
+                                                                 cpu_features, sizes.rules)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None

@@ -9,7 +9,9 @@ From the types sizetool.inputs.dwarf_structs reads:
   in a kernel's .cc (often `tflite::(anonymous)::OpData`) is looked up in that kernel's compile unit, told by the
   unit's name ending in kernels/<source> (.cc or .cpp, as distributions rename them); one defined in a header is
   `tflite::<name>`, preferably in the kernel's own unit;
-- the builtin params typedefs (TfLiteConvParams, ...) and the size of TfLiteType, the enum size (1 with short enums).
+- the builtin params typedefs (TfLiteConvParams, ...) and the size of TfLiteType, the enum size (1 with short enums);
+- a member only some revisions' structs have, naming how that revision's kernel allocates (build_sizes.MEMBER_RULES:
+  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer).
 Whatever the DWARF does not describe (a kernel not linked, a build without -g) stays kernel_memory's default.
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
-from tflm_facts.build_sizes import NOT_STRUCTS, BuildSizes
+from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import CMSIS_NN_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
 ENUM = "TfLiteType"
@@ -92,7 +94,14 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
             params[entry.name] = entry.byte_size
     if params:
         from_elf.append(f"{len(params)} builtin params structs")
+    rules = set()
+    for (struct, member), (rule, label) in MEMBER_RULES.items():
+        holders = [t for t in types if t.kind == "struct" and t.name == f"tflite::{struct}"]
+        if holders and member in holders[0].members:
+            rules.add(rule)
+            from_elf.append(f"{label} ({struct}.{member})")
     enum = next((t.byte_size for t in types if t.name == ENUM and t.kind in ("enum", "typedef")), None)
     if enum is not None:
         from_elf.append(f"enum size ({ENUM})")
-    return DwarfFacts(BuildSizes(structs, data, params, enum, source), tuple(from_elf), tuple(defaults))
+    return DwarfFacts(BuildSizes(structs, data, params, enum, source, frozenset(rules)), tuple(from_elf),
+                      tuple(defaults))

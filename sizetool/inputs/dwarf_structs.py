@@ -1,6 +1,6 @@
 """The sizes of the named structs, classes, typedefs and enums an ELF's DWARF describes at namespace scope, per
 compile unit (pyelftools: DW_AT_byte_size of DW_TAG_structure_type/class_type, of the type a DW_TAG_typedef names,
-and of DW_TAG_enumeration_type).
+and of DW_TAG_enumeration_type), and a struct's data member names.
 
 Only the compile unit's top level and the namespaces in it are walked: function bodies and class members are skipped
 through DW_AT_sibling, so a -g firmware of a few MB of DWARF is read in about a second. Declarations (no size) are
@@ -23,6 +23,7 @@ class DwarfType:
     name: str  # qualified: "tflite::(anonymous)::OpData", "TfLiteTensor"
     kind: str  # "struct", "typedef" or "enum"
     byte_size: int
+    members: tuple[str, ...] = ()  # a struct's data members by name, in order (what a revision's kernel keeps)
 
 
 def _text(die, attribute: str) -> str | None:
@@ -60,9 +61,13 @@ def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
         name = _text(child, "DW_AT_name")
         if name is None or "DW_AT_declaration" in child.attributes:
             continue
+        members: tuple[str, ...] = ()
         if tag in _RECORDS:
             size = _size(child)
             kind = "struct"
+            if size is not None and child.has_children:
+                members = tuple(_text(m, "DW_AT_name") or "" for m in child.iter_children()
+                                if m.tag == "DW_TAG_member")
         elif tag == "DW_TAG_typedef":
             size = _typedef_size(child)
             kind = "typedef"
@@ -72,7 +77,7 @@ def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
         else:
             continue
         if size is not None:
-            out.append(DwarfType(unit, "::".join(scope + [name]), kind, size))
+            out.append(DwarfType(unit, "::".join(scope + [name]), kind, size, members))
 
 
 def read_dwarf_types(path: str | Path) -> list[DwarfType]:

@@ -55,7 +55,8 @@ def test_revision_b_moves_the_arena_by_what_its_structs_change():
     other = facts("b")
     assert differences(other.sizes, "eabi", "reference") == [
         "MicroAllocator 36 -> 44", "TfLiteEvalTensor 12 -> 16", "TfLiteTensor 32 -> 36", "OpData ADD 60 -> 76",
-        "OpData CONCATENATION 24 -> 40", "OpData EQUAL 32 -> 200", "OpData MEAN 44 -> 28"]
+        "OpData CONCATENATION 24 -> 40", "OpData EQUAL 32 -> 200", "OpData MEAN 44 -> 28",
+        "MEAN/SUM scratch: the accumulator only"]
     default = estimate_arena([ADD_CHAIN], short_enums=True)
     moved = estimate_arena([ADD_CHAIN], short_enums=True, sizes=other.sizes)
     before, after = dict((p.name, p.bytes) for p in default.parts), dict((p.name, p.bytes) for p in moved.parts)
@@ -70,6 +71,18 @@ def test_revision_b_moves_the_arena_by_what_its_structs_change():
     assert moved.total_bytes - default.total_bytes == 8 + 24 + 64 + 8 + 12 - 4
 
 
+def test_a_member_only_an_older_revision_has_tells_its_mean_scratch_buffers():
+    # revision-b's OpDataReduce keeps one scratch index (temp_buffer_idx), as TFLM's MEAN did before it also asked
+    # for the input-iterator and resolved-axis buffers: int8 MEAN then plans only the int32 accumulator
+    assert facts("a").sizes.rules == frozenset() and facts("b").sizes.rules == {"reduce_accumulator_only"}
+    model = FIXTURES / "models" / "arena_mean_int8.tflite"  # [1,8,8,16] -> [1,1,1,16] over axes 1 and 2
+    parts = {p.name: p.bytes for p in estimate_arena([model], short_enums=True, sizes=facts("b").sizes).parts}
+    assert parts["scratch buffers (in the plan)"] == 4 * 16 and parts["scratch buffer handles"] == 4
+    default = {p.name: p.bytes for p in estimate_arena([model], short_enums=True).parts}
+    assert default["scratch buffers (in the plan)"] == 4 * 16 + 16 + 16  # rank and axes, each 16-aligned
+    assert default["scratch buffer handles"] == 3 * 4
+
+
 def test_fit_lines_say_what_came_from_the_elf_and_what_differs():
     image = read_elf(str(OUT / "revision-b.elf"))
     found = facts_from_dwarf(image, "reference", [str(ADD_CHAIN)])
@@ -78,9 +91,11 @@ def test_fit_lines_say_what_came_from_the_elf_and_what_differs():
                       facts=found, facts_differ=tuple(differences(found.sizes, "eabi", "reference")))
     lines = facts_lines(result)
     assert lines[0].startswith("arena facts from revision-b.elf DWARF: SingleArenaBufferAllocator, ")
-    assert lines[0].endswith("OpData ADD, 2 builtin params structs, enum size (TfLiteType)")
+    assert lines[0].endswith("OpData ADD, 2 builtin params structs, MEAN/SUM scratch: the accumulator only "
+                             "(OpDataReduce.temp_buffer_idx), enum size (TfLiteType)")
     assert lines[1] == ("the linked TFLM differs from tflm_facts (tflite-micro 90b983c (August 2026)): "
-                        "MicroAllocator 36 -> 44, TfLiteEvalTensor 12 -> 16, TfLiteTensor 32 -> 36, OpData ADD 60 -> 76")
+                        "MicroAllocator 36 -> 44, TfLiteEvalTensor 12 -> 16, TfLiteTensor 32 -> 36, OpData ADD 60 -> 76, "
+                        "MEAN/SUM scratch: the accumulator only")
     assert len(lines) == 2
 
 
