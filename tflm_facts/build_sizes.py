@@ -18,6 +18,7 @@ NOT_STRUCTS = ("size_t", "void*")
 MEMBER_RULES: dict[tuple[str, str], tuple[str, str]] = {
     ("OpDataReduce", "temp_buffer_idx"): (REDUCE_ACCUMULATOR_ONLY, "MEAN/SUM scratch: the accumulator only"),
 }
+MEMBER_STRUCTS = frozenset(struct for struct, _member in MEMBER_RULES)
 
 
 @dataclass(frozen=True)

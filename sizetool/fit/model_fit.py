@@ -27,7 +27,7 @@ from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
 from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
-from tflm_facts.build_sizes import BuildSizes, differences
+from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
@@ -209,7 +209,7 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
 
 def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> DwarfFacts | None:
     """The struct sizes of the linked TFLM from the ELF's DWARF (None without DWARF or without a TFLM struct in it)."""
-    types = read_dwarf_types(image.path)
+    types = read_dwarf_types(image.path, MEMBER_STRUCTS)
     if not types:
         return None
     ops: list[str] = []

@@ -3,7 +3,8 @@ compile unit (pyelftools: DW_AT_byte_size of DW_TAG_structure_type/class_type, o
 and of DW_TAG_enumeration_type), and a struct's data member names.
 
 Only the compile unit's top level and the namespaces in it are walked: function bodies and class members are skipped
-through DW_AT_sibling, so a -g firmware of a few MB of DWARF is read in about a second. Declarations (no size) are
+through DW_AT_sibling; still, pyelftools parses each top-level DIE, so a whole -g TFLM build (200 units,
+220,000 such DIEs) takes several seconds: size-report reads it only when the models' arena is asked. Declarations (no size) are
 left out. Anonymous namespaces are named "(anonymous)", as demanglers print them.
 """
 
@@ -52,11 +53,11 @@ def _typedef_size(die) -> int | None:
     return None
 
 
-def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
+def _walk(die, scope: list[str], unit: str, out: list[DwarfType], members_of: frozenset[str]) -> None:
     for child in die.iter_children():
         tag = child.tag
         if tag == "DW_TAG_namespace":
-            _walk(child, scope + [_text(child, "DW_AT_name") or "(anonymous)"], unit, out)
+            _walk(child, scope + [_text(child, "DW_AT_name") or "(anonymous)"], unit, out, members_of)
             continue
         name = _text(child, "DW_AT_name")
         if name is None or "DW_AT_declaration" in child.attributes:
@@ -65,7 +66,7 @@ def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
         if tag in _RECORDS:
             size = _size(child)
             kind = "struct"
-            if size is not None and child.has_children:
+            if size is not None and name in members_of and child.has_children:
                 members = tuple(_text(m, "DW_AT_name") or "" for m in child.iter_children()
                                 if m.tag == "DW_TAG_member")
         elif tag == "DW_TAG_typedef":
@@ -80,8 +81,9 @@ def _walk(die, scope: list[str], unit: str, out: list[DwarfType]) -> None:
             out.append(DwarfType(unit, "::".join(scope + [name]), kind, size, members))
 
 
-def read_dwarf_types(path: str | Path) -> list[DwarfType]:
-    """Every named struct, typedef and enum at namespace scope with its size, per compile unit ([] without DWARF)."""
+def read_dwarf_types(path: str | Path, members_of: frozenset[str] = frozenset()) -> list[DwarfType]:
+    """Every named struct, typedef and enum at namespace scope with its size, per compile unit ([] without DWARF);
+    the member names of the structs named in members_of (reading every struct's members would triple the time)."""
     from elftools.elf.elffile import ELFFile
 
     out: list[DwarfType] = []
@@ -93,7 +95,7 @@ def read_dwarf_types(path: str | Path) -> list[DwarfType]:
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
             for unit in dwarf.iter_CUs():
                 top = unit.get_top_DIE()
-                _walk(top, [], _text(top, "DW_AT_name") or "", out)
+                _walk(top, [], _text(top, "DW_AT_name") or "", out, members_of)
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
     except Exception as error:  # a malformed DWARF: pyelftools raises many types; one line, no traceback

@@ -10,7 +10,7 @@ from sizetool.fit.model_fit import ArenaFit, KernelChoice, facts_from_dwarf, fac
 from sizetool.inputs.dwarf_structs import DwarfType, read_dwarf_types
 from sizetool.inputs.elf_reader import read_elf
 from tests.conftest import FIXTURES
-from tflm_facts.build_sizes import differences
+from tflm_facts.build_sizes import MEMBER_STRUCTS, differences
 from tflm_model.arena_estimate import estimate_arena
 
 OUT = FIXTURES / "dwarf_facts" / "out"
@@ -18,12 +18,17 @@ ADD_CHAIN = FIXTURES / "models" / "arena_add_chain.tflite"  # 4 ADD, 6 tensors, 
 
 
 def facts(revision: str, kernels: str = "reference", ops=("ADD", "MEAN", "CONCATENATION", "CONV_2D", "EQUAL")):
-    return dwarf_facts(read_dwarf_types(OUT / f"revision-{revision}.elf"), kernels, list(ops), "fixture DWARF")
+    types = read_dwarf_types(OUT / f"revision-{revision}.elf", MEMBER_STRUCTS)
+    return dwarf_facts(types, kernels, list(ops), "fixture DWARF")
 
 
 def test_reader_names_structs_in_their_namespaces_and_units():
-    types = read_dwarf_types(OUT / "revision-b.elf")
+    types = read_dwarf_types(OUT / "revision-b.elf", frozenset({"OpDataReduce"}))
     named = {(t.unit, t.name, t.kind): t.byte_size for t in types}
+    reduce = next(t for t in types if t.name == "tflite::OpDataReduce")
+    assert reduce.members == ("multiplier", "shift", "temp_buffer_idx", "resolved_axis_idx", "input_zp",
+                              "input_scale", "output_zp")
+    assert all(t.members == () for t in types if t is not reduce)  # only the structs asked for
     assert named[("tensorflow/lite/micro/micro_allocator.cc", "TfLiteTensor", "struct")] == 36
     assert named[("tensorflow/lite/micro/micro_allocator.cc", "tflite::internal::NodeAndRegistration", "struct")] == 32
     assert named[("tensorflow/lite/micro/micro_allocator.cc", "tflite::(anonymous)::MicroBuiltinDataAllocator",
