@@ -100,7 +100,7 @@ def resolve_build_info(
     elif ci.get("time"):
         built_at = parse_time(ci["time"], "CI_COMMIT_TIMESTAMP")
     else:
-        committed = git(["show", "-s", "--format=%cI", commit], cwd)
+        committed = git(["show", "-s", "--format=%cI", commit + "^{commit}"], cwd)  # a tree or blob id is no commit
         built_at = parse_time(committed, "git commit time") if committed else to_utc(now or datetime.now(timezone.utc))
     return BuildInfo(commit=commit, branch=branch.strip(), built_at=built_at, labels=parse_labels(labels),
                      build_url=ci.get("url", ""))
