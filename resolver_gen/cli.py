@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mve", action="store_true",
                         help="for --arena --kernels cmsis_nn: the core has MVE (Helium: Cortex-M55, M85), whose "
                              "CMSIS-NN kernels take other scratch buffers than on a DSP core (the default)")
+    parser.add_argument("--tflm", metavar="DIR",
+                        help="the TFLM tree the firmware builds (the folder holding tensorflow/, or a project with it "
+                             "in src/): call only the Add<Op>() methods and type-reduced registrations it declares; "
+                             "an op it lacks is exit 1. The header names the tree's revision")
     parser.add_argument("--cmake-dir", action=_PrintCMakeDir,
                         help="print the folder of the CMake package (find_package(TflmSizeToolkit): put it on "
                              "CMAKE_PREFIX_PATH) and exit")
@@ -317,6 +321,14 @@ def generate(args: argparse.Namespace) -> tuple[int, str | None]:
     for name in sorted(set(overrides) - used_customs):
         raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
     plan = build_plan(models, overrides, reduce_types=args.reduce_types)
+    tree = None
+    if args.tflm:
+        if args.format == "lite":
+            raise ResolverGenError("--tflm checks the TFLM header against a TFLM tree, not --format lite (TFLite)")
+        from resolver_gen.tflm_tree import read_tflm_tree, restrict_to_tree
+
+        tree = read_tflm_tree(args.tflm)
+        plan = restrict_to_tree(plan, tree)
 
     if args.list:
         render.print_tables(plan)
@@ -329,11 +341,12 @@ def generate(args: argparse.Namespace) -> tuple[int, str | None]:
         return 1, None
     arena = _estimate(args) if args.arena else None
     if args.format == "json":
-        text = render.render_json(plan, arena)
+        text = render.render_json(plan, arena, tree)
     elif args.format == "lite":
         text = render.render_lite(plan, naming, overrides, template=render.load_template("lite.cc.j2"))
     else:
-        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena)
+        text = render.render_header(plan, naming, template=render.load_template("header.h.j2"), arena=arena,
+                                    tree=tree)
     return 0, text
 
 
@@ -343,6 +356,8 @@ def run(args: argparse.Namespace) -> int:
 
         args.models = expand_model_arguments(args.models)
     if args.fit:
+        if args.tflm:
+            raise ResolverGenError("--tflm checks a resolver header against a TFLM tree: leave it out with --fit")
         return run_fit(args)
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")

@@ -149,8 +149,9 @@ def load_template(name: str):
     return _environment().get_template(name)
 
 
-def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None, arena=None) -> str:
-    """The TFLM MicroMutableOpResolver<N> header; with an ArenaEstimate, also kTensorArenaSize and its breakdown."""
+def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None, arena=None, tree=None) -> str:
+    """The TFLM MicroMutableOpResolver<N> header; with an ArenaEstimate, also kTensorArenaSize and its breakdown; with
+    a TflmTree (--tflm), a line naming the tree's revision."""
     template = template or load_template("header.h.j2")
     ops = [{"comment": _usage_comment(op), "why": _variant_comment(op), "call": _call(op)} for op in plan.registered]
     unsupported = [comment_text(f"{op.name} ({', '.join(sorted(op.uses_by_model))}): {op.registration.unsupported_reason}")
@@ -162,7 +163,22 @@ def render_header(plan: ResolverPlan, naming: Naming = Naming(), template=None, 
     return template.render(tool=TOOL, version=__version__, models=_model_lines(plan), unsupported=unsupported,
                            refused=_rejection_lines(plan), custom_functions=custom_functions,
                            variant_headers=variant_headers, ops=ops, naming=naming, arena=arena,
-                           arena_lines=_arena_lines(arena))
+                           arena_lines=_arena_lines(arena), tree_line=_tree_line(tree))
+
+
+def _tree_line(tree) -> str | None:
+    if tree is None:
+        return None
+    return comment_text(f"TFLM tree: {tree.revision.describe()}; calls checked against its "
+                        f"{tree.location + tree.resolver_header} and kernel headers")
+
+
+def tree_as_data(tree) -> dict:
+    """--tflm in JSON: the tree's revision (git, the known revision its fingerprint matches) and its resolver header."""
+    revision = tree.revision
+    return {"revision": revision.describe(), "git": revision.git, "known_revision": revision.known,
+            "fingerprint": revision.fingerprint, "resolver_header": tree.location + tree.resolver_header,
+            "methods": len(tree.methods)}
 
 
 def _arena_lines(arena) -> list[str]:
@@ -250,10 +266,12 @@ def _typed_use(op: PlannedOp, sub: int, types, operators: list[int]) -> dict:
             if op.registration.supported else None}
 
 
-def render_json(plan: ResolverPlan, arena=None) -> str:
+def render_json(plan: ResolverPlan, arena=None, tree=None) -> str:
     import json
 
     data = plan_as_data(plan)
+    if tree is not None:
+        data["tflm_tree"] = tree_as_data(tree)
     if arena is not None:
         from resolver_gen.render_arena import arena_as_data
 

@@ -341,10 +341,18 @@ def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
     return PrepareAllocations((), scratch, init=tuple(persistent))  # all taken in Init()
 
 
-def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_features: str = "dsp"
-                        ) -> PrepareAllocations:
+# Revision rules: how another TFLM revision's kernel allocates, named by what tells it (tflm_facts.build_sizes reads
+# them from a build's struct members).
+# MEAN/SUM request only the int8/int16 accumulator (4 B per output element), not 90b983c's input-iterator and
+# resolved-axis buffers: TFLM before its reduce rewrite (pico-tflmicro dfea53b), whose OpDataReduce has temp_buffer_idx.
+REDUCE_ACCUMULATOR_ONLY = "reduce_accumulator_only"
+REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY,)
+
+
+def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_features: str = "dsp",
+                        revision_rules: frozenset[str] = frozenset()) -> PrepareAllocations:
     """The persistent buffers and scratch requests of the kernel serving view.op in Prepare(); cpu_features ("dsp" or
-    "mve", CPU_FEATURES) picks CMSIS-NN's scratch rules."""
+    "mve", CPU_FEATURES) picks CMSIS-NN's scratch rules; revision_rules (REVISION_RULES) another revision's kernels."""
     op = view.op
     cmsis = kernels == "cmsis_nn"
     rules = CMSIS_NN_SCRATCH_RULES[cpu_features]
@@ -428,6 +436,8 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
     if op in ("MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"):
         axis = view.input(1)
         rank_bytes, axis_bytes = 4 * len(inp.shape), 4 * (axis.elements if axis else 0)
+        if REDUCE_ACCUMULATOR_ONLY in revision_rules and op in ("MEAN", "SUM"):
+            return PrepareAllocations((), (4 * view.outputs[0].elements,) if in_type in (_INT8, _INT16) else ())
         if op in ("MEAN", "SUM") and in_type in (_INT8, _INT16):
             return PrepareAllocations((), (4 * view.outputs[0].elements, rank_bytes, axis_bytes))
         return PrepareAllocations((), (rank_bytes, axis_bytes))

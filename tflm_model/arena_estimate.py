@@ -32,9 +32,10 @@ from tflm_model.model_source import ModelData
 from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
 from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
+from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import (
     ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
-    PARAM_STRUCTS, POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
+    POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
     prepare_allocations, temp_tensors,
 )
 
@@ -125,10 +126,10 @@ def _op_names(graph: TensorGraph) -> list[str]:
     return names
 
 
-def _quantization_bytes(tensor, abi: str) -> list[tuple[int, int]]:
+def _quantization_bytes(tensor, abi: str, sizes: BuildSizes) -> list[tuple[int, int]]:
     """(size, alignment) of the TfLiteAffineQuantization and zero-point array a TfLiteTensor copy allocates."""
     if tensor.scale_count > 0 and tensor.zero_point_count > 0:
-        size, align = STRUCTS["TfLiteAffineQuantization"][abi]
+        size, align = sizes.struct("TfLiteAffineQuantization", abi)
         return [(size, align), (4 + 4 * tensor.scale_count, STRUCTS["TfLiteIntArray"][abi][1])]
     return []
 
@@ -201,12 +202,13 @@ def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[i
     return first, last, scratch_times
 
 
-def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_features: str = "dsp") -> None:
+def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_features: str = "dsp",
+                 sizes: BuildSizes = BuildSizes()) -> None:
     """Append the allocation steps of one model's AllocateTensors() to out."""
     names = _op_names(graph)
     label = graph.path.name
     steps = out.steps
-    size = {name: STRUCTS[name][abi] for name in STRUCTS}
+    size = {name: sizes.struct(name, abi) for name in STRUCTS}
 
     # StartModelAllocation
     steps.append(("tail", *size["MicroBuiltinDataAllocator"], "allocator objects"))
@@ -225,7 +227,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
         for operator in subgraph.operators:
             params = BUILTIN_PARAMS.get(names[operator.opcode_index])
             if params:
-                steps.append(("tail", *PARAM_STRUCTS[params][abi], "builtin params"))
+                steps.append(("tail", *sizes.param(params, abi), "builtin params"))
     # What each kernel takes in Init() and Prepare(), from its operator's tensors
     effects_of: dict[tuple[int, int], object] = {}
     for sub, subgraph in enumerate(graph.subgraphs):
@@ -233,7 +235,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             name = names[operator.opcode_index]
             try:
                 effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi,
-                                                                 cpu_features)
+                                                                 cpu_features, sizes.rules)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None
@@ -243,7 +245,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             name = names[operator.opcode_index]
             data = op_data(name, kernels)
             if data is not None:
-                steps.append(("tail", data.bytes[abi], ARENA_ALIGNMENT, f"OpData {name}"))
+                steps.append(("tail", sizes.op_data.get(name, data.bytes[abi]), ARENA_ALIGNMENT, f"OpData {name}"))
             for buffer in effects_of[(sub, node)].init:
                 steps.append(("tail", buffer, ARENA_ALIGNMENT, f"kernel buffers {name}"))
     # Prepare: per node, temp TfLiteTensors of its inputs and outputs, persistent buffers, scratch requests
@@ -270,7 +272,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
                 if index < 0:
                     continue  # an omitted optional input: AllocateTempInputTensor returns nullptr
                 steps.append(("temp", tensor_size, tensor_align, None))
-                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], abi):
+                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], abi, sizes):
                     steps.append(("temp", q_size, q_align, None))
             for scratch in effects.scratch:
                 scratch_owner.append((sub, node))
@@ -327,7 +329,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
         steps.append(("tail", size["void*"][0] * len(indices), ARENA_ALIGNMENT, "input/output TfLiteTensors"))
         for index in indices:
             steps.append(("tail", tensor_size, tensor_align, "input/output TfLiteTensors"))
-            for q_size, q_align in _quantization_bytes(main.tensors[index], abi):
+            for q_size, q_align in _quantization_bytes(main.tensors[index], abi, sizes):
                 steps.append(("tail", q_size, q_align, "input/output TfLiteTensors"))
 
 
@@ -375,9 +377,9 @@ def _run(steps: list[tuple], arena_size: int, tally: dict[str, int] | None = Non
     return True
 
 
-def _creation_steps(abi: str) -> list[tuple]:
+def _creation_steps(abi: str, sizes: BuildSizes = BuildSizes()) -> list[tuple]:
     """MicroAllocator::Create on the arena: the allocator, the greedy planner and the MicroAllocator, in its tail."""
-    return [("tail", *STRUCTS[name][abi], "allocator objects")
+    return [("tail", *sizes.struct(name, abi), "allocator objects")
             for name in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
 
 
@@ -406,7 +408,8 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
-                   pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp") -> ArenaEstimate:
+                   pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp",
+                   sizes: BuildSizes | None = None) -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
@@ -415,7 +418,10 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     (32-bit Arm Linux, RISC-V, Xtensa), which is the default because it is never below either.
 
     cpu_features: "dsp" (default) or "mve", the core CMSIS-NN is compiled for (its scratch buffers differ with MVE);
-    reference kernels do not depend on it."""
+    reference kernels do not depend on it.
+
+    sizes: struct sizes read from the build that runs the models (size-report's DWARF facts), for a TFLM revision whose
+    structs differ from tflm_facts.kernel_memory's; what it does not give stays the default."""
     if kernels not in KERNEL_SETS:
         raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
@@ -427,7 +433,8 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     if short_enums and pointer_bytes != 4:
         raise ModelError("short enums are modelled for 32-bit Arm bare metal only (pointer size 4)")
     abi = abi_for(pointer_bytes, short_enums)
-    out = _Steps(_creation_steps(abi), [], [])
+    sizes = sizes or BuildSizes()
+    out = _Steps(_creation_steps(abi, sizes), [], [])
     labels = []
     for model_path in model_paths:
         path = model_path if isinstance(model_path, ModelData) else Path(model_path)
@@ -436,7 +443,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         _check_supported(path)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
-        _model_steps(graph, kernels, abi, out, cpu_features)
+        _model_steps(graph, kernels, abi, out, cpu_features, sizes)
         labels.append(str(path))
     total = _smallest_arena(out.steps)
     tally: dict[str, int] = {}

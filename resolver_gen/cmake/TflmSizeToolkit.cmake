@@ -2,7 +2,7 @@
 # time, gate the build on a size budget after the link, and add rom/ram/stack report targets as Zephyr does.
 #
 #   tflm_op_resolver(<target> MODELS a.tflite|model_data.cc[:ARRAY] ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
-#                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]])
+#                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]] [TFLM_DIR dir])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
 #                   [MODELS a.tflite ...] [ELF file.elf]
 #                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]])
@@ -108,8 +108,9 @@ function(_tflm_input_files function target keyword out)
 endfunction()
 
 function(tflm_op_resolver target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "REDUCE_TYPES;ARENA;SHORT_ENUMS" "HEADER;NAME;KERNELS" "MODELS")
-  _tflm_check_arguments(tflm_op_resolver "${target}" MODELS HEADER NAME REDUCE_TYPES ARENA KERNELS SHORT_ENUMS)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "REDUCE_TYPES;ARENA;SHORT_ENUMS" "HEADER;NAME;KERNELS;TFLM_DIR" "MODELS")
+  _tflm_check_arguments(tflm_op_resolver "${target}" MODELS HEADER NAME REDUCE_TYPES ARENA KERNELS SHORT_ENUMS
+                        TFLM_DIR)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "tflm_op_resolver(${target}): no target named ${target} (call it after add_executable/add_library)")
   endif()
@@ -153,6 +154,10 @@ function(tflm_op_resolver target)
     if(ARG_SHORT_ENUMS)
       list(APPEND options --short-enums)
     endif()
+  endif()
+  if(ARG_TFLM_DIR)  # only the methods and registrations that tree declares; an op it lacks fails the build
+    get_filename_component(tflm_dir "${ARG_TFLM_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND options --tflm "${tflm_dir}")
   endif()
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${header}")
   # gen-resolver -o replaces the header atomically and only on success: a failed run leaves no half-written file.

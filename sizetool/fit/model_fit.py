@@ -26,11 +26,16 @@ from typing import TYPE_CHECKING
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
 from tflm_model.model_source import ModelData, source_bytes
+from tflm_model.operator_uses import read_model_uses
+from tflm_facts import TFLM_REVISION
+from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
     LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
+from sizetool.fit.dwarf_facts import DwarfFacts, dwarf_facts
+from sizetool.inputs.dwarf_structs import read_dwarf_types
 from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
 
@@ -67,6 +72,8 @@ class ArenaFit:
     notes: tuple[str, ...] = field(default=())
     short_enums: bool = False  # the target's enums are 1 byte where they fit (Arm EABI bare metal)
     error: str = ""  # why the arena could not be estimated
+    facts: DwarfFacts | None = None  # struct sizes the ELF's DWARF gave the estimate (None: no DWARF, all defaults)
+    facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
 
     @property
     def linked(self) -> int | None:
@@ -115,11 +122,12 @@ def pointer_bytes(image: ElfImage) -> int:
     return image.elf_class // 8
 
 
-def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False) -> ArenaEstimate:
+def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False,
+             sizes: BuildSizes | None = None) -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
-        return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels, pointer_bytes=pointer,
-                              short_enums=short_enums)
+        return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
+                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes)
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 
@@ -184,13 +192,49 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
     short_enums = pointer == 4 and arm_short_enums(image.path)
+    facts = facts_from_dwarf(image, choice.kernels, model_paths)
+    if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
+        short_enums = facts.sizes.enum_bytes == 1
+    sizes = facts.sizes if facts is not None else None
+    differ = tuple(differences(sizes, "eabi" if short_enums else "ilp32" if pointer == 4 else "lp64",
+                               choice.kernels)) if sizes is not None else ()
+    extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
     try:
-        arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums)
+        arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
     except SizeToolError as error:
         unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
-        return replace(unanswered, error=str(error), short_enums=short_enums)
-    return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), short_enums=short_enums)
+        return replace(unanswered, error=str(error), **extra)
+    return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), **extra)
+
+
+def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> DwarfFacts | None:
+    """The struct sizes of the linked TFLM from the ELF's DWARF (None without DWARF or without a TFLM struct in it)."""
+    types = read_dwarf_types(image.path, MEMBER_STRUCTS)
+    if not types:
+        return None
+    ops: list[str] = []
+    for path in model_paths:
+        try:
+            ops += [use.key.name for use in read_model_uses(path, hash_in_background=False).ops
+                    if use.key.kind == "builtin"]
+        except ModelError:
+            continue  # the estimate names the problem
+    facts = dwarf_facts(types, kernels, ops, f"{Path(image.path).name} DWARF")
+    return facts if facts.from_elf else None
+
+
+def facts_lines(result: ArenaFit) -> list[str]:
+    """Which arena facts came from the ELF and which are defaults, and one line when they differ from tflm_facts."""
+    if result.facts is None:
+        return [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's structs"]
+    lines = [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]
+    if result.facts.defaults:
+        lines.append(f"arena facts not in the DWARF, tflm_facts' defaults ({TFLM_REVISION}): "
+                     f"{', '.join(result.facts.defaults)}")
+    if result.facts_differ:
+        lines.append(f"the linked TFLM differs from tflm_facts ({TFLM_REVISION}): {', '.join(result.facts_differ)}")
+    return lines
 
 
 def verdict(result: ArenaFit) -> str:

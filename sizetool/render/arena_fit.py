@@ -4,7 +4,7 @@ the free RAM (sizetool/fit/model_fit.py), for each output format of the operator
 
 from __future__ import annotations
 
-from sizetool.fit.model_fit import ArenaFit, verdict
+from sizetool.fit.model_fit import ArenaFit, facts_lines, verdict
 from sizetool.text_escaping import markdown_code, markdown_text
 
 CSV_KINDS = ("arena_needed", "arena_part", "arena_linked", "ram_free", "arena_verdict", "arena_note")
@@ -34,7 +34,21 @@ def fit_to_dict(result: ArenaFit) -> dict:
         "verdict": verdict(result),
         "error": result.error or None,
         "notes": list(result.notes),
+        "facts": _facts_dict(result),
     }
+
+
+def _facts_dict(result: ArenaFit) -> dict:
+    """Where the struct sizes of the estimate came from: the ELF's DWARF, or tflm_facts' defaults."""
+    facts = result.facts
+    if facts is None:
+        return {"source": "tflm_facts", "from_elf": [], "defaults": "all", "differ": []}
+    sizes = facts.sizes
+    return {"source": sizes.source, "from_elf": list(facts.from_elf), "defaults": list(facts.defaults),
+            "differ": list(result.facts_differ),
+            "sizes": {"structs": dict(sorted(sizes.structs.items())),
+                      "op_data": dict(sorted(sizes.op_data.items())), "params": dict(sorted(sizes.params.items())),
+                      "enum_bytes": sizes.enum_bytes}}
 
 
 def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:
@@ -72,6 +86,7 @@ def fit_markdown_lines(result: ArenaFit) -> list[str]:
         lines.append(f"| free RAM ({markdown_text(result.free_region)}) | {result.free_ram} |")
     lines += ["", f"Kernel set {result.kernels.how}."]
     lines += [f"> note: {markdown_text(note)}" for note in result.notes]
+    lines += [f"> {markdown_text(line)}" for line in facts_lines(result)] if result.needed is not None else []
     return lines + [""]
 
 
@@ -109,3 +124,6 @@ def fit_tree(console, result: ArenaFit) -> None:
                   else "bold red")
     for note in result.notes:
         console.print(f"note: {note}", style="yellow")
+    if result.needed is not None:
+        for line in facts_lines(result):
+            console.print(line, highlight=False)

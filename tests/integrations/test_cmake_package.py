@@ -346,3 +346,28 @@ def test_toolkit_dir_finds_the_package_and_its_tools_under_a_toolchain_file_that
                       f"-DPython3_EXECUTABLE={sys.executable}")
     assert found.returncode == 0, found.stderr
     assert Path(re.search(r"size-report: (.*)", found.stdout).group(1)) == SCRIPTS / "size-report"
+
+
+@pytest.mark.parametrize("methods,builds", [({"AddAdd": True}, False), ({"AddAdd": True, "AddReverseV2": True}, True)],
+                         ids=["tree-lacks-the-method", "tree-has-it"])
+def test_tflm_dir_checks_the_header_against_the_users_tree(tmp_path, methods, builds):
+    from tests.resolver_gen.tflm_trees import write_tree
+
+    require_tools("cmake", "ninja")
+    write_tree(tmp_path / "third_party" / "tflm", methods)
+    (tmp_path / "m.tflite").write_bytes((REPO_ROOT / "fixtures/models/reverse_v2.tflite").read_bytes())
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(tree NONE)\nfind_package(TflmSizeToolkit REQUIRED)\n"
+        "add_library(lib INTERFACE)\ntflm_op_resolver(lib MODELS m.tflite TFLM_DIR third_party/tflm)\n")
+    configured = configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}",
+                           f"-DPython3_EXECUTABLE={sys.executable}")
+    assert configured.returncode == 0, configured.stderr
+    result = build(tmp_path / "build", "--target", "lib_tflm_ops_h")  # the header's own target
+    header = tmp_path / "build" / "tflm_generated" / "lib" / "ops.h"
+    if builds:
+        assert result.returncode == 0, result.stdout
+        assert "status = resolver.AddReverseV2();" in header.read_text()
+    else:
+        assert result.returncode != 0 and not header.exists()
+        assert ("unsupported op REVERSE_V2 in m.tflite: this TFLM tree (unknown revision" in result.stdout
+                and "has no AddReverseV2() in tensorflow/lite/micro/micro_mutable_op_resolver.h" in result.stdout)

@@ -44,7 +44,7 @@ def needs(monkeypatch):
     asked = []
 
     def set_need(total):
-        def fake(paths, kernels, pointer, short_enums=False):
+        def fake(paths, kernels, pointer, short_enums=False, sizes=None):
             asked.append((tuple(paths), kernels, pointer, short_enums))
             return Estimate(total, True, kernels, pointer, (Part("tensors", total - 64), Part("persistent", 64)))
         monkeypatch.setattr(model_fit, "estimate", fake)
@@ -127,14 +127,23 @@ def test_bad_fit_options_get_one_line_and_exit_2(capsys, needs, argv, message):
 INT8_VISION = str(FIXTURES / "models" / "int8_vision.tflite")
 
 
-def estimated(model, kernels="reference", pointer=4, short_enums=True):
+def estimated(model, kernels="reference", pointer=4, short_enums=True, sizes=None):
     from tflm_model.arena_estimate import estimate_arena
 
-    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer, short_enums=short_enums).total_bytes
+    return estimate_arena([model], kernels=kernels, pointer_bytes=pointer, short_enums=short_enums,
+                          sizes=sizes).total_bytes
 
 
 def test_the_real_estimate_against_the_fixture_arenas(capsys):
-    need = estimated(INT8_VISION)
+    # The fixture firmware's DWARF describes TFLM-shaped structs of its own sizes (TfLiteTensor of 48 B, conv OpData
+    # of 160 B): the estimate takes them, as it would a real TFLM revision's.
+    from tflm_facts.build_sizes import BuildSizes
+
+    sizes = BuildSizes({"TfLiteTensor": 48, "TfLiteIntArray": 20}, {"CONV_2D": 160, "DEPTHWISE_CONV_2D": 160})
+    need = estimated(INT8_VISION, sizes=sizes)
+    # 3 OpData of 160 B instead of 56 (+312), 16 B less padding between the 16-aligned kernel buffers; the larger
+    # temporary TfLiteTensors stay under the planner's working memory peak
+    assert need - estimated(INT8_VISION) == 3 * (160 - 56) - 16
     assert 2048 < need < 12288  # between the fixture's two arenas
     # (int8_vision also needs PAD and TRANSPOSE, which the fixture does not register: the flash gate fails it.)
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--format", "json")
@@ -142,8 +151,14 @@ def test_the_real_estimate_against_the_fixture_arenas(capsys):
     assert status == 1 and [m["op"] for m in data["missing"]] == ["PAD", "TRANSPOSE"]
     arena = data["arena"]
     assert arena["fits"] and arena["needed_bytes"] == need and arena["spare_bytes"] == 12288 - need
+    facts = arena["facts"]
+    assert facts["source"] == "firmware.elf DWARF" and "OpData CONV_2D" in facts["from_elf"]
+    assert "OpData SOFTMAX" in facts["defaults"] and "TfLiteTensor 32 -> 48" in facts["differ"]
+    assert facts["sizes"]["structs"]["TfLiteTensor"] == 48 and facts["sizes"]["op_data"]["CONV_2D"] == 160
     status, out, _ = run(capsys, ELF, "--map", MAP, "--model", INT8_VISION, "--arena-symbol", "g_keyword_arena")
     assert f"arena too small: the models need {need} bytes" in out and f"gives 2048 ({need - 2048} short)" in out
+    assert ("the linked TFLM differs from tflm_facts (tflite-micro 90b983c (August 2026)): TfLiteIntArray 4 -> 20, "
+            "TfLiteTensor 32 -> 48, OpData CONV_2D 56 -> 160, OpData DEPTHWISE_CONV_2D 56 -> 160") in out
 
 
 def test_only_the_arena_fails_a_model_whose_ops_are_all_registered(capsys):

@@ -1,0 +1,107 @@
+"""The arena facts a firmware's DWARF tells: sizeof the structs TFLM's allocator and kernels place in the arena, as the
+revision that was linked has them (size-report fit's arena, when the ELF has -g).
+
+From the types sizetool.inputs.dwarf_structs reads:
+- the runtime structs of tflm_facts.kernel_memory.STRUCTS: TfLiteTensor, TfLiteEvalTensor, TfLiteAffineQuantization,
+  TfLiteIntArray (C, global) and the allocator's and interpreter's classes in namespace tflite (MicroAllocator,
+  SingleArenaBufferAllocator, GreedyMemoryPlanner, tflite::internal::NodeAndRegistration, ...);
+- each kernel's OpData (kernel_memory's OP_DATA tables name the struct and the source defining it): a struct defined
+  in a kernel's .cc (often `tflite::(anonymous)::OpData`) is looked up in that kernel's compile unit, told by the
+  unit's name ending in kernels/<source> (.cc or .cpp, as distributions rename them); one defined in a header is
+  `tflite::<name>`, preferably in the kernel's own unit;
+- the builtin params typedefs (TfLiteConvParams, ...) and the size of TfLiteType, the enum size (1 with short enums);
+- a member only some revisions' structs have, naming how that revision's kernel allocates (build_sizes.MEMBER_RULES:
+  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer).
+Whatever the DWARF does not describe (a kernel not linked, a build without -g) stays kernel_memory's default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from sizetool.inputs.dwarf_structs import DwarfType
+from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
+from tflm_facts.kernel_memory import CMSIS_NN_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
+
+ENUM = "TfLiteType"
+
+
+@dataclass(frozen=True)
+class DwarfFacts:
+    sizes: BuildSizes
+    from_elf: tuple[str, ...]  # the facts the DWARF gave ("TfLiteTensor", "OpData CONV_2D")
+    defaults: tuple[str, ...]  # the facts the estimate uses that it did not give
+
+
+def _stem(path: str) -> str:
+    """'…/kernels/cmsis_nn/conv.cc' -> '…/kernels/cmsis_nn/conv' (unit names and kernel sources compared by stem)."""
+    text = path.replace("\\", "/")
+    return text[: -len(PurePosixPath(text).suffix)] if PurePosixPath(text).suffix else text
+
+
+def _units_of(source: str, units: set[str]) -> set[str]:
+    wanted = "kernels/" + _stem(source)
+    return {unit for unit in units if _stem(unit).endswith("/" + wanted) or _stem(unit) == wanted}
+
+
+def _runtime_struct(types: list[DwarfType], name: str) -> int | None:
+    for entry in types:
+        parts = entry.name.split("::")
+        if parts[-1] == name and entry.kind != "enum" and (len(parts) == 1 or parts[0] == "tflite"):
+            return entry.byte_size
+    return None
+
+
+def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct: str) -> int | None:
+    own = _units_of(source, units)
+    if source.endswith(".h"):  # tflite::<struct>, in the kernel's own unit first
+        candidates = [t for t in types if t.name == f"tflite::{struct}" and t.kind == "struct"]
+        candidates.sort(key=lambda t: t.unit not in own)
+    else:  # defined in the kernel's .cc: any namespace of that unit
+        candidates = [t for t in types if t.unit in own and t.kind == "struct"
+                      and (t.name == struct or t.name.endswith("::" + struct))]
+    return candidates[0].byte_size if candidates else None
+
+
+def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: str) -> DwarfFacts:
+    """The sizes the DWARF gives for a kernel set and the models' ops (builtin names), and which stay defaults."""
+    units = {t.unit for t in types}
+    structs: dict[str, int] = {}
+    data: dict[str, int] = {}
+    params: dict[str, int] = {}
+    from_elf: list[str] = []
+    defaults: list[str] = []
+    for name in STRUCTS:
+        if name in NOT_STRUCTS:
+            continue
+        size = _runtime_struct(types, name)
+        (from_elf if size is not None else defaults).append(name)
+        if size is not None:
+            structs[name] = size
+    table = dict(REFERENCE_OP_DATA, **CMSIS_NN_OP_DATA) if kernels == "cmsis_nn" else REFERENCE_OP_DATA
+    for op in sorted(set(ops)):
+        fact = op_data(op, kernels) if op in table else None
+        if fact is None:
+            continue
+        size = _kernel_struct(types, units, fact.source, fact.struct)
+        (from_elf if size is not None else defaults).append(f"OpData {op}")
+        if size is not None:
+            data[op] = size
+    wanted = {name for name in PARAM_STRUCTS}
+    for entry in types:
+        if entry.kind == "typedef" and entry.name in wanted and entry.name not in params:
+            params[entry.name] = entry.byte_size
+    if params:
+        from_elf.append(f"{len(params)} builtin params structs")
+    rules = set()
+    for (struct, member), (rule, label) in MEMBER_RULES.items():
+        holders = [t for t in types if t.kind == "struct" and t.name == f"tflite::{struct}"]
+        if holders and member in holders[0].members:
+            rules.add(rule)
+            from_elf.append(f"{label} ({struct}.{member})")
+    enum = next((t.byte_size for t in types if t.name == ENUM and t.kind in ("enum", "typedef")), None)
+    if enum is not None:
+        from_elf.append(f"enum size ({ENUM})")
+    return DwarfFacts(BuildSizes(structs, data, params, enum, source, frozenset(rules)), tuple(from_elf),
+                      tuple(defaults))

@@ -1,0 +1,148 @@
+"""gen-resolver --tflm DIR: the header calls only what the user's TFLM tree declares, an op the tree lacks is exit 1
+naming the op, the method and the file, and the tree's revision is named (git, or a known fingerprint)."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from resolver_gen.cli import main
+from resolver_gen.tflm_tree import fingerprint, parse_methods, parse_registrations, read_tflm_tree
+from tests.resolver_gen.tflm_trees import VISION_METHODS, VISION_VARIANTS, write_tree
+from tflm_facts import tree_revisions
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_parser_reads_methods_and_whether_they_take_a_registration():
+    text = """
+    // TfLiteStatus AddGone() {}
+    TfLiteStatus AddAbs() { return AddBuiltin(BuiltinOperator_ABS, Register_ABS(), ParseAbs); }
+    TfLiteStatus AddConv2D(
+        const TFLMRegistration& registration = Register_CONV_2D()) {
+    TfLiteStatus AddOld(TfLiteRegistration registration = Register_OLD()) {
+    /* TfLiteStatus AddAlsoGone(); */
+    TfLiteStatus AddCustom(const char* name, TFLMRegistration* registration) {
+    """
+    assert parse_methods(text) == {"AddAbs": False, "AddConv2D": True, "AddOld": True, "AddCustom": True}
+
+
+def test_parser_reads_registration_declarations():
+    text = ("TFLMRegistration Register_CONV_2D_INT8();\ninline TFLMRegistration Register_ADD_INT8() { return "
+            "Register_ADD(); }\nTFLMRegistration* Register_WINDOW();\n// TFLMRegistration Register_NOT();\n"
+            "TfLiteRegistration_V1 Register_OLD_INT8();\n")
+    assert parse_registrations(text) == ["Register_CONV_2D_INT8", "Register_ADD_INT8", "Register_WINDOW",
+                                         "Register_OLD_INT8"]
+
+
+def test_reverse_v2_refused_naming_op_method_and_file(fixtures_dir, tmp_path, capsys):
+    project = tmp_path / "pico-like"
+    write_tree(project / "src", {"AddAdd": True})  # the tree under src/, as pico-tflmicro keeps it
+    output = tmp_path / "ops.h"
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", project, "-o", output)
+    assert status == 1 and not output.exists()
+    assert ("unsupported op REVERSE_V2 in reverse_v2.tflite: this TFLM tree (unknown revision (fingerprint "
+            f"{fingerprint(project / 'src')[:16]})) has no AddReverseV2() in "
+            "src/tensorflow/lite/micro/micro_mutable_op_resolver.h") in err
+    # with --allow-unsupported the header leaves it out and says why
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", project,
+                           "--allow-unsupported")
+    assert status == 0 and "AddReverseV2" not in out.split("#ifndef")[1]
+    assert "REVERSE_V2 (reverse_v2.tflite): this TFLM tree" in out and "status = resolver.AddAdd();" in out
+
+
+def test_a_tree_with_the_method_takes_the_same_model(fixtures_dir, tmp_path, capsys):
+    write_tree(tmp_path, {"AddAdd": True, "AddReverseV2": True})
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path)
+    assert status == 0 and "status = resolver.AddReverseV2();" in out
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no system g++")
+@pytest.mark.parametrize("variants", [VISION_VARIANTS, {}], ids=["declared", "undeclared"])
+def test_type_reduced_header_compiles_against_the_tree(fixtures_dir, tmp_path, capsys, variants):
+    tree = write_tree(tmp_path / "tflm", VISION_METHODS, variants)
+    status, out, err = run(capsys, fixtures_dir / "models" / "int8_vision.tflite", "--reduce-types", "--tflm", tree)
+    assert status == 0, err
+    if variants:
+        assert "status = resolver.AddConv2D(tflite::Register_CONV_2D_INT8());" in out
+    else:  # the tree declares no variant: every op gets its generic call, and the comment says why
+        assert "tflite::Register_" not in out and "status = resolver.AddConv2D();" in out
+        assert ("this TFLM tree declares no Register_CONV_2D_INT8() in tensorflow/lite/micro/kernels/conv.h "
+                "(CONV_2D_INT8 not used)") in out
+    (tmp_path / "ops.h").write_text(out)
+    (tmp_path / "main.cc").write_text('#include "ops.h"\nint main() { OpResolver r; return RegisterOps(r); }\n')
+    result = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unused-parameter",
+                             "-I", str(tmp_path), "-I", str(tree), str(tmp_path / "main.cc")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_variant_needs_a_method_that_takes_a_registration(fixtures_dir, tmp_path, capsys):
+    methods = dict(VISION_METHODS, AddConv2D=False)
+    write_tree(tmp_path, methods, VISION_VARIANTS)
+    status, out, err = run(capsys, fixtures_dir / "models" / "int8_vision.tflite", "--reduce-types", "--tflm", tmp_path)
+    assert status == 0 and "status = resolver.AddConv2D();" in out
+    assert "AddConv2D() in tensorflow/lite/micro/micro_mutable_op_resolver.h takes no registration" in out
+    assert "status = resolver.AddDepthwiseConv2D(tflite::Register_DEPTHWISE_CONV_2D_INT8());" in out
+
+
+def test_revision_from_a_known_fingerprint(fixtures_dir, tmp_path, capsys, monkeypatch):
+    write_tree(tmp_path, {"AddAdd": True, "AddReverseV2": True})
+    monkeypatch.setitem(tree_revisions.KNOWN_REVISIONS, fingerprint(tmp_path), "tflite-micro 0000000 (a test tree)")
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path)
+    assert "// TFLM tree: tflite-micro 0000000 (a test tree); calls checked against its " \
+           "tensorflow/lite/micro/micro_mutable_op_resolver.h and kernel headers" in out.splitlines()
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path,
+                           "--format", "json")
+    tree = json.loads(out)["tflm_tree"]
+    assert tree["known_revision"] == "tflite-micro 0000000 (a test tree)" and tree["git"] is None
+    assert tree["fingerprint"] == fingerprint(tmp_path) and tree["methods"] == 3
+
+
+def test_fingerprint_reads_crlf_as_lf_and_changes_with_the_methods(tmp_path):
+    first = fingerprint(write_tree(tmp_path / "a", {"AddAdd": True}))
+    assert fingerprint(write_tree(tmp_path / "b", {"AddAdd": True}, crlf=True)) == first
+    assert fingerprint(write_tree(tmp_path / "c", {"AddAdd": True, "AddReverseV2": False})) != first
+
+
+def test_known_revisions_are_well_formed():
+    assert {"tflite-micro 90b983c", "pico-tflmicro dfea53b"} <= {
+        " ".join(name.split()[:2]) for name in tree_revisions.KNOWN_REVISIONS.values()}
+    assert all(len(key) == 64 and int(key, 16) >= 0 for key in tree_revisions.KNOWN_REVISIONS)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+def test_revision_from_git(tmp_path):
+    write_tree(tmp_path, {"AddAdd": True})
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "tree"], check=True)
+    subprocess.run(git + ["tag", "v9.9"], check=True)
+    assert read_tflm_tree(tmp_path).revision.git == "v9.9"
+    (tmp_path / "tensorflow/lite/micro/micro_mutable_op_resolver.h").write_text("TfLiteStatus AddAdd();\n")
+    assert read_tflm_tree(tmp_path).revision.describe() == "git v9.9-dirty"
+
+
+@pytest.mark.parametrize("setup, problem", [
+    (lambda p: None, "not a directory"),
+    (lambda p: p.mkdir(), "no tensorflow/lite/micro/micro_mutable_op_resolver.h in it"),
+    (lambda p: (p / "tensorflow/lite/micro").mkdir(parents=True) or
+     (p / "tensorflow/lite/micro/micro_mutable_op_resolver.h").write_text("int x;\n"), "not a TFLM"),
+])
+def test_a_directory_without_tflm_is_exit_2(fixtures_dir, tmp_path, capsys, setup, problem):
+    setup(tmp_path / "tree")
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path / "tree")
+    assert status == 2 and problem in err and len(err.splitlines()) == 1 and not out
+
+
+def test_tflm_does_not_apply_to_tflite_selective_registration(fixtures_dir, tmp_path, capsys):
+    write_tree(tmp_path, {"AddAdd": True})
+    status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path,
+                           "--format", "lite")
+    assert status == 2 and "--format lite" in err

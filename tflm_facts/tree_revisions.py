@@ -1,0 +1,21 @@
+"""Known TFLM trees, as data: the fingerprint of a tree's resolver and registration headers -> the revision it is.
+
+gen-resolver --tflm DIR names the tree's revision from git when DIR is in a git work tree; otherwise (a copied or
+vendored tree: an SDK, an Arduino library) from this table. The fingerprint is the SHA-256 of the lines
+"<path> <sha256 of the file with CRLF read as LF>", sorted by path, for each of FINGERPRINT_FILES the tree has (paths
+relative to the folder holding tensorflow/). Each entry was computed with gen-resolver --tflm --format json on a
+checkout of the revision it names (docs/gen-resolver.md says how to add one).
+"""
+
+from __future__ import annotations
+
+RESOLVER_HEADER = "tensorflow/lite/micro/micro_mutable_op_resolver.h"
+MICRO_OPS_HEADER = "tensorflow/lite/micro/kernels/micro_ops.h"
+FINGERPRINT_FILES = (RESOLVER_HEADER, MICRO_OPS_HEADER)
+
+# fingerprint -> the revision's name
+KNOWN_REVISIONS: dict[str, str] = {
+    "e9f3ccae993ac7180cbe1a381670a1acfe21c5859b008110b4fffaf52e456368": "tflite-micro 90b983c (August 2026)",
+    "b0c888ba919ad317d42c6a39a3e5769b437d86bde4e534897099d9a3d1a41770":
+        "pico-tflmicro dfea53b (its TFLM sync of December 2024)",
+}
