@@ -134,13 +134,17 @@ def estimated(model, kernels="reference", pointer=4, short_enums=True, sizes=Non
                           sizes=sizes).total_bytes
 
 
+def fixture_dwarf_sizes():
+    """The struct sizes the fixture firmware's DWARF gives (its own TFLM-shaped structs), which size-report fit takes."""
+    from tflm_facts.build_sizes import BuildSizes
+
+    return BuildSizes({"TfLiteTensor": 48, "TfLiteIntArray": 20}, {"CONV_2D": 160, "DEPTHWISE_CONV_2D": 160})
+
+
 def test_the_real_estimate_against_the_fixture_arenas(capsys):
     # The fixture firmware's DWARF describes TFLM-shaped structs of its own sizes (TfLiteTensor of 48 B, conv OpData
     # of 160 B): the estimate takes them, as it would a real TFLM revision's.
-    from tflm_facts.build_sizes import BuildSizes
-
-    sizes = BuildSizes({"TfLiteTensor": 48, "TfLiteIntArray": 20}, {"CONV_2D": 160, "DEPTHWISE_CONV_2D": 160})
-    need = estimated(INT8_VISION, sizes=sizes)
+    need = estimated(INT8_VISION, sizes=fixture_dwarf_sizes())
     # 3 OpData of 160 B instead of 56 (+312), 16 B less padding between the 16-aligned kernel buffers; the larger
     # temporary TfLiteTensors stay under the planner's working memory peak
     assert need - estimated(INT8_VISION) == 3 * (160 - 56) - 16
@@ -173,7 +177,7 @@ def test_only_the_arena_fails_a_model_whose_ops_are_all_registered(capsys):
 
 def test_fit_reasons_prints_each_missing_op_and_the_arena_verdict_one_line_each(capsys, tmp_path):
     """--reasons: what a build system shows of a failed step (CMake's tflm_size_check runs it after each link)."""
-    need = estimated(INT8_VISION)
+    need = estimated(INT8_VISION, sizes=fixture_dwarf_sizes())
     report = tmp_path / "fit.md"
     status, out, err = run(capsys, "fit", ELF, INT8_VISION, "--map", MAP, "--arena-symbol", "g_keyword_arena",
                            "--reasons", "--format", "markdown", "-o", report)
