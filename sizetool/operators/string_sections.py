@@ -111,7 +111,8 @@ def _string_extents(input_sections: list[InputSection]) -> list[tuple[InputSecti
         if not piece.size or not is_merged_strings(piece.name):
             continue
         end = piece.address + piece.size
-        for following in input_sections[position + 1:]:
+        for index in range(position + 1, len(input_sections)):
+            following = input_sections[index]
             if following.output_section != piece.output_section or following.address < piece.address:
                 break
             if following.size or following.address > piece.address:
