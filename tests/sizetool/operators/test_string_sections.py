@@ -90,3 +90,15 @@ def test_a_section_ld_stored_nothing_of_owns_no_bytes(operator_graph):
     position = sections.index(real)
     edges = string_section_edges(operator_graph.graph, sections[:position] + [empty] + sections[position:])
     assert edges == string_section_edges(operator_graph.graph, sections)
+
+
+def test_a_section_named_after_no_function_belongs_to_the_functions_of_its_object_that_use_it(operator_graph):
+    """`.rodata.str1.4` (an object built without per-function sections): the functions of that object that refer
+    into the section keep it whole, here CastEval, the function the fixture's section is named after."""
+    sections = read_map(str(MERGED / "firmware.map")).input_sections
+    named = string_section_edges(operator_graph.graph, sections)
+    renamed = [InputSection(".rodata.str1.4", s.address, s.size, s.object_file, s.output_section)
+               if string_section_owner(s.name) == CAST_EVAL else s for s in sections]
+    unnamed = string_section_edges(operator_graph.graph, renamed)
+    cast_eval = [i for i, node in enumerate(operator_graph.graph.nodes) if node.mangled == CAST_EVAL]
+    assert len(cast_eval) == 1 and named[cast_eval[0]] and unnamed[cast_eval[0]] == named[cast_eval[0]]
