@@ -25,7 +25,7 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 4
+_FORMAT = 5  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied units
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
+from sizetool.operators.string_sections import tie_string_sections
 from sizetool.code_graph.code_sections import dwarf_code_sections
 from sizetool.code_graph.reference_graph import ReferenceGraph, build_reference_graph
 from tflm_facts.registrations import method_for_registration, parser_name, registration_methods
@@ -110,6 +111,8 @@ def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> Operat
         symbol.kind == "func" and _REGISTRATION.match(CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
     )
     graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections, copies=copies)
+    if has_registrations and graph.decoded:
+        tie_string_sections(graph, input_sections)  # with a map: a kept function keeps its whole string section
     operators, shared_roots = find_operators(graph)
     result = OperatorGraph(graph, image.rom_total, operators, shared_roots)
     if not operators or not graph.decoded:
