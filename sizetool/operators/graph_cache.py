@@ -25,7 +25,8 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 5  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied units
+_FORMAT = 6  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+#             units; 6: the bytes only those string sections reach
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
@@ -77,6 +78,7 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         [(c.op, c.caller, c.address, c.bytes, c.targets) for c in operator_graph.call_sites],
         [(w.address, w.caller, w.target, w.bytes) for w in operator_graph.pool_words],
         operator_graph.unreached_bytes,
+        operator_graph.string_tied_bytes,
         operator_graph.has_symbols,
         sorted(operator_graph.kept_targets.items()),
         sorted(operator_graph.unexplained_roots),
@@ -86,7 +88,7 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
 
 def from_plain(data: tuple) -> OperatorGraph:
     (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
-     has_symbols, kept_targets, unexplained, tied) = data
+     string_tied, has_symbols, kept_targets, unexplained, tied) = data
     if version != _FORMAT:
         raise ValueError("another cache format")
     graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded,
@@ -101,6 +103,7 @@ def from_plain(data: tuple) -> OperatorGraph:
         call_sites=[CallSite(*site) for site in sites],
         pool_words=[PoolWord(*word) for word in words],
         unreached_bytes=unreached,
+        string_tied_bytes=string_tied,
         has_symbols=has_symbols,
         kept_targets=dict(kept_targets),
         unexplained_roots=frozenset(unexplained),

@@ -157,6 +157,12 @@ def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, 
             f"{operator_graph.unreached_bytes} bytes are reached from no root (alignment padding, fill, or data "
             "referred to in ways the decoder cannot see); they count as runtime"
         )
+    if operator_graph.string_tied_bytes:
+        table.notes.append(
+            f"with the map: {operator_graph.string_tied_bytes} bytes of merged strings that no code refers to go with "
+            "the function whose string section holds them (ld keeps such a section whole); without the map they "
+            "count as runtime reached from no root"
+        )
     if graph.exact:
         table.notes.append("edges from relocations (linked with --emit-relocs): data pointers are exact")
     return table

@@ -77,6 +77,7 @@ class OperatorGraph:
     kept_targets: dict[int, tuple[int, ...]] = field(default_factory=dict)  # caller -> what it refers to outside
     #                                                                         its AddXxx() call sites
     unreached_bytes: int = 0  # flash reached from no root (padding, fill, data referred to in unseen ways)
+    string_tied_bytes: int = 0  # flash only the map ties to a root: strings in a kept function's merged section
     unexplained_roots: frozenset[int] = frozenset()  # functions and objects no root reaches, kept as runtime roots
     has_symbols: bool = True
     _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
@@ -111,15 +112,23 @@ def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> Operat
         symbol.kind == "func" and _REGISTRATION.match(CLONE_SUFFIX.sub("", symbol.name)) for symbol in image.symbols
     )
     graph = build_reference_graph(image, with_edges=has_registrations, input_sections=input_sections, copies=copies)
-    if has_registrations and graph.decoded:
-        tie_string_sections(graph, input_sections)  # with a map: a kept function keeps its whole string section
     operators, shared_roots = find_operators(graph)
     result = OperatorGraph(graph, image.rom_total, operators, shared_roots)
+    tie_strings = has_registrations and graph.decoded and bool(input_sections)
     if not operators or not graph.decoded:
+        if tie_strings:
+            tie_string_sections(graph, input_sections)
         return result
     operator_nodes = result.operator_nodes
     runtime_roots = find_runtime_roots(image, graph)
-    reached = graph.reachable(runtime_roots | operator_nodes)
+    reached_without_ties = graph.reachable(runtime_roots | operator_nodes) if tie_strings else None
+    # With a map: a kept function keeps its whole string section, strings its code no longer uses included.
+    if tie_strings and tie_string_sections(graph, input_sections):
+        reached = graph.reachable(runtime_roots | operator_nodes)
+        result.string_tied_bytes = graph.rom_bytes(reached) - graph.rom_bytes(reached_without_ties)
+    else:
+        reached = reached_without_ties if reached_without_ties is not None else graph.reachable(
+            runtime_roots | operator_nodes)
     # A function or object no root reaches is in the ELF anyway: the linker kept it for a reason the graph cannot
     # see (it shares an input section with something used, a KEEP, a computed address). It stays when an operator
     # goes, and so does what it refers to (newlib's __sfvwrite_r, kept with vfprintf, keeps memmove).
