@@ -42,6 +42,8 @@ def test_the_shipped_profile_predicts_what_the_table_says(row):
     assert str(answer.stack if answer.stack is not None else "") == row["predicted_stack"]
 
 
-def test_the_shipped_profiles_stay_under_2_mb_together():
+def test_the_shipped_profiles_are_compressed_and_stay_under_400_kb_together():
     folder = REPO_ROOT / "tflm_facts" / "profiles"
-    assert sum(path.stat().st_size for path in folder.glob("*.json")) < 2 * 1024 * 1024
+    files = sorted(folder.iterdir())
+    assert files and all(path.name.endswith(".json.xz") for path in files)
+    assert sum(path.stat().st_size for path in files) < 400 * 1024
