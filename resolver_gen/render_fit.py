@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from sizetool.text_escaping import markdown_text
 from tflm_facts.target_profile import BuildFacts, TargetProfile
@@ -25,10 +26,15 @@ def describe_distribution(build: BuildFacts) -> str:
     of format version 1 has none of it recorded but the TFLM commit."""
     name = build.distribution or "distribution not recorded"
     if build.distribution_revision:
-        name += f" {build.distribution_revision[:7]}"
-    facts = [f"TFLM {build.tflm_commit[:7]}" if build.tflm_commit else "TFLM revision not recorded"]
+        name += f" {_revision(build.distribution_revision)}"
+    facts = [f"TFLM {_revision(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
     facts += [fact for fact in (build.build_system, build.opt_level, build.c_library, build.flags) if fact]
     return f"{name}: {', '.join(facts)}"
+
+
+def _revision(text: str) -> str:
+    """A git commit shortened to 7 digits; any other revision ("sync of 2024-12-26") as it is."""
+    return text[:7] if re.fullmatch(r"[0-9a-f]{7,40}", text) else text
 
 
 def _compilers(build: BuildFacts) -> str:
@@ -51,7 +57,7 @@ def render_profile_list(profiles: list[TargetProfile], output_format: str) -> st
                  "|---|---|---|---|---|---:|---|---|---|---|"]
         lines += [f"| {markdown_text(group)} | {markdown_text(p.name)} | {markdown_text(p.build.cpu)} | "
                   f"{markdown_text(p.build.fpu or '-')} | {p.build.kernels} | {len(p.registrations)} | "
-                  f"{markdown_text(_compilers(p.build))} | {markdown_text(p.build.tflm_commit[:7])} | "
+                  f"{markdown_text(_compilers(p.build))} | {markdown_text(_revision(p.build.tflm_commit))} | "
                   f"{markdown_text(p.build.opt_level or '-')} | {markdown_text(p.build.c_library or '-')} |"
                   for group, members in groups for p in members]
         return "\n".join(lines) + "\n"
