@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
@@ -116,12 +117,15 @@ def kernel_bytes(sets: ProfileSets, ops) -> int:
 
 
 def same_build(here: BuildFacts, there: BuildFacts) -> bool:
-    """Whether the firmware looks built as the profile was: the same compiler, CPU, FPU and kernel set, and the same
-    flags where both ELFs record them (DWARF). Its kernels then cost what the profile's do: the scale, measured on
+    """Whether the firmware looks built as the profile was: the same compiler, CPU, FPU and kernel set, the same
+    flags where both ELFs record them (DWARF), and the firmware's -O level among those the profile states. Its kernels then cost what the profile's do: the scale, measured on
     the few registrations both link, would only add the noise of how each build splits code shared with the
     runtime."""
     flags = not (here.flags and there.flags) or here.flags == there.flags
-    return flags and (here.compiler, here.cpu, here.fpu, here.kernels) == (
+    levels = set(re.findall(r"(?<!\S)-O\w*", here.flags))  # the firmware's optimisation, when DWARF names it
+    stated = set(re.findall(r"(?<!\S)-O\w*", f"{there.flags} {there.opt_level}"))
+    optimised = not (levels and stated) or levels <= stated
+    return flags and optimised and (here.compiler, here.cpu, here.fpu, here.kernels) == (
         there.compiler, there.cpu, there.fpu, there.kernels)
 
 
@@ -187,7 +191,8 @@ def calibrated_fit(firmware: TargetProfile, model_paths, profile_name: str | Non
     best = None
     for profile, why, distance in candidates:
         answer = calibrate(firmware, model_paths, profile, f"nearest shipped profile: {why}")
-        key = (len(answer.unprovided), distance, abs(math.log(answer.scale)), profile.name)
+        # the build most like the firmware's first: built the same way, then kernels costing most alike
+        key = (len(answer.unprovided), distance, answer.scaled, abs(math.log(answer.measured_scale)), profile.name)
         if best is None or key < best[0]:
             best = (key, answer)
     return best[1]

@@ -85,6 +85,10 @@ def test_same_build_compares_compiler_cpu_fpu_kernels_and_flags_when_both_record
     assert same_build(m4, m4) and not same_build(m4, m0)
     assert same_build(replace(m4, flags=""), replace(m4, flags="-O3"))  # one ELF without DWARF: flags unknown
     assert not same_build(replace(m4, flags="-Os"), replace(m4, flags="-O3"))
+    # a profile without DWARF flags states its optimisation: a firmware whose DWARF names another level differs
+    makefile = replace(m4, flags="", opt_level="-Os core, -O2 kernels")
+    assert not same_build(replace(m4, flags="g++ -g -O3"), makefile)
+    assert same_build(replace(m4, flags="g++ -g -O3"), replace(makefile, opt_level="-O3 (CMake Release)"))
     assert os_build.compiler == m4.compiler
 
 
