@@ -38,7 +38,7 @@ class CalibratedFlash:
     profile: str
     profile_choice: str  # why this profile
     common: tuple[str, ...]  # the registrations both have, that the scale is measured on
-    common_here: int  # what they cost in the firmware (its ROM with them against with none)
+    common_here: int  # their kernel code in the firmware (kernel_bytes())
     common_there: int  # and in the profile
     profile_bytes: int  # what the missing registrations add in the profile, unscaled
     may_be_high_by: int  # the set questions' inlining and unexplained bounds, both sides
