@@ -142,6 +142,7 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
             continue
         if section.type == "SHT_ARM_EXIDX":
             owned.extend(_exidx_entries(section, contents[section.index], image.little_endian))
+            references.extend(_exidx_handlers(section, sections, contents, image.little_endian))
             continue
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
@@ -453,6 +454,37 @@ def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[t
     return pieces
 
 
+def _exidx_handlers(section: Section, sections: list[Section], contents, little_endian: bool) -> list[tuple[int, int]]:
+    """What a function's `.ARM.exidx` entry refers to (from inside the entry, which the function owns): its
+    `.ARM.extab` entry, and that entry's personality routine (the generic model's first word, a prel31 offset). C++
+    code built with exceptions names `__gxx_personality_v0` there; without this edge the personality routine, and the
+    unwinder and exception machinery it calls, would be reached by nothing and stay in every answer."""
+    word = struct.Struct("<I" if little_endian else ">I")
+    data = contents[section.index]
+    tables = [(s.address, s.address + len(contents[s.index]), contents[s.index]) for s in sections
+              if s.name.startswith(".ARM.extab") and s.index in contents]
+    references = []
+    for offset in range(0, len(data) - 7, 8):
+        second = word.unpack_from(data, offset + 4)[0]
+        if second == 1 or second & 0x80000000:  # EXIDX_CANTUNWIND, or the unwind instructions inline
+            continue
+        where = section.address + offset + 4
+        table = (where + _prel31(second)) & 0xFFFFFFFF
+        references.append((where, table))
+        for start, end, table_data in tables:
+            if start <= table < end - 3:
+                first = word.unpack_from(table_data, table - start)[0]
+                if not first & 0x80000000:  # generic model: a personality routine, then its data
+                    references.append((where, (table + _prel31(first)) & 0xFFFFFFFF))
+                break
+    return references
+
+
+def _prel31(value: int) -> int:
+    value &= 0x7FFFFFFF
+    return value - 0x80000000 if value & 0x40000000 else value
+
+
 def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> list[tuple[int, int, int]]:
     """Each function's FDE in .eh_frame and its row in .eh_frame_hdr's search table: they go when it goes."""
     frame = next((s for s in sections if s.name == ".eh_frame"), None)
@@ -488,9 +520,11 @@ def _tie_input_sections(graph: ReferenceGraph, edge_sets: list[set[int]], input_
     __math_divzerof), and data objects that came in one data input section (an object built without
     -fdata-sections, whose code reaches its objects through one section anchor), are kept or dropped together: each
     refers to the next, the last to the first. Symbol-less code in a code section counts too (Xtensa libgcc's
-    assembler routines such as __nesf2 have size-0 symbols). Merged string sections (.rodata.str1.1) are left alone."""
+    assembler routines such as __nesf2 have size-0 symbols). Merged string sections (.rodata.str1.1) are left alone, and
+    so are GNU ld's "linker stubs": each veneer there is its own, used by the calls to its one target (tied, the RAM
+    veneers of an RP2040 build chained stdio's mutex to the C++ unwinder)."""
     for piece in input_sections:
-        if not piece.size:
+        if not piece.size or getattr(piece, "object_file", "") == "linker stubs":
             continue
         if piece.name.startswith((".text", ".iram1")) and _inside(piece.address, code_ranges):
             kinds = ("func", "chunk")
