@@ -253,7 +253,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                     from sizetool.profile.calibrated_fit import calibrate_firmware
 
                     calibrated = calibrate_firmware(image, operator_graph, size_report.rom_total, model_paths,
-                                                    calibration_profile)
+                                                    calibration_profile, strict=calibration_profile is not None)
     if answer is not None:
         text = render_what_if_output(size_report, answer, output_format, color)
     elif fit_only:

@@ -199,9 +199,15 @@ def calibrated_fit(firmware: TargetProfile, model_paths, profile_name: str | Non
 
 
 
-def calibrate_firmware(image, operator_graph, rom_total: int, model_paths,
-                       profile_name: str | None = None) -> CalibratedFlash | None:
+def calibrate_firmware(image, operator_graph, rom_total: int, model_paths, profile_name: str | None = None,
+                       strict: bool = True) -> CalibratedFlash | None:
     """calibrated_fit() on an ELF: its operator graph exported as a profile (the set questions on it equal `--keep`
-    on the ELF), without stack figures."""
-    firmware = export_profile(image, operator_graph, rom_total, os.path.basename(image.path), stack=False)
+    on the ELF), without stack figures. A firmware that cannot be profiled (code not disassembled, no registrations
+    found) is a SizeToolError when `strict`, else no answer (size-report fit still gives the rest)."""
+    try:
+        firmware = export_profile(image, operator_graph, rom_total, os.path.basename(image.path), stack=False)
+    except SizeToolError:
+        if strict:
+            raise
+        return None
     return calibrated_fit(firmware, model_paths, profile_name)

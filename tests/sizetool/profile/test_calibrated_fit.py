@@ -153,3 +153,20 @@ def test_calibrate_on_one_profile_directly_equals_the_command(capsys, profiles):
                               stack=False)
     answer = calibrate(firmware, [str(m) for m in MODELS], load_profile(str(profiles / "lx106.json")))
     assert answer.flash == calibrated_json(capsys, "lx106", profiles / "lx106.json")["flash"]
+
+
+def test_a_firmware_that_cannot_be_profiled_gets_no_calibrated_answer_unless_a_profile_is_asked_for():
+    # size-report fit still gives the cross-check and arena then; gen-resolver --calibrate (strict) says why not
+    from dataclasses import replace
+
+    from sizetool.errors import SizeToolError
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.operators.graph_cache import load_operator_graph
+    from sizetool.profile.calibrated_fit import calibrate_firmware
+    elf = str(OUT / "keep-only" / "cortex-m4" / "unused_opcodes.elf")
+    image = read_elf(elf)
+    no_registrations = replace(load_operator_graph(elf, None, image=image), operators=[])
+    models = [str(m) for m in MODELS]
+    assert calibrate_firmware(image, no_registrations, 1000, models, strict=False) is None
+    with pytest.raises(SizeToolError, match="no TFLM operator registrations found"):
+        calibrate_firmware(image, no_registrations, 1000, models)
