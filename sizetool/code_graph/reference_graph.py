@@ -31,6 +31,7 @@ from elftools.dwarf.callframe import FDE
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
+from sizetool.code_graph.arm_unwind import exidx_entries, exidx_handlers
 from sizetool.code_graph.code_sections import DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
 
@@ -141,8 +142,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
         if section.type == "SHT_ARM_EXIDX":
-            owned.extend(_exidx_entries(section, contents[section.index], image.little_endian))
-            references.extend(_exidx_handlers(section, sections, contents, image.little_endian))
+            owned.extend(exidx_entries(section, contents[section.index], image.little_endian))
+            references.extend(exidx_handlers(section, sections, contents, image.little_endian))
             continue
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
@@ -440,49 +441,6 @@ def _data_word_addresses(image: ElfImage, section: Section, size: int,
         if kind == "$d":
             addresses.extend(range((address + 3) // 4 * 4, following[0] - 3, 4))
     return addresses
-
-
-def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int, int]]:
-    word = struct.Struct("<I" if little_endian else ">I")
-    pieces = []
-    for offset in range(0, len(data) - 7, 8):
-        prel31 = word.unpack_from(data, offset)[0] & 0x7FFFFFFF
-        if prel31 & 0x40000000:
-            prel31 -= 0x80000000
-        entry = section.address + offset
-        pieces.append(((entry + prel31) & 0xFFFFFFFF, entry, entry + 8))
-    return pieces
-
-
-def _exidx_handlers(section: Section, sections: list[Section], contents, little_endian: bool) -> list[tuple[int, int]]:
-    """What a function's `.ARM.exidx` entry refers to (from inside the entry, which the function owns): its
-    `.ARM.extab` entry, and that entry's personality routine (the generic model's first word, a prel31 offset). C++
-    code built with exceptions names `__gxx_personality_v0` there; without this edge the personality routine, and the
-    unwinder and exception machinery it calls, would be reached by nothing and stay in every answer."""
-    word = struct.Struct("<I" if little_endian else ">I")
-    data = contents[section.index]
-    tables = [(s.address, s.address + len(contents[s.index]), contents[s.index]) for s in sections
-              if s.name.startswith(".ARM.extab") and s.index in contents]
-    references = []
-    for offset in range(0, len(data) - 7, 8):
-        second = word.unpack_from(data, offset + 4)[0]
-        if second == 1 or second & 0x80000000:  # EXIDX_CANTUNWIND, or the unwind instructions inline
-            continue
-        where = section.address + offset + 4
-        table = (where + _prel31(second)) & 0xFFFFFFFF
-        references.append((where, table))
-        for start, end, table_data in tables:
-            if start <= table < end - 3:
-                first = word.unpack_from(table_data, table - start)[0]
-                if not first & 0x80000000:  # generic model: a personality routine, then its data
-                    references.append((where, (table + _prel31(first)) & 0xFFFFFFFF))
-                break
-    return references
-
-
-def _prel31(value: int) -> int:
-    value &= 0x7FFFFFFF
-    return value - 0x80000000 if value & 0x40000000 else value
 
 
 def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> list[tuple[int, int, int]]:

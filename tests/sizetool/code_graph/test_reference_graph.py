@@ -378,7 +378,7 @@ def test_an_exidx_entry_refers_to_its_extab_entry_and_personality_routine():
     # set, or a prel31 to its .ARM.extab entry), whose first word is the personality routine's prel31 (generic model)
     import struct
 
-    from sizetool.code_graph.reference_graph import _exidx_handlers
+    from sizetool.code_graph.arm_unwind import exidx_handlers
     from sizetool.inputs.elf_reader import Section
 
     exidx = Section(1, ".ARM.exidx", "SHT_ARM_EXIDX", 0x82, 0x1000, 0x1000, 24, 0)
@@ -389,7 +389,7 @@ def test_an_exidx_entry_refers_to_its_extab_entry_and_personality_routine():
                           prel31(0x1010, 0x600), prel31(0x1014, 0x2000))  # its extab entry
     table = struct.pack("<2I", prel31(0x2000, 0x300 | 1), 0x0)  # __gxx_personality_v0 (Thumb) at 0x300
     contents = {1: entries, 2: table}
-    assert _exidx_handlers(exidx, [exidx, extab], contents, True) == [(0x1014, 0x2000), (0x1014, 0x301)]
+    assert exidx_handlers(exidx, [exidx, extab], contents, True) == [(0x1014, 0x2000), (0x1014, 0x301)]
 
 
 def test_linker_stubs_are_not_tied_together_as_one_input_section():
