@@ -15,9 +15,9 @@ from tflm_model.target_fit import fit
 # fit_truth.csv: TFLM's own Makefile builds; fit_truth_<distribution>.csv: a distribution's builds (docs/fit.md)
 TRUTHS = sorted((REPO_ROOT / "tests" / "data").glob("fit_truth*.csv"))
 ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictReader(truth.open())]
-# The flash goal is 0.5%. pico-tflmicro's RP2040 profile does not meet it yet (docs/fit.md#pico-tflmicro-on-rp2040:
-# +0.3% to +3.6% and -1.6%, from what -O3 inlines into RegisterOps() and the signal kernels): its table is held to
-# what was measured, so that it cannot silently get worse.
+# The flash goal is 0.5%. pico-tflmicro's profiles do not meet it yet (docs/fit.md, pico-tflmicro on RP2040 and RP2350:
+# -1.8% to +3.6%, from what -O3 inlines into RegisterOps() and the signal kernels): their table is held to what was
+# measured, so that it cannot silently get worse.
 FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.036}
 
 
