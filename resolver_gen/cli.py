@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="will the models fit this target: flash, RAM and stack from a target profile (a shipped "
                              "profile's name or a .json path; 'list' names the shipped ones); --format text (default), "
                              "json or markdown")
+    parser.add_argument("--calibrate", metavar="FIRMWARE.elf",
+                        help="with --fit PROFILE: answer on your own firmware: its runtime and linked operators from "
+                             "the ELF, the operators it lacks from the profile, scaled on the firmware")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -291,9 +294,17 @@ def run_fit(args: argparse.Namespace) -> int:
         if _refusals(build_plan([read_model_uses(path) for path in args.models])):  # TFLM cannot run it: no fit
             print(f"{PROG}: --fit: the models cannot run on TFLM as they are", file=sys.stderr)
             return 1
-        report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
-        text = render_fit(report, output_format, args.verbose)
-        status = 0 if report.main.passed else 1
+        if args.calibrate:
+            from resolver_gen.calibrate import render_calibrated
+
+            if args.ram or args.reduce_types:
+                raise ResolverGenError("--calibrate answers flash on the firmware as it is: leave out --ram and "
+                                       "--reduce-types")
+            text, status = render_calibrated(args.fit, args.calibrate, args.models, output_format, flash)
+        else:
+            report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
+            text = render_fit(report, output_format, args.verbose)
+            status = 0 if report.main.passed else 1
     if args.output:
         write_atomically(Path(args.output), text)
     else:
@@ -359,6 +370,8 @@ def run(args: argparse.Namespace) -> int:
         if args.tflm:
             raise ResolverGenError("--tflm checks a resolver header against a TFLM tree: leave it out with --fit")
         return run_fit(args)
+    if args.calibrate:
+        raise ResolverGenError("--calibrate goes with --fit PROFILE")
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
     if args.verbose:

@@ -4,7 +4,9 @@
 model.tflite --fit PROFILE` reads it to answer "will it fit" before any firmware exists. The file is versioned JSON,
 written deterministically (sorted keys, no whitespace), and holds:
 
-- `build`: the build facts (TFLM commit, compiler and version, flags, CPU/FPU, kernel set, pointer size, enum size);
+- `build`: the build facts (TFLM commit, compiler and version, flags, CPU/FPU, kernel set, pointer size, enum size)
+  and, from version 2, which distribution of TFLM it is (pico-tflmicro, TFLM's Makefile, ...), that distribution's
+  revision, build system, optimisation level and C library;
 - `flash`: the all-ops firmware's ROM total, the bytes every TFLM app keeps whatever it registers (the runtime:
   interpreter, allocator, flatbuffers, libc/libgcc, start-up) and the all-ops app's own embedded model bytes;
 - `graph`: the part of the all-ops build's reference graph that depends on which registrations stay, reduced so that
@@ -21,22 +23,29 @@ written deterministically (sorted keys, no whitespace), and holds:
 - `stack`: the root walked (`tflite::MicroInterpreter::Invoke()`), its depth with no kernel, and the function names
   the stack paths use.
 
-Shipped profiles live in `tflm_facts/profiles/NAME.json`. load_profile() takes a shipped name or a path; every
+Shipped profiles live in `tflm_facts/profiles/NAME.json.xz` (xz-compressed: a profile file may be plain, xz or
+gzip). load_profile() takes a shipped name or a path; every
 problem is a ProfileError with one line naming the file: unknown profile, damaged file, another format version.
 Nothing here imports either tool.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 import os
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 
 FORMAT = "tflm-target-profile"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 has no distribution facts: they read as ""
 SUFFIX = ".json"
+COMPRESSED_SUFFIX = ".json.xz"  # how the package ships them (xz: a profile's JSON compresses about 8:1)
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 class ProfileError(Exception):
@@ -57,6 +66,12 @@ class BuildFacts:
     flags: str  # DW_AT_producer of the first compile unit, when the build has DWARF
     tflm_commit: str  # as given to the exporter ("" when not given)
     source: str  # the ELF's file name
+    # Which TFLM the user has: the distribution that ships it and how it builds it (version 2; "" when not given).
+    distribution: str = ""  # "pico-tflmicro", "TFLM Makefile", "Arduino tflite-micro", ...
+    distribution_revision: str = ""  # the distribution's own revision (its git commit), when it is not TFLM's
+    build_system: str = ""  # "pico-sdk 2.1.0 CMake, Release"
+    opt_level: str = ""  # the optimisation the distribution builds TFLM with ("-O3", "-Os core, -O2 kernels")
+    c_library: str = ""  # "newlib (nosys.specs)", "picolibc 1.8", "newlib-nano + RP2040 boot ROM float"
 
     @property
     def abi(self) -> str:
@@ -186,27 +201,57 @@ def shipped_profiles() -> list[str]:
     folder = resources.files("tflm_facts") / "profiles"
     if not folder.is_dir():
         return []
-    return sorted(entry.name[: -len(SUFFIX)] for entry in folder.iterdir() if entry.name.endswith(SUFFIX))
+    return sorted({_stem(entry.name) for entry in folder.iterdir() if _stem(entry.name)})
+
+
+def _stem(file_name: str) -> str:
+    for suffix in (COMPRESSED_SUFFIX, SUFFIX):
+        if file_name.endswith(suffix):
+            return file_name[: -len(suffix)]
+    return ""
+
+
+def profile_bytes(profile: TargetProfile, path: str | os.PathLike = "") -> bytes:
+    """The profile's file content: its JSON text, xz-compressed when `path` ends in .xz (the shipped form)."""
+    data = profile_to_json(profile).encode("utf-8")
+    return lzma.compress(data, preset=9 | lzma.PRESET_EXTREME) if os.fspath(path).endswith(".xz") else data
+
+
+def _decoded_text(data: bytes, where: str) -> str:
+    """A profile file's text: plain, xz- or gzip-compressed."""
+    try:
+        if data.startswith(_XZ_MAGIC):
+            data = lzma.decompress(data)
+        elif data.startswith(_GZIP_MAGIC):
+            data = gzip.decompress(data)
+        return data.decode("utf-8")
+    except (lzma.LZMAError, OSError, EOFError):
+        raise ProfileError(f"{where}: damaged profile (a compressed file that does not decompress)") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{where}: damaged profile (not UTF-8 text)") from None
 
 
 def profile_text(name_or_path: str) -> tuple[str, str]:
     """(where, text) of a shipped profile's name or a path to a profile file."""
-    looks_like_path = name_or_path.endswith(SUFFIX) or os.sep in name_or_path or (os.altsep or os.sep) in name_or_path
+    looks_like_path = (name_or_path.endswith((SUFFIX, ".xz", ".gz")) or os.sep in name_or_path
+                       or (os.altsep or os.sep) in name_or_path)
     if not looks_like_path and name_or_path in shipped_profiles():
-        resource = resources.files("tflm_facts") / "profiles" / (name_or_path + SUFFIX)
-        return f"profile {name_or_path}", resource.read_text(encoding="utf-8")
+        folder = resources.files("tflm_facts") / "profiles"
+        resource = folder / (name_or_path + COMPRESSED_SUFFIX)
+        if not resource.is_file():
+            resource = folder / (name_or_path + SUFFIX)
+        where = f"profile {name_or_path}"
+        return where, _decoded_text(resource.read_bytes(), where)
     path = Path(name_or_path)
     if not looks_like_path and not path.is_file():
         known = ", ".join(shipped_profiles()) or "none shipped"
         raise ProfileError(f"unknown profile {name_or_path!r} (shipped: {known}; or give a path to a .json profile)")
     try:
-        return str(path), path.read_text(encoding="utf-8")
+        return str(path), _decoded_text(path.read_bytes(), str(path))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file") from None
     except IsADirectoryError:
         raise ProfileError(f"{path}: is a directory, not a profile") from None
-    except UnicodeDecodeError:
-        raise ProfileError(f"{path}: damaged profile (not UTF-8 text)") from None
     except OSError as error:
         raise ProfileError(f"{path}: cannot read ({error.strerror or error})") from None
 
@@ -225,9 +270,10 @@ def parse_profile(text: str, where: str) -> TargetProfile:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProfileError(f"{where}: not a TFLM target profile (no \"format\": \"{FORMAT}\")")
     version = data.get("version")
-    if version != FORMAT_VERSION:
-        raise ProfileError(f"{where}: a profile of format version {version!r}; this tool reads version "
-                           f"{FORMAT_VERSION} (export it again with this version's size-report profile)")
+    if version not in READABLE_VERSIONS:
+        raise ProfileError(f"{where}: a profile of format version {version!r}; this tool reads versions "
+                           f"{', '.join(map(str, READABLE_VERSIONS))} (export it again with this version's "
+                           "size-report profile)")
     try:
         profile = _decode(data)
         _check(profile)
@@ -266,11 +312,14 @@ def _path(value) -> StackPath | None:
     return StackPath(_int(depth), tuple((_int(a), _int(b)) for a, b in steps))
 
 
+_DISTRIBUTION_KEYS = ("distribution", "distribution_revision", "build_system", "opt_level", "c_library")
+
+
 def _decode(data: dict) -> TargetProfile:
     b = data["build"]
     build = BuildFacts(_str(b["arch"]), _str(b["cpu"]), _str(b["fpu"]), _str(b["kernels"]), _int(b["pointer_bytes"]),
                        bool(b["short_enums"]), _str(b["compiler"]), _str(b["flags"]), _str(b["tflm_commit"]),
-                       _str(b["source"]))
+                       _str(b["source"]), *(_str(b.get(key, "")) for key in _DISTRIBUTION_KEYS))
     g = data["graph"]
     graph = ProfileGraph(
         flash=_ints(g["flash"]), ram=_ints(g["ram"]), edges=tuple(_ints(e) for e in g["edges"]),

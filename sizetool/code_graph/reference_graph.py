@@ -32,6 +32,7 @@ from elftools.dwarf.callframe import FDE
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import LINKER_STUBS
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
+from sizetool.code_graph.arm_unwind import exidx_entries, exidx_handlers
 from sizetool.code_graph.code_sections import DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
 
@@ -143,7 +144,8 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
         if section.type not in _POINTER_SECTION_TYPES or section.name.startswith(_NOT_POINTER_SECTIONS):
             continue
         if section.type == "SHT_ARM_EXIDX":
-            owned.extend(_exidx_entries(section, contents[section.index], image.little_endian))
+            owned.extend(exidx_entries(section, contents[section.index], image.little_endian))
+            references.extend(exidx_handlers(section, sections, contents, image.little_endian))
             continue
         if relocations is not None:
             continue  # exact: the relocations below say which words are pointers
@@ -442,18 +444,6 @@ def _data_word_addresses(image: ElfImage, section: Section, size: int,
         if kind == "$d":
             addresses.extend(range((address + 3) // 4 * 4, following[0] - 3, 4))
     return addresses
-
-
-def _exidx_entries(section: Section, data: bytes, little_endian: bool) -> list[tuple[int, int, int]]:
-    word = struct.Struct("<I" if little_endian else ">I")
-    pieces = []
-    for offset in range(0, len(data) - 7, 8):
-        prel31 = word.unpack_from(data, offset)[0] & 0x7FFFFFFF
-        if prel31 & 0x40000000:
-            prel31 -= 0x80000000
-        entry = section.address + offset
-        pieces.append(((entry + prel31) & 0xFFFFFFFF, entry, entry + 8))
-    return pieces
 
 
 def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> list[tuple[int, int, int]]:

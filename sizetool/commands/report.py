@@ -144,6 +144,10 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
         parser.add_argument("--arena-symbol", metavar="NAME",
                             help="With models: the tensor arena array (default: the one passed to the "
                                  "MicroInterpreter).")
+    if mode == "fit":
+        parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
+                            help="The target profile (shipped name or file) the ops the firmware lacks are taken "
+                                 "from, scaled on this firmware (default: the nearest shipped one).")
     return parser
 
 
@@ -182,7 +186,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
            models: list[str] | None = None, drop: list[str] | None = None, keep: list[str] | None = None,
            stack: bool = False, ignore: list[str] | None = None, su_dir: str | None = None, verbose: bool = False,
            kernels: str | None = None, arena_symbol: str | None = None, fit_only: bool = False,
-           reasons: bool = False) -> int:
+           reasons: bool = False, calibration_profile: str | None = None) -> int:
     from sizetool.report.report_builder import build_report_keeping_image
     from sizetool.report.report_model import save_report, write_text_atomically
     from sizetool.sizes import parse_size
@@ -246,6 +250,7 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
     crosscheck = None
     fit = None
     answer = None
+    calibrated = None
     if ops:
         from sizetool.operators.graph_cache import load_operator_graph, load_operator_table
 
@@ -267,12 +272,17 @@ def report(paths: list[str], output_format: str = "tree", ram: bool = False, all
                 from sizetool.inputs.elf_reader import read_elf
                 from sizetool.fit.model_fit import model_fit
 
-                fit = model_fit(image if image is not None else read_elf(elf), operator_graph.graph, size_report,
-                                model_paths, kernels, arena_symbol)
+                image = image if image is not None else read_elf(elf)
+                fit = model_fit(image, operator_graph.graph, size_report, model_paths, kernels, arena_symbol)
+                if fit_only and crosscheck.missing:
+                    from sizetool.profile.calibrated_fit import calibrate_firmware
+
+                    calibrated = calibrate_firmware(image, operator_graph, size_report.rom_total, model_paths,
+                                                    calibration_profile, strict=calibration_profile is not None)
     if answer is not None:
         text = render_what_if_output(size_report, answer, output_format, color)
     elif fit_only:
-        text = render_fit_output(size_report, crosscheck, fit, output_format, color)
+        text = render_fit_output(size_report, crosscheck, fit, output_format, color, calibrated)
     elif ops and output_format != "html":
         text = render_operator_output(size_report, output_format, crosscheck, color, fit)
     else:
@@ -349,7 +359,7 @@ def render_operator_output(size_report, output_format: str, crosscheck, color: b
                             color=color, width=width, fit=fit, embedded=size_report.models)
 
 
-def render_fit_output(size_report, crosscheck, fit, output_format: str, color: bool = False) -> str:
+def render_fit_output(size_report, crosscheck, fit, output_format: str, color: bool = False, calibrated=None) -> str:
     """`size-report fit`: the models' flash and RAM answer without the operator table."""
     import shutil
 
@@ -357,7 +367,7 @@ def render_fit_output(size_report, crosscheck, fit, output_format: str, color: b
 
     width = shutil.get_terminal_size((160, 24)).columns if color else None
     return render_fit(crosscheck, fit, output_format, size_report.source, size_report.arch, color=color, width=width,
-                      embedded=size_report.models)
+                      embedded=size_report.models, calibrated=calibrated)
 
 
 def render_what_if_output(size_report, answer, output_format: str, color: bool = False) -> str:

@@ -507,6 +507,11 @@ def _dump_value(value, indent: str, parts: list[str]) -> None:
 
 def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     """Write a whole file or nothing: a temp file in the same directory, then rename over the target."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> None:
+    """write_text_atomically() for bytes (a compressed profile)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -516,8 +521,8 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
     except OSError as error:
         raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         os.chmod(temp_path, _new_file_mode(path))  # mkstemp makes 0600; a report or page is for sharing
         os.replace(temp_path, path)
     except OSError as error:

@@ -117,18 +117,17 @@ def test_fit_list_names_the_shipped_profiles(capsys):
 def test_the_build_names_every_compiler_its_elf_names(capsys):
     # RV32: picolibc was built by GCC 12.1, TFLM by 12.2; the ELF's .comment names both and neither is TFLM's alone
     status, out, _ = run(capsys, "--fit", "list")
-    line = next(line for line in out.splitlines() if line.startswith("riscv32-reference "))
+    line = next(line for line in out.splitlines() if line.strip().startswith("riscv32-reference "))
     assert status == 0 and "GCC: (12.1.0-7+11) 12.1.0 + GCC: (12.2.0-14+deb12u1+11+b2) 12.2.0; 118 registrations" in line
-    m4 = next(line for line in out.splitlines() if line.startswith("cortex-m4f-reference "))
+    m4 = next(line for line in out.splitlines() if line.strip().startswith("cortex-m4f-reference "))
     assert "20221205; 118 registrations" in m4 and " + " not in m4
 
 
 def test_an_mve_profile_estimates_the_arena_with_cmsis_nn_mve_rules(capsys, tmp_path):
     # a Cortex-M55 CMSIS-NN profile: the shipped CMSIS-NN one with an M55 build's facts (Tag_MVE_arch: MVE-F)
-    from tflm_facts.target_profile import shipped_profiles
+    from tflm_facts.target_profile import profile_text, shipped_profiles
     assert "cortex-m4f-cmsis_nn" in shipped_profiles()
-    source = Path(__file__).resolve().parents[2] / "tflm_facts/profiles/cortex-m4f-cmsis_nn.json"
-    data = json.loads(source.read_text())
+    data = json.loads(profile_text("cortex-m4f-cmsis_nn")[1])
     data["name"] = "cortex-m55-cmsis_nn"
     data["build"].update(cpu="8.1-M.main", fpu="FPv5/FP-D16 for ARMv8 + MVE-F")
     m55 = tmp_path / "cortex-m55-cmsis_nn.json"
@@ -171,3 +170,41 @@ def test_the_stack_path_shows_its_first_frames_the_largest_the_deepest_and_verbo
 def test_verbose_without_fit_is_a_usage_error(capsys):
     status, _, err = run(capsys, ADD, "--verbose")
     assert status == 2 and "--verbose goes with --fit" in err
+
+
+def test_fit_list_groups_the_profiles_by_distribution(capsys):
+    from tflm_facts.target_profile import load_profile, shipped_profiles
+    status, out, _ = run(capsys, "--fit", "list")
+    headings = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    distributions = {load_profile(name).build.distribution for name in shipped_profiles()}
+    assert status == 0 and headings == sorted(distributions) and "tflite-micro (upstream)" in headings
+    for heading in headings:  # each profile listed under its own distribution's heading
+        block = out.split(heading + ":\n", 1)[1].split("\n\n", 1)[0]
+        for line in block.splitlines():
+            assert load_profile(line.split()[0]).build.distribution == heading
+
+
+def test_the_first_line_names_the_distribution_its_revision_and_flags(capsys, profile, tmp_path):
+    from tflm_facts.target_profile import load_profile
+    built = tmp_path / "pico.json.xz"
+    assert size_report.main(["profile", str(ELF), "--map", str(MAP), "-o", str(built), "--tflm-commit", "a" * 40,
+                             "--distribution", "pico-tflmicro", "--distribution-revision", "dfea53b0123",
+                             "--build-system", "pico-sdk 2.1.0 CMake, Release", "--opt-level=-O3",
+                             "--c-library", "newlib-nano"]) == 0
+    assert built.read_bytes().startswith(b"\xfd7zXZ")  # .xz: compressed
+    assert load_profile(str(built)).graph == load_profile(profile).graph
+    status, out, _ = run(capsys, ADD, "--fit", built)
+    first = out.splitlines()[0]
+    assert status == 0 and first.startswith(
+        "Fit of 1 model(s) on pico (pico-tflmicro dfea53b: TFLM aaaaaaa, pico-sdk 2.1.0 CMake, Release, -O3, "
+        "newlib-nano, GNU C++")  # then the flags DWARF names (this fixture was built with -g)
+
+
+def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys, profile, tmp_path):
+    data = json.loads(Path(profile).read_text())
+    assert data["version"] == 2
+    for key in ("distribution", "distribution_revision", "build_system", "opt_level", "c_library"):
+        del data["build"][key]
+    (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
+    status, out, _ = run(capsys, ADD, "--fit", tmp_path / "old.json")
+    assert status == 0 and "(distribution not recorded: TFLM revision not recorded, GNU C++" in out.splitlines()[0]

@@ -371,3 +371,37 @@ def test_a_limit_constant_in_a_literal_pool_is_not_a_pointer_into_a_table():
     assert holders and all("tflm_signal" in name for name in holders)  # the window kernel's own code, no other
     assert [v for v in (0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000, 0x7F9E, 0x2000_0044) if _is_a_limit(v)] == [
         0x100, 0x7FFF, 0x8000, 0xFFFF, 0x10000]
+
+
+def test_an_exidx_entry_refers_to_its_extab_entry_and_personality_routine():
+    # ARM EHABI: a function's .ARM.exidx entry (function prel31, then EXIDX_CANTUNWIND, inline instructions with bit 31
+    # set, or a prel31 to its .ARM.extab entry), whose first word is the personality routine's prel31 (generic model)
+    import struct
+
+    from sizetool.code_graph.arm_unwind import exidx_handlers
+    from sizetool.inputs.elf_reader import Section
+
+    exidx = Section(1, ".ARM.exidx", "SHT_ARM_EXIDX", 0x82, 0x1000, 0x1000, 24, 0)
+    extab = Section(2, ".ARM.extab", "SHT_PROGBITS", 0x2, 0x2000, 0x2000, 8, 0)
+    prel31 = lambda place, target: (target - place) & 0x7FFFFFFF  # noqa: E731
+    entries = struct.pack("<6I", prel31(0x1000, 0x400), 1,  # cannot unwind: no reference
+                          prel31(0x1008, 0x500), 0x80A8B0B0,  # unwind instructions inline: no reference
+                          prel31(0x1010, 0x600), prel31(0x1014, 0x2000))  # its extab entry
+    table = struct.pack("<2I", prel31(0x2000, 0x300 | 1), 0x0)  # __gxx_personality_v0 (Thumb) at 0x300
+    contents = {1: entries, 2: table}
+    assert exidx_handlers(exidx, [exidx, extab], contents, True) == [(0x1014, 0x2000), (0x1014, 0x301)]
+
+
+def test_linker_stubs_are_not_tied_together_as_one_input_section():
+    # GNU ld puts every veneer of an output section in one "linker stubs" input piece: each is used by the calls to
+    # its own target, not kept by the others
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph, _tie_input_sections
+    from sizetool.inputs.map_file import InputSection
+
+    nodes = [GraphNode(0x100, 0x110, 16, ".data", "__a_veneer", "__a_veneer", "func"),
+             GraphNode(0x110, 0x120, 16, ".data", "__b_veneer", "__b_veneer", "func")]
+    graph = ReferenceGraph(nodes=nodes, edges=[])
+    for owner, tied in (("linker stubs", False), ("libfoo.a(foo.o)", True)):
+        edges = [set(), set()]
+        _tie_input_sections(graph, edges, [InputSection(".text.unlikely.__stub", 0x100, 0x20, owner)], [(0x0, 0x200)])
+        assert (edges == [{1}, {0}]) is tied

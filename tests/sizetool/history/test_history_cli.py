@@ -19,6 +19,10 @@ VARIANTS = FIXTURE_OUT / "variants" / "cortex-m4"
 HISTORY = [("without_ADD", "c0000001"), ("without_SOFTMAX", "c0000002"), ("without_MUL", "c0000003")]
 
 
+# A commit no repository has: a short one ("ab12") is looked up with git, and in a repository where some object's id
+# starts with it, git prints that object instead of failing
+COMMIT = "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
+
 def run(capsys, *argv):
     status = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -169,17 +173,17 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, histo
     zephyr = tmp_path / "rom.json"
     zephyr.write_text('{"symbols": {"name": "Root", "children": []}, "total_size": 0}')
     cases = [
-        (["history", "record", CORTEX_M4, "--db", not_ours, "--commit", "ab12"], "not a size history database"),
-        (["history", "record", zephyr, "--db", history, "--commit", "ab12"], "not a report saved by size-report"),
-        (["history", "record", tmp_path / "none.elf", "--db", history, "--commit", "ab12"], "no such file"),
-        (["history", "record", CORTEX_M4, "--db", history, "--commit", "ab12", "--time", "soon"], "not an ISO 8601"),
-        (["history", "record", CORTEX_M4, "--db", history, "--commit", "ab12", "--label", "x"], "expected KEY=VALUE"),
+        (["history", "record", CORTEX_M4, "--db", not_ours, "--commit", COMMIT], "not a size history database"),
+        (["history", "record", zephyr, "--db", history, "--commit", COMMIT], "not a report saved by size-report"),
+        (["history", "record", tmp_path / "none.elf", "--db", history, "--commit", COMMIT], "no such file"),
+        (["history", "record", CORTEX_M4, "--db", history, "--commit", COMMIT, "--time", "soon"], "not an ISO 8601"),
+        (["history", "record", CORTEX_M4, "--db", history, "--commit", COMMIT, "--label", "x"], "expected KEY=VALUE"),
         (["history", "show", "--db", tmp_path / "missing.db"], "no such history database"),
         (["history", "show", "--db", history, "--format", "xml"], "unknown --format"),
         (["history", "diff", "c0000001", "deadbeef", "--db", history], "no recorded build matches 'deadbeef'"),
         (["history", "plot", "--db", history, "-o", tmp_path / "p.pdf"], "by the file's extension"),
         (["history", "prune", "--db", history], "give --keep N and/or --older-than DAYS"),
-        (["history", "record", CORTEX_M4, "--db", "postgresql://ci:pw@127.0.0.1:1/x", "--commit", "ab12"],
+        (["history", "record", CORTEX_M4, "--db", "postgresql://ci:pw@127.0.0.1:1/x", "--commit", COMMIT],
          "cannot connect"),
     ]
     for argv, reason in cases:
