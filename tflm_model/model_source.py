@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 from tflm_model.errors import ModelError
-from tflm_model.model_sources import model_bytes, model_size
+from tflm_model.model_sources import model_bytes, model_size, read_model_file
 
 
 class ModelData(str):
@@ -59,16 +59,7 @@ def source_bytes(source) -> bytes:
     if isinstance(source, ModelData):
         return source.data
     data = model_bytes(source)
-    if data is not None:
-        return data
-    try:
-        return Path(source).read_bytes()
-    except FileNotFoundError:
-        raise ModelError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise ModelError(f"{source}: is a directory, not a .tflite model") from None
-    except OSError as error:
-        raise ModelError(f"{source}: cannot read ({error.strerror or error})") from None
+    return data if data is not None else read_model_file(Path(source))
 
 
 def read_model_argument(argument: str) -> ModelData:

@@ -49,7 +49,7 @@ class ModelSource:
 
     def read_bytes(self) -> bytes:
         """The model's bytes (a .tflite file is read whole)."""
-        return self.data if self.data is not None else _read(self.path)
+        return self.data if self.data is not None else read_model_file(self.path)
 
 
 def split_reference(argument: str | os.PathLike) -> tuple[str, str | None]:
@@ -72,7 +72,8 @@ def is_model_argument(argument: str) -> bool:
     return file.endswith(".tflite") or is_c_source(file) or array is not None or os.path.sep in argument
 
 
-def _read(path: Path) -> bytes:
+def read_model_file(path: Path) -> bytes:
+    """A file's bytes; ModelError naming it when it cannot be read."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -89,7 +90,7 @@ def read_c_file(path: str | os.PathLike) -> CArrays:
     try:
         status = os.stat(text)
     except OSError:
-        _read(Path(text))  # words the error
+        read_model_file(Path(text))  # words the error
         raise
     if not os.path.isfile(text):
         raise ModelError(f"{text}: not a regular file")
@@ -99,7 +100,7 @@ def read_c_file(path: str | os.PathLike) -> CArrays:
 
 @functools.lru_cache(maxsize=8)
 def _read_unchanged(path: str, _size: int, _mtime_ns: int, _ctime_ns: int, _inode: int) -> CArrays:
-    data = _read(Path(path))
+    data = read_model_file(Path(path))
     if b"\0" in data[:4096]:
         raise ModelError(f"{path}: binary content, not C/C++ source")
     return read_c_arrays(data.decode("utf-8", "surrogateescape"))
