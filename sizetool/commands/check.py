@@ -32,8 +32,8 @@ def build_parser(prog: str = "size-report check"):
     parser.add_argument("--budget", dest="budget_file", metavar="FILE.toml",
                         help="The TOML budget file (size-budget.toml); optional with --embedded-model or --header.")
     parser.add_argument("--embedded-model", dest="embedded_models", action="append", metavar="MODEL",
-                        help="Fail unless this .tflite is byte for byte a model linked into the firmware (repeatable; "
-                             "the failure names both SHA-256 digests).")
+                        help="Fail unless this model (.tflite, or a C array: FILE[:NAME]) is byte for byte one linked "
+                             "into the firmware (repeatable; the failure names both SHA-256 digests).")
     parser.add_argument("--header", metavar="OPS.h",
                         help="Fail unless this committed gen-resolver header is what gen-resolver writes for the "
                              "models linked into the firmware (comment lines aside).")
