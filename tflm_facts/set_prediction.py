@@ -38,3 +38,22 @@ class SetPrediction:
     def may_be_low_by(self) -> int:
         """How much the prediction may be too low: the compiler folds less of the inlined machinery than counted."""
         return self.inline_estimate
+
+
+def kept_calls(calls, kept) -> tuple[int, bool]:
+    """(bytes, machinery inlined) of the AddXxx() calls `kept` of one caller whose calls are `calls` (objects with
+    `bytes` and `inlined`), as the compiler builds them with only those calls left.
+
+    At -O3 GCC inlines the registration machinery into the first calls of a caller (about ten) and calls it from the
+    rest; the all-ops build shows how many (k) and what an inlined call costs (the median of their lengths). With n
+    calls left the first min(n, k) are inlined, the rest call the machinery, and with n <= k nothing calls the
+    machinery any more. Without inlined calls (-Os, -O2, profiles before format 3) the calls keep their own bytes.
+    """
+    inlined = sorted(site.bytes for site in calls if site.inlined)
+    if not inlined or not kept:
+        return sum(site.bytes for site in kept), False
+    others = sorted(site.bytes for site in calls if not site.inlined)
+    each = inlined[len(inlined) // 2]
+    out = others[len(others) // 2] if others else each
+    n, k = len(kept), len(inlined)
+    return min(n, k) * each + max(0, n - k) * out, n <= k

@@ -40,8 +40,8 @@ from importlib import resources
 from pathlib import Path
 
 FORMAT = "tflm-target-profile"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)  # version 1 has no distribution facts: they read as ""
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)  # version 1 has no distribution facts: they read as ""; before 3 no call is inlined
 SUFFIX = ".json"
 COMPRESSED_SUFFIX = ".json.xz"  # how the package ships them (xz: a profile's JSON compresses about 8:1)
 _XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -110,6 +110,7 @@ class CallSite:
     caller: int
     bytes: int
     targets: tuple[int, ...] = ()  # machinery the call goes through (AddBuiltin()), see sizetool's call_sites.py
+    inlined: bool = False  # version 3: the compiler inlined the machinery into this call (-O3); `bytes` is its length
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,8 @@ def profile_to_json(profile: TargetProfile) -> str:
     graph = data["graph"]
     graph["names"] = {str(k): v for k, v in sorted(profile.graph.names.items())}
     graph["kept_targets"] = {str(k): list(v) for k, v in sorted(profile.graph.kept_targets.items())}
-    graph["call_sites"] = [[c.op, c.caller, c.bytes, list(c.targets)] for c in profile.graph.call_sites]
+    graph["call_sites"] = [[c.op, c.caller, c.bytes, list(c.targets)] + ([True] if c.inlined else [])
+                           for c in profile.graph.call_sites]
     graph["pool_words"] = [[w.address, w.caller, w.target, w.bytes] for w in profile.graph.pool_words]
     graph["shared_roots"] = [[s.node, list(s.users)] for s in profile.graph.shared_roots]
     data["registrations"] = [
@@ -299,6 +301,13 @@ def _int(value) -> int:
     return value
 
 
+def _inlined(rest) -> bool:
+    """A call site's optional fifth field (version 3): true when the machinery was inlined into it."""
+    if rest and rest[0] is not True:
+        raise ValueError(f"expected true, got {rest[0]!r}")
+    return bool(rest)
+
+
 def _str(value) -> str:
     if not isinstance(value, str):
         raise ValueError(f"a string expected, not {value!r}")
@@ -325,8 +334,8 @@ def _decode(data: dict) -> TargetProfile:
         flash=_ints(g["flash"]), ram=_ints(g["ram"]), edges=tuple(_ints(e) for e in g["edges"]),
         always=_ints(g["always"]), roots=_ints(g["roots"]), unexplained=_ints(g["unexplained"]),
         functions=_ints(g["functions"]), names={int(k): _str(v) for k, v in g["names"].items()},
-        call_sites=tuple(CallSite(_str(op), _int(caller), _int(size), _ints(targets))
-                         for op, caller, size, targets in g["call_sites"]),
+        call_sites=tuple(CallSite(_str(site[0]), _int(site[1]), _int(site[2]), _ints(site[3]), _inlined(site[4:]))
+                         for site in g["call_sites"]),
         pool_words=tuple(PoolWord(_int(a), _int(c), _int(t), _int(s)) for a, c, t, s in g["pool_words"]),
         kept_targets={int(k): _ints(v) for k, v in g["kept_targets"].items()},
         shared_roots=tuple(SharedRoot(_int(node), tuple(_str(u) for u in users)) for node, users in g["shared_roots"]),

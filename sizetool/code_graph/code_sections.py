@@ -156,3 +156,24 @@ def without_data(code: list[CodeRun], data_ranges: list[tuple[int, int]]) -> lis
             kept.append(CodeRun(run.section_start, run.section_data, cursor, run.end, run.mode) if cursor != run.start
                         else run)
     return kept
+
+
+def unaligned_thumb_pointers(image: ElfImage, section: Section, data: bytes, thumb_starts: set[int]) -> list[tuple[int, int]]:
+    """(address, value) of the halfword-aligned words in a Thumb code section's data ($d runs) that hold a Thumb
+    function's address (low bit set): assembler routines place them there, read through the pc rather than by a
+    literal load (pico-sdk's double and float wrappers: `svc; .word dsqrt_shim`, the shim that the wrapper keeps).
+    Compiler literal pools are word-aligned and read as data words already; an exact entry point with its Thumb bit
+    is what keeps a misaligned read from counting."""
+    if image.arch != "arm" or not section.is_code:
+        return []
+    start, end = section.address, section.address + section.size
+    markers = [(address, kind) for address, kind in image.mapping_symbols if start <= address < end]
+    found = []
+    for (address, kind), (following, _) in zip(markers, markers[1:] + [(end, "")]):
+        if kind != "$d":
+            continue
+        for word in range((address + 1) // 4 * 4 + 2, following - 3, 4):
+            value = int.from_bytes(data[word - start: word - start + 4], "little" if image.little_endian else "big")
+            if value & 1 and value - 1 in thumb_starts:
+                found.append((word, value))
+    return found

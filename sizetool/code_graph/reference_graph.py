@@ -33,7 +33,7 @@ from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import LINKER_STUBS
 from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
 from sizetool.code_graph.arm_unwind import exidx_entries, exidx_handlers
-from sizetool.code_graph.code_sections import DATA_INPUT_SECTIONS, data_in_code, without_data
+from sizetool.code_graph.code_sections import unaligned_thumb_pointers, DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
 
 if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached graph is read
@@ -162,12 +162,18 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
 
     code_ranges = [(s.address, s.address + s.size) for s in sections if s.is_code]
     thumb_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func" and symbol.thumb}
+    for section in sections if with_edges and relocations is None else ():
+        data_words.extend(unaligned_thumb_pointers(image, section, contents[section.index], thumb_starts))
     data_words = _plausible_pointers(data_words, sections, runs, function_starts, thumb_starts, code_ranges,
                                      image.mapping_symbols)
     decoded_count = len(references)
     references.extend(data_words)
     entry = [(image.entry, image.entry & ~1 if image.arch == "arm" else image.entry)]  # where the image starts
-    nodes = _nodes(sections, runs, references + entry, owned, thumb_starts)
+    # Symbol-less bytes are cut where an input section starts: the linker keeps or drops each whole, so a chunk that
+    # ran on from one into the next (pico-sdk's float shims, assembler routines with size-0 symbols) would keep both.
+    starts = [(piece.address, piece.address) for piece in input_sections or ()
+              if piece.size and piece.name.startswith((".text", ".iram1"))]
+    nodes = _nodes(sections, runs, references + entry + starts, owned, thumb_starts)
     graph = ReferenceGraph(nodes=nodes, edges=[], exact=relocations is not None, decoded=decoder is not None)
     edge_sets: list[set[int]] = [set() for _ in nodes]
     resolved = _resolve(graph, references)

@@ -34,6 +34,7 @@ class CallSite:
     bytes: int  # estimated bytes the caller loses with the call
     targets: tuple[int, ...] = ()  # other nodes the call refers to (AddBuiltin(), AddCustom()): their edge from the
     #                                caller goes with the call, unless code outside the dropped calls refers to them
+    inlined: bool = False  # the compiler inlined the machinery into this call (-O3): `bytes` is its own length
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,13 @@ def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, st
                      and referrers[node] == 1 and graph.nodes[node].kind == "chunk"}
         mine |= {node for node in targets if node in literals and referrers[node] == 1}
         owned.append(mine)
-    sites = [CallSite(op, caller, address, size + extra[position], tuple(sorted(owned[position])))
+    # At -O3 GCC inlines the machinery into the first calls of a long list (about ten) and calls it from the rest:
+    # a call that goes through no machinery while others do, and spans more than the median call, is such an
+    # inlined call; it costs its own length, and tells what a call costs where the compiler inlines them all.
+    inlined = [bool(machinery) and not (inside[position] & machinery) and ends[position] - address > size
+               for position, (address, _) in enumerate(starts)]
+    sites = [CallSite(op, caller, address, (ends[position] - address if inlined[position] else size) + extra[position],
+                      tuple(sorted(owned[position])), inlined[position])
              for position, (address, op) in enumerate(starts)]
     kept = outside | {node for position, targets in enumerate(inside) for node in targets - owned[position]}
     return sites, tuple(sorted(kept))

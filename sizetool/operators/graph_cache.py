@@ -25,8 +25,9 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 6  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
-#             units; 6: the bytes only those string sections reach
+_FORMAT = 7  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+#             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
+#             inlined into them
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
@@ -75,7 +76,7 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         [(o.op, o.registration, sorted(o.nodes), o.entry) for o in operator_graph.operators],
         [(s.node, sorted(s.users)) for s in operator_graph.shared_roots],
         sorted(operator_graph.runtime_roots),
-        [(c.op, c.caller, c.address, c.bytes, c.targets) for c in operator_graph.call_sites],
+        [(c.op, c.caller, c.address, c.bytes, c.targets, c.inlined) for c in operator_graph.call_sites],
         [(w.address, w.caller, w.target, w.bytes) for w in operator_graph.pool_words],
         operator_graph.unreached_bytes,
         operator_graph.string_tied_bytes,

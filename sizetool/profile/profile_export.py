@@ -79,8 +79,8 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
              for node in kept]
     registrations_nodes = {o.op: sorted(index[n] for n in o.nodes if n in index) for o in operator_graph.operators}
     shared = [(index[s.node], tuple(sorted(s.users))) for s in operator_graph.shared_roots if s.node in index]
-    sites = [CallSite(s.op, index[s.caller], s.bytes, tuple(sorted(index[t] for t in s.targets if t in index)))
-             for s in operator_graph.call_sites if s.caller in index]
+    sites = [CallSite(s.op, index[s.caller], s.bytes, tuple(sorted(index[t] for t in s.targets if t in index)),
+                      s.inlined) for s in operator_graph.call_sites if s.caller in index]
     words = [PoolWord(w.address, index[w.caller], index[w.target], w.bytes) for w in operator_graph.pool_words
              if w.caller in index and w.target in index]
     kept_targets = {index[c]: tuple(sorted(index[t] for t in targets if t in index and t in machinery))
@@ -105,7 +105,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
         flash=tuple(flash[n] for n in left), ram=tuple(ram[n] for n in left),
         edges=tuple(remap(edges[n]) for n in left),
         always=remap(always), roots=remap(roots), unexplained=remap(unexplained), functions=functions, names=names,
-        call_sites=tuple(CallSite(s.op, renumber[s.caller], s.bytes, remap(s.targets)) for s in sites),
+        call_sites=tuple(CallSite(s.op, renumber[s.caller], s.bytes, remap(s.targets), s.inlined) for s in sites),
         pool_words=tuple(PoolWord(w.address, renumber[w.caller], renumber[w.target], w.bytes) for w in words),
         kept_targets={renumber[c]: remap(t) for c, t in sorted(kept_targets.items())},
         shared_roots=tuple(SharedRoot(renumber[node], users) for node, users in sorted(shared)),

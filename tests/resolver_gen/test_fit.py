@@ -202,7 +202,7 @@ def test_the_first_line_names_the_distribution_its_revision_and_flags(capsys, pr
 
 def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys, profile, tmp_path):
     data = json.loads(Path(profile).read_text())
-    assert data["version"] == 2
+    assert data["version"] == 3
     for key in ("distribution", "distribution_revision", "build_system", "opt_level", "c_library"):
         del data["build"][key]
     (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))

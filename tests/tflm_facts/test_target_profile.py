@@ -51,6 +51,23 @@ def test_a_profile_reads_back_equal_and_writes_the_same_bytes(tmp_path):
     assert (data["format"], data["version"]) == ("tflm-target-profile", FORMAT_VERSION)
 
 
+def test_an_inlined_call_site_reads_back_and_older_files_have_none(tmp_path):
+    from dataclasses import replace
+
+    base = small_profile()
+    sites = (CallSite("ADD", 0, 160, (), True), CallSite("MUL", 0, 22, (3,)))
+    profile = replace(base, graph=replace(base.graph, call_sites=sites))
+    data = json.loads(profile_to_json(profile))
+    assert data["graph"]["call_sites"] == [["ADD", 0, 160, [], True], ["MUL", 0, 22, [3]]]
+    assert load_profile(write(tmp_path, json.dumps(data))) == profile
+    older = json.loads(profile_to_json(base))
+    older["version"] = 2
+    assert not any(site.inlined for site in load_profile(write(tmp_path, json.dumps(older))).graph.call_sites)
+    data["graph"]["call_sites"][0][4] = 1
+    with pytest.raises(ProfileError, match="damaged profile"):
+        load_profile(write(tmp_path, json.dumps(data)))
+
+
 def test_the_abi_follows_pointer_size_and_enum_size():
     build = small_profile().build
     assert build.abi == "eabi"

@@ -15,10 +15,10 @@ from tflm_model.target_fit import fit
 # fit_truth.csv: TFLM's own Makefile builds; fit_truth_<distribution>.csv: a distribution's builds (docs/fit.md)
 TRUTHS = sorted((REPO_ROOT / "tests" / "data").glob("fit_truth*.csv"))
 ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictReader(truth.open())]
-# The flash goal is 0.5%. pico-tflmicro's profiles do not meet it yet (docs/fit.md, pico-tflmicro on RP2040 and RP2350:
-# -1.8% to +3.6%, from what -O3 inlines into RegisterOps() and the signal kernels): their table is held to what was
-# measured, so that it cannot silently get worse.
-FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.036}
+# The flash goal is 0.5%. pico-tflmicro's profiles meet it on 8 of 10 models (docs/fit.md, pico-tflmicro on RP2040 and
+# RP2350: -2.1% to +0.63%; left are audio_preprocessor's inlined custom-op calls and the libstdc++ start-up the all-ops
+# build links): their table is held to what was measured, so that it cannot silently get worse.
+FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.021}
 
 
 def test_the_table_covers_at_least_six_models_of_every_shipped_profile():

@@ -405,3 +405,34 @@ def test_linker_stubs_are_not_tied_together_as_one_input_section():
         edges = [set(), set()]
         _tie_input_sections(graph, edges, [InputSection(".text.unlikely.__stub", 0x100, 0x20, owner)], [(0x0, 0x200)])
         assert (edges == [{1}, {0}]) is tied
+
+
+def test_with_the_map_no_symbol_less_code_runs_on_into_the_next_input_section():
+    # The linker keeps or drops each input section whole: a chunk of code spanning two (assembler routines with size-0
+    # symbols, as libgcc's and pico-sdk's are) would keep the second whenever the first is kept.
+    from sizetool.inputs.map_file import read_map
+
+    image = read_elf(FIXTURES / "firmware" / "out" / "lx106" / "firmware.elf")
+    pieces = read_map(str(FIXTURES / "firmware" / "out" / "lx106" / "firmware.map")).input_sections
+    starts = {p.address for p in pieces if p.size and p.name.startswith(".text")}
+    straddling = lambda graph: [n for n in graph.nodes  # noqa: E731
+                                if n.kind == "chunk" and any(n.address < s < n.end for s in starts)]
+    assert straddling(build_reference_graph(image))  # Xtensa libgcc's symbol-less code does, read without the map
+    assert straddling(build_reference_graph(image, input_sections=pieces)) == []
+
+
+def test_a_thumb_function_address_at_a_halfword_offset_in_code_data_is_a_reference():
+    # pico-sdk's double wrappers: `svc #0x18` then `.word dsqrt_shim` (Thumb bit set) at pc + 2, read through the pc
+    from dataclasses import replace
+
+    from sizetool.code_graph.code_sections import unaligned_thumb_pointers
+    from sizetool.inputs.elf_reader import Section
+
+    image = replace(read_elf(FIXTURES / "firmware" / "out" / "cortex-m0plus" / "firmware.elf"),
+                    mapping_symbols=[(0x1000, "$t"), (0x1008, "$d"), (0x1010, "$t")])
+    text = Section(1, ".text", "SHT_PROGBITS", 0x6, 0x1000, 0x1000, 0x20, 0)
+    data = bytes(8) + b"\x18\xdf" + (0x1011).to_bytes(4, "little") + (0x1019).to_bytes(4, "little") + bytes(14)
+    # 0x100A holds 0x1011, the Thumb function at 0x1010; 0x100E's word runs past the $d run into code
+    assert unaligned_thumb_pointers(image, text, data, {0x1010}) == [(0x100A, 0x1011)]
+    assert unaligned_thumb_pointers(image, text, data, {0x1018}) == []
+    assert unaligned_thumb_pointers(image, text, data, {0x1012}) == []  # 0x1011 is not its address with the Thumb bit

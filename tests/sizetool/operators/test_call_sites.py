@@ -55,3 +55,25 @@ def test_addbuiltin_is_the_calls_machinery_not_the_callers():
             assert "tflite::MicroMutableOpResolver<13u>::AddBuiltin" in inside
             assert "tflite::MicroMutableOpResolver<13u>::AddCustom" in inside
             assert not any("AddBuiltin" in nodes[t].name for t in kept)
+
+
+def test_a_call_the_compiler_inlined_the_machinery_into_costs_its_own_length():
+    # GCC -O3 (pico-tflmicro's RegisterOps() on RP2040): AddBuiltin() inlined into the first calls, called from the
+    # rest. A and B go through no machinery and are longer than the median call; C, D and E call AddBuiltin().
+    from collections import Counter
+
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
+    from sizetool.operators.call_sites import _caller_sites
+
+    nodes = [GraphNode(0x100, 0x300, 0x200, ".text", "RegisterOps()", "", "func"),
+             GraphNode(0x300, 0x400, 0x100, ".text", "AddBuiltin()", "", "func")]
+    graph = ReferenceGraph(nodes=nodes, edges=[[1], []])
+    starts = [(0x100, "A"), (0x1A0, "B"), (0x240, "C"), (0x25A, "D"), (0x274, "E")]
+    references = [(0x248, 1), (0x262, 1), (0x27C, 1)]
+    sites, kept = _caller_sites(graph, 0, starts, 26, references, [], Counter({1: 1}))
+    assert [(s.op, s.bytes, s.inlined) for s in sites] == [
+        ("A", 0xA0, True), ("B", 0xA0, True), ("C", 26, False), ("D", 26, False), ("E", 26, False)]
+    assert [s.targets for s in sites] == [(), (), (1,), (1,), (1,)] and kept == ()
+    # Without any call going through the machinery (-Os: every call is a call), none counts as inlined.
+    plain, _ = _caller_sites(graph, 0, starts, 26, [], [], Counter({1: 1}))
+    assert not any(s.inlined for s in plain) and {s.bytes for s in plain} == {26}
