@@ -24,7 +24,9 @@ import re
 from collections import defaultdict
 
 from sizetool.inputs.elf_reader import ElfImage
-from sizetool.operators.operator_graph import CLONE_SUFFIX, OperatorGraph, OperatorRoots, analyse_operators
+from sizetool.operators.operator_graph import (
+    CLONE_SUFFIX, RAM_IMAGE_NOTE, OperatorGraph, OperatorRoots, analyse_operators, image_total,
+)
 from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_sets import SetCost, cost_of_gone, set_cost
 from sizetool.operators.retained import RuntimeClosures, dominated_sets, reach_masks
@@ -41,8 +43,10 @@ def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections
 
 
 def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, source: str) -> OperatorTable:
-    total = report.rom_total
+    total = image_total(report.rom_total, operator_graph)
     table = OperatorTable(total_rom=total)
+    if total != report.rom_total:
+        table.notes.append(RAM_IMAGE_NOTE.format(total=total))
     if not operator_graph.has_symbols:
         table.notes.append(f"{source}: no symbol table (stripped ELF): operators cannot be found")
         table.runtime_bytes = total

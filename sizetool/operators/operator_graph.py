@@ -97,6 +97,17 @@ class OperatorGraph:
         return next((o for o in self.operators if o.op == op), None)
 
 
+def image_total(report_rom_total: int, operator_graph: OperatorGraph) -> int:
+    """The bytes the operator figures are shares of: the report's ROM, or, for an image that loads whole into RAM
+    (no ROM: a RAM-only link, or newlib's default script with nothing copied at start-up), every byte the ELF
+    stores, which the graph's nodes add up to."""
+    return report_rom_total or operator_graph.rom_total
+
+
+RAM_IMAGE_NOTE = ("the image loads whole into RAM (no ROM): the operator figures are shares of the {total} bytes the "
+                  "ELF stores")
+
+
 def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> OperatorGraph:
     """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
     input sections, the functions of one code input section keep each other (the linker keeps or drops it whole);

@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from sizetool.errors import SizeToolError
-from sizetool.operators.operator_graph import OperatorGraph
+from sizetool.operators.operator_graph import OperatorGraph, image_total
 from sizetool.operators.operator_sets import SetCost, set_cost
 from sizetool.report.report_model import SizeReport
 
@@ -71,7 +71,7 @@ def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names:
     dropped = set(chosen) if mode == "drop" else set(registered) - set(chosen)
     cost = set_cost(operator_graph, dropped)
     result = WhatIf(mode, tuple(names), tuple(sorted(dropped)), tuple(sorted(set(registered) - dropped)), cost,
-                    report.rom_total, notes=notes)
+                    image_total(report.rom_total, operator_graph), notes=notes)
     graph = operator_graph.graph
     paths = node_paths(graph, report)
     going: dict[str, int] = defaultdict(int)

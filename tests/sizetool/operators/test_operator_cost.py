@@ -269,3 +269,20 @@ def test_the_runtime_an_operator_uses_is_part_of_the_runtime_and_named_so():
     text = render_operators(table, "tree", str(elf), "arm")
     assert "runtime it uses" in text.splitlines()[1]
     assert f"= runtime {table.runtime_bytes} (the firmware with no operator) + " in text
+
+
+def test_an_image_loaded_whole_into_ram_has_its_stored_bytes_split_not_a_negative_runtime():
+    # No ROM (the whole image is placed in RAM, as newlib's default script leaves a Cortex-M link without a board):
+    # the split is of the bytes the ELF stores, every part of it non-negative, and a note says so
+    elf = str(FIXTURES / "layouts" / "out" / "ram-only" / "firmware.elf")
+    report = build_report(elf, use_cache=False)
+    assert report.rom_total == 0
+    table = operator_table(elf, report, use_cache=False)
+    stored = read_elf(elf).rom_total
+    assert table.total_rom == stored > 0 and table.runtime_bytes > 0
+    assert any(f"the operator figures are shares of the {stored} bytes the ELF stores" in note for note in table.notes)
+    from sizetool.operators.graph_cache import load_operator_graph
+    from sizetool.operators.what_if import what_if
+
+    answer = what_if(load_operator_graph(elf, use_cache=False), report, "drop", ["ADD"])
+    assert 0 < answer.cost.saving < stored and answer.rom == stored and answer.predicted_rom > 0
