@@ -156,17 +156,23 @@ class TargetProfile:
     stack_base: StackPath | None = None  # the root's worst path with no kernel followed
     stack_names: tuple[str, ...] = ()  # function names the stack paths index
     notes: tuple[str, ...] = ()
+    resolver_op_bytes: int = 0  # what MicroMutableOpResolver<N> grows by an op in this build (0: 90b983c's layout)
 
     def registration(self, op: str) -> Registration | None:
         return next((r for r in self.registrations if r.op == op), None)
 
 
-def resolver_object_bytes(op_count: int, pointer_bytes: int) -> int:
-    """sizeof(MicroMutableOpResolver<op_count>) (micro_mutable_op_resolver.h at 90b983c): its vtable pointer,
-    TFLMRegistration registrations_[N] (five function pointers, an int32 code, a name pointer), the count,
-    BuiltinOperator builtin_codes_[N] (int32), builtin_parsers_[N] (pointers) and the builtin count."""
+RESOLVER_FIXED_BYTES_32 = 12  # a 32-bit MicroMutableOpResolver's vtable pointer and its two counts
+
+
+def resolver_object_bytes(op_count: int, pointer_bytes: int, op_bytes: int = 0) -> int:
+    """sizeof(MicroMutableOpResolver<op_count>): its vtable pointer, the registrations_[N], the count,
+    BuiltinOperator builtin_codes_[N] (int32), builtin_parsers_[N] (pointers) and the builtin count. `op_bytes`:
+    what one op adds in the build the profile was made from (read from its resolver object: 44 on 32-bit targets in
+    TFLM syncs of early 2023, whose registration had more members); 0 takes 90b983c's layout (a TFLMRegistration of
+    five function pointers, an int32 code and a name pointer: 36 on 32-bit targets)."""
     if pointer_bytes == 4:
-        return 12 + 36 * op_count
+        return RESOLVER_FIXED_BYTES_32 + (op_bytes or 36) * op_count
     size = 8 + 56 * op_count + 4 + 4 * op_count
     size = -(-size // 8) * 8 + 8 * op_count + 4
     return -(-size // 8) * 8
@@ -349,6 +355,7 @@ def _decode(data: dict) -> TargetProfile:
         arena_bytes=_int(data["arena_bytes"]), resolver_ram=_int(data["resolver_ram"]), graph=graph, registrations=registrations,
         stack_root=_str(data["stack_root"]), stack_base=_path(data["stack_base"]),
         stack_names=tuple(_str(n) for n in data["stack_names"]), notes=tuple(_str(n) for n in data["notes"]),
+        resolver_op_bytes=_int(data.get("resolver_op_bytes", 0)),
     )
 
 

@@ -174,7 +174,8 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     arena = arena or profile_arena(profile, model_paths)
     resolver_ops = sum(1 for name, (op, _) in ops.items() if not op.unsupported_reason)
     static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
-                  + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes) if profile.resolver_ram else 0))
+                  + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes, profile.resolver_op_bytes)
+                     if profile.resolver_ram else 0))
     ram_parts = (Part(f"tensor arena ({profile.build.kernels} kernels{'' if arena.exact else ', upper bound'})",
                       arena.total_bytes),
                  Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))

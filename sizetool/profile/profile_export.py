@@ -126,7 +126,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
     model_bytes = sum(graph.nodes[n].rom_bytes for n in _embedded_models(image, graph) if n in everything)
     static_ram = sum(s.size for s in _static_ram_sections(image))
     arenas = _arenas(image, graph)
-    resolver_ram = _resolver_objects(image, graph, ram_of)
+    resolver_ram, resolver_op_bytes = _resolver_objects(image, graph, ram_of)
     kernels = detect_kernels(image).kernels
     cpu, fpu = cpu_and_fpu(image.path)
     build = BuildFacts(arch=image.arch, cpu=cpu, fpu=fpu, kernels=kernels, pointer_bytes=image.elf_class // 8,
@@ -142,7 +142,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
         model_bytes=model_bytes, static_ram=static_ram - sum(size for _, size in arenas),
         arena_symbol=", ".join(symbol for symbol, _ in arenas), arena_bytes=sum(size for _, size in arenas), resolver_ram=resolver_ram,
         graph=profile_graph, registrations=registrations, stack_root=stack_root, stack_base=base,
-        stack_names=stack_names, notes=tuple(notes))
+        stack_names=stack_names, notes=tuple(notes), resolver_op_bytes=resolver_op_bytes)
 
 
 def _merge_chains(flash: list[int], ram: list[int], edges: list[set[int]], protected: set[int]) -> list[int]:
@@ -214,12 +214,28 @@ def _embedded_models(image: ElfImage, graph) -> list[int]:
 _RESOLVER_SIZE = re.compile(r"MicroMutableOpResolver<(\d+)u?>::")
 
 
-def _resolver_objects(image: ElfImage, graph, ram_of: dict[int, int]) -> int:
-    """Bytes of the RAM objects sized as a MicroMutableOpResolver<N> of an N whose members the ELF links."""
-    sizes = {resolver_object_bytes(int(match.group(1)), image.elf_class // 8)
-             for node in graph.nodes if node.kind == "func" for match in [_RESOLVER_SIZE.search(node.name)] if match}
-    return sum(size for index, size in ram_of.items()
-               if size in sizes and graph.nodes[index].kind == "object")
+# What one op adds to a MicroMutableOpResolver<N> on 32-bit targets across TFLM revisions: the registration struct
+# (5 to 7 function pointers, a code, a name, a version) plus its builtin code and parser.
+_RESOLVER_OP_BYTES_32 = range(32, 65, 4)
+
+
+def _resolver_objects(image: ElfImage, graph, ram_of: dict[int, int]) -> tuple[int, int]:
+    """(bytes, per-op bytes) of the RAM objects sized as a MicroMutableOpResolver<N> of an N whose members the ELF
+    links. On 32-bit targets the per-op size is read from the object itself (the TFLM revision's layout: 36 at
+    90b983c, 44 in early-2023 syncs); 0 when none is found or on 64-bit targets (90b983c's layout is assumed)."""
+    counts = {int(match.group(1)) for node in graph.nodes if node.kind == "func"
+              for match in [_RESOLVER_SIZE.search(node.name)] if match}
+    pointer_bytes = image.elf_class // 8
+    objects = [size for index, size in ram_of.items() if graph.nodes[index].kind == "object"]
+    if pointer_bytes != 4:
+        sizes = {resolver_object_bytes(count, pointer_bytes) for count in counts}
+        return sum(size for size in objects if size in sizes), 0
+    for op_bytes in sorted(_RESOLVER_OP_BYTES_32, key=lambda b: (b != 36, b)):  # 90b983c's first
+        sizes = {resolver_object_bytes(count, 4, op_bytes) for count in counts if count}
+        found = [size for size in objects if size in sizes]
+        if found:
+            return sum(found), op_bytes
+    return 0, 0
 
 
 def _arenas(image: ElfImage, graph) -> list[tuple[str, int]]:

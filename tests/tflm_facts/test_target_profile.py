@@ -81,6 +81,15 @@ def test_the_resolver_object_grows_by_one_registration_an_op():
     assert resolver_object_bytes(1, 8) % 8 == 0 and resolver_object_bytes(2, 8) > resolver_object_bytes(1, 8)
 
 
+def test_the_resolver_object_takes_the_layout_the_build_had():
+    # an early-2023 TFLM sync (Arduino's library): a registration of nine fields, 44 bytes an op with its code and
+    # parser; 4,280 bytes for the all-ops app's 97 ops, as its ELF holds
+    assert resolver_object_bytes(97, 4, 44) == 4280 and resolver_object_bytes(97, 4, 0) == resolver_object_bytes(97, 4)
+    arduino = load_profile("arduino-nano33ble-cortex-m4f-cmsis_nn")
+    assert arduino.resolver_op_bytes == 44 and arduino.resolver_ram == 4280
+    assert load_profile("cortex-m4f-reference").resolver_op_bytes == 0  # exported before: 90b983c's layout
+
+
 def test_an_unknown_profile_name_lists_the_shipped_ones():
     with pytest.raises(ProfileError, match=r"unknown profile 'cortex-m99'.*shipped"):
         load_profile("cortex-m99")
