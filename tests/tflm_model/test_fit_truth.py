@@ -17,8 +17,9 @@ TRUTHS = sorted((REPO_ROOT / "tests" / "data").glob("fit_truth*.csv"))
 ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictReader(truth.open())]
 # The flash goal is 0.5%. pico-tflmicro's profiles do not meet it yet (docs/fit.md, pico-tflmicro on RP2040 and RP2350:
 # -1.8% to +3.6%, from what -O3 inlines into RegisterOps() and the signal kernels): their table is held to what was
-# measured, so that it cannot silently get worse.
-FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.036}
+# measured, so that it cannot silently get worse. Zephyr's module (zephyr-cortex-m4f-reference) is within 0.6%: six of
+# its nine models meet 0.5%, the three smallest are 235 to 397 bytes high (docs/fit.md, Zephyr's tflite-micro module).
+FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.036, "fit_truth_zephyr.csv": 0.006}
 
 
 def test_the_table_covers_at_least_six_models_of_every_shipped_profile():
