@@ -57,3 +57,25 @@ def kept_calls(calls, kept) -> tuple[int, bool]:
     out = others[len(others) // 2] if others else each
     n, k = len(kept), len(inlined)
     return min(n, k) * each + max(0, n - k) * out, n <= k
+
+
+def inlined_machinery(call_sites, kept_targets, chosen, cut: dict[int, set[int]]) -> dict[int, int]:
+    """Per caller whose calls the compiler inlined the machinery into (kept_calls), the bytes its calls left cost
+    beyond their own, with the ops `chosen` removed; where it inlines every call left, the machinery's edges are cut
+    too (in place). `call_sites`: objects with `caller`, `op`, `bytes`, `targets` and `inlined`; `kept_targets`:
+    caller -> what it refers to outside its call sites. Shared by size-report's set costs and --fit's."""
+    by_caller: dict[int, list] = {}
+    for site in call_sites:
+        by_caller.setdefault(site.caller, []).append(site)
+    extra = {}
+    for caller, calls in by_caller.items():
+        kept = [site for site in calls if site.op not in chosen]
+        cost, all_inlined = kept_calls(calls, kept)
+        own = sum(site.bytes for site in kept)
+        if cost == own and not all_inlined:
+            continue
+        extra[caller] = cost - own
+        if all_inlined:
+            machinery = {target for site in calls for target in site.targets}
+            cut[caller] = cut.get(caller, set()) | (machinery - set(kept_targets.get(caller, ())))
+    return extra

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from tflm_facts.set_prediction import SetPrediction, kept_calls
+from tflm_facts.set_prediction import SetPrediction, inlined_machinery
 from tflm_facts.target_profile import ProfileError, TargetProfile
 from tflm_model.reachability import reachable
 
@@ -93,7 +93,7 @@ class ProfileSets:
         removed = self.removed_roots(chosen)
         roots = (self.runtime_roots | self.operator_nodes) - removed
         cut = self.cut_edges(chosen)
-        extra = self._inlined_machinery(chosen, cut)
+        extra = inlined_machinery(self.profile.graph.call_sites, self.profile.graph.kept_targets, chosen, cut)
         remaining = self.reachable(roots, removed, cut)
         gone = self.everything - remaining
         stays = lambda node: node in self.everything and node not in gone  # noqa: E731
@@ -112,25 +112,6 @@ class ProfileSets:
             unsure = self.flash(remaining - explained)
         return ProfileSetCost(tuple(sorted(chosen)), self.flash(gone), self.ram(gone), len(sites),
                               sum(s.bytes for s in sites) + sum(words.values()) - extra, unsure, inline_bytes, inlined)
-
-    def _inlined_machinery(self, chosen: frozenset[str], cut: dict[int, set[int]]) -> dict[int, int]:
-        """Per caller whose calls the compiler inlined the machinery into (set_prediction.kept_calls), the bytes its
-        calls left cost beyond their own; where it inlines every call left, the machinery's edges are cut too."""
-        graph = self.profile.graph
-        by_caller = defaultdict(list)
-        for site in graph.call_sites:
-            by_caller[site.caller].append(site)
-        extra = {}
-        for caller, calls in by_caller.items():
-            kept = [site for site in calls if site.op not in chosen]
-            cost, all_inlined = kept_calls(calls, kept)
-            if cost == sum(site.bytes for site in kept) and not all_inlined:
-                continue
-            extra[caller] = cost - sum(site.bytes for site in kept)
-            if all_inlined:
-                machinery = {target for site in calls for target in site.targets}
-                cut[caller] = cut.get(caller, set()) | (machinery - set(graph.kept_targets.get(caller, ())))
-        return extra
 
     def keep(self, ops) -> ProfileSetCost:
         """What removing every registration except `ops` saves."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from sizetool.errors import SizeToolError
 from sizetool.operators.call_sites import cut_edges
 from sizetool.operators.operator_graph import OperatorGraph
-from tflm_facts.set_prediction import SetPrediction, kept_calls
+from tflm_facts.set_prediction import SetPrediction, inlined_machinery
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
     removed = removed_roots(operator_graph, chosen)
     roots = (operator_graph.runtime_roots | operator_graph.operator_nodes) - removed
     cut = cut_edges(operator_graph.call_sites, operator_graph.kept_targets, chosen)
-    extra = inlined_machinery(operator_graph, chosen, cut)
+    extra = inlined_machinery(operator_graph.call_sites, operator_graph.kept_targets, chosen, cut)
     remaining = graph.reachable(roots, removed=removed, cut=cut)
     cost = cost_of_gone(operator_graph, chosen, everything - remaining)
     extra = sum(delta for caller, delta in extra.items() if caller in remaining)
@@ -97,24 +97,6 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
     explained = graph.reachable(roots - operator_graph.unexplained_roots, removed=removed, cut=cut)
     return replace(cost, unsure_bytes=graph.rom_bytes(remaining - explained))
 
-
-def inlined_machinery(operator_graph: OperatorGraph, chosen: frozenset[str], cut: dict[int, set[int]]) -> dict[int, int]:
-    """Per caller whose calls the compiler inlined the machinery into (set_prediction.kept_calls), the bytes its
-    calls left cost beyond their own; where it inlines every call left, the machinery's edges are cut too (in place)."""
-    by_caller = defaultdict(list)
-    for site in operator_graph.call_sites:
-        by_caller[site.caller].append(site)
-    extra = {}
-    for caller, calls in by_caller.items():
-        kept = [site for site in calls if site.op not in chosen]
-        cost, all_inlined = kept_calls(calls, kept)
-        if cost == sum(site.bytes for site in kept) and not all_inlined:
-            continue
-        extra[caller] = cost - sum(site.bytes for site in kept)
-        if all_inlined:
-            machinery = {target for site in calls for target in site.targets}
-            cut[caller] = cut.get(caller, set()) | (machinery - set(operator_graph.kept_targets.get(caller, ())))
-    return extra
 
 
 def called_once(operator_graph: OperatorGraph, chosen: frozenset[str], remaining: set[int]) -> set[int]:
