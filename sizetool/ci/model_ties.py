@@ -54,6 +54,8 @@ def header_result(header: str, sources: list, names: list[str], options: list[st
     from resolver_gen.errors import ResolverGenError
     from tflm_model.errors import ModelError
 
+    if not os.path.isfile(header):  # a bad argument, whatever the firmware holds
+        raise SizeToolError(f"{header}: {'is a directory, not a header' if os.path.isdir(header) else 'no such file'}")
     rule = Rule(f"header[{os.path.basename(header)}]", "rom", "header", Limit("matches"))
     if not sources:
         reason = f"the firmware holds no TFLite model to check {os.path.basename(header)} against"

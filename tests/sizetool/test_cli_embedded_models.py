@@ -134,3 +134,9 @@ def test_check_embedded_model_takes_the_model_as_a_c_array(capsys, tmp_path):
     (rule,) = json.loads(out)["rules"]
     assert status == 1 and rule["rule"] == "embedded_model[model_data.cc:g_other]"
     assert hashlib.sha256(MODELS.joinpath("hybrid.tflite").read_bytes()).hexdigest() in rule["note"]
+
+
+def test_check_header_that_is_not_there_is_one_line_and_exit_2(capsys, tmp_path):
+    for firmware in (ELF, str(OUT / "no-models/firmware.elf")):  # with models to check and without
+        status, out, err = run(capsys, "check", firmware, "--header", tmp_path / "missing.h")
+        assert status == 2 and out == "" and err == f"size-report check: error: {tmp_path / 'missing.h'}: no such file\n"
