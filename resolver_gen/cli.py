@@ -103,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--calibrate", metavar="FIRMWARE.elf",
                         help="with --fit PROFILE: answer on your own firmware: its runtime and linked operators from "
                              "the ELF, the operators it lacks from the profile, scaled on the firmware")
+    parser.add_argument("--app-statics", action="store_true",
+                        help="with --fit: your app has C++ function-local statics (TFLM's examples keep their "
+                             "resolver and interpreter so): count the guard and exception runtime they link where the "
+                             "build compiles thread-safe statics")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -297,12 +301,12 @@ def run_fit(args: argparse.Namespace) -> int:
         if args.calibrate:
             from resolver_gen.calibrate import render_calibrated
 
-            if args.ram or args.reduce_types:
-                raise ResolverGenError("--calibrate answers flash on the firmware as it is: leave out --ram and "
-                                       "--reduce-types")
+            if args.ram or args.reduce_types or args.app_statics:
+                raise ResolverGenError("--calibrate answers flash on the firmware as it is: leave out --ram, "
+                                       "--reduce-types and --app-statics")
             text, status = render_calibrated(args.fit, args.calibrate, args.models, output_format, flash)
         else:
-            report = fit_report(args.fit, args.models, args.reduce_types, flash, ram)
+            report = fit_report(args.fit, args.models, args.reduce_types, flash, ram, args.app_statics)
             text = render_fit(report, output_format, args.verbose)
             status = 0 if report.main.passed else 1
     if args.output:
@@ -374,6 +378,8 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--calibrate goes with --fit PROFILE")
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
+    if args.app_statics:
+        raise ResolverGenError("--app-statics describes your app for --fit PROFILE")
     if args.verbose:
         raise ResolverGenError("--verbose goes with --fit PROFILE (the whole stack path)")
     if args.format in ("text", "markdown"):

@@ -108,7 +108,8 @@ def _text(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
     profile = answer.profile
     lines = [f"Fit of {len(answer.models)} model(s) on {profile.name} ({describe_build(profile.build)})"
-             + (" with --reduce-types" if answer.reduce_types else ""),
+             + (" with --reduce-types" if answer.reduce_types else "")
+             + (" with --app-statics" if answer.app_statics else ""),
              f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
     lines.append(f"flash  {answer.flash:>10,} B{_limit_text(answer.flash, answer.flash_limit)}")
     lines += [f"       {part.bytes:>10,}  {part.label}" for part in answer.flash_parts]
@@ -177,7 +178,8 @@ def _build_json(build: BuildFacts) -> dict:
 def _answer_json(answer: FitAnswer) -> dict:
     return {
         "profile": answer.profile.name, "build": _build_json(answer.profile.build), "models": list(answer.models),
-        "reduce_types": answer.reduce_types, "registrations": list(answer.registrations),
+        "reduce_types": answer.reduce_types, "app_statics": answer.app_statics,
+        "registrations": list(answer.registrations),
         "missing": [{"op": m.op, "models": list(m.models), "reason": m.reason} for m in answer.missing],
         "flash": {"bytes": answer.flash, "parts": [{"part": p.label, "bytes": p.bytes} for p in answer.flash_parts],
                   "may_be_high_by": answer.flash_may_be_high_by, "may_be_low_by": answer.flash_may_be_low_by,

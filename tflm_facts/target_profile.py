@@ -137,6 +137,12 @@ class ProfileGraph:
     pool_words: tuple[PoolWord, ...] = ()
     kept_targets: dict[int, tuple[int, ...]] = field(default_factory=dict)  # caller -> refers to outside its calls
     shared_roots: tuple[SharedRoot, ...] = ()
+    # What an application's own code may use that only some kernels link in the all-ops build: use -> the nodes it
+    # roots (APP_STATICS: the C++ guard functions a function-local static calls).
+    app_uses: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+APP_STATICS = "function-local statics"  # the one app use profiles carry (ProfileGraph.app_uses)
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,7 @@ def profile_to_json(profile: TargetProfile) -> str:
                            for c in profile.graph.call_sites]
     graph["pool_words"] = [[w.address, w.caller, w.target, w.bytes] for w in profile.graph.pool_words]
     graph["shared_roots"] = [[s.node, list(s.users)] for s in profile.graph.shared_roots]
+    graph["app_uses"] = {use: list(nodes) for use, nodes in sorted(profile.graph.app_uses.items())}
     data["registrations"] = [
         {"op": r.op, "function": r.function, "method": r.method, "nodes": list(r.nodes),
          "stack": _path_json(r.stack)} for r in profile.registrations]
@@ -345,6 +352,7 @@ def _decode(data: dict) -> TargetProfile:
         pool_words=tuple(PoolWord(_int(a), _int(c), _int(t), _int(s)) for a, c, t, s in g["pool_words"]),
         kept_targets={int(k): _ints(v) for k, v in g["kept_targets"].items()},
         shared_roots=tuple(SharedRoot(_int(node), tuple(_str(u) for u in users)) for node, users in g["shared_roots"]),
+        app_uses={_str(use): _ints(nodes) for use, nodes in g.get("app_uses", {}).items()},
     )
     registrations = tuple(Registration(_str(r["op"]), _str(r["function"]), _str(r["method"]), _ints(r["nodes"]),
                                        _path(r["stack"])) for r in data["registrations"])
@@ -373,6 +381,7 @@ def _check(profile: TargetProfile) -> None:
     indices += [i for word in graph.pool_words for i in (word.caller, word.target)]
     indices += [i for caller, targets in graph.kept_targets.items() for i in (caller, *targets)]
     indices += [s.node for s in graph.shared_roots] + [i for r in profile.registrations for i in r.nodes]
+    indices += [i for nodes in graph.app_uses.values() for i in nodes]
     if any(not 0 <= i < count for i in indices):
         raise ValueError("a node index out of range")
     names = len(profile.stack_names)

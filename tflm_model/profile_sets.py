@@ -81,8 +81,9 @@ class ProfileSets:
                 cut[caller] = gone
         return cut
 
-    def drop(self, ops) -> ProfileSetCost:
-        """What removing the registrations `ops` saves (sizetool's set_cost on the profile's graph)."""
+    def drop(self, ops, app_roots=frozenset()) -> ProfileSetCost:
+        """What removing the registrations `ops` saves (sizetool's set_cost on the profile's graph). `app_roots`:
+        nodes the application's own code keeps whatever is registered (ProfileGraph.app_uses)."""
         chosen = frozenset(ops)
         unknown = chosen - set(self.registered)
         if unknown:
@@ -91,7 +92,7 @@ class ProfileSets:
             return ProfileSetCost((), 0, 0, 0, 0)
         graph = self.profile.graph
         removed = self.removed_roots(chosen)
-        roots = (self.runtime_roots | self.operator_nodes) - removed
+        roots = (self.runtime_roots | self.operator_nodes | frozenset(app_roots)) - removed
         cut = self.cut_edges(chosen)
         extra = inlined_machinery(self.profile.graph.call_sites, self.profile.graph.kept_targets, chosen, cut)
         remaining = self.reachable(roots, removed, cut)
@@ -113,9 +114,13 @@ class ProfileSets:
         return ProfileSetCost(tuple(sorted(chosen)), self.flash(gone), self.ram(gone), len(sites),
                               sum(s.bytes for s in sites) + sum(words.values()) - extra, unsure, inline_bytes, inlined)
 
-    def keep(self, ops) -> ProfileSetCost:
+    def keep(self, ops, app_roots=frozenset()) -> ProfileSetCost:
         """What removing every registration except `ops` saves."""
-        return self.drop(set(self.registered) - set(ops))
+        return self.drop(set(self.registered) - set(ops), app_roots)
+
+    def app_use_nodes(self, use: str) -> frozenset[int]:
+        """The nodes an application use roots (ProfileGraph.app_uses); empty when the profile has none for it."""
+        return frozenset(self.profile.graph.app_uses.get(use, ()))
 
     def _called_once(self, chosen: frozenset[str], remaining: set[int]) -> set[int]:
         graph = self.profile.graph

@@ -14,10 +14,11 @@ A model op the profile registers no kernel for is named (the answer leaves its c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tflm_facts.registrations import ModelOp, model_op
 from tflm_facts.target_profile import (
+    APP_STATICS,
     ProfileError,
     TargetProfile,
     load_profile,
@@ -76,6 +77,7 @@ class FitAnswer:
     notes: list[str] = field(default_factory=list)
     flash_limit: int | None = None
     ram_limit: int | None = None
+    app_statics: bool = False  # counted the C++ runtime the app's function-local statics link
 
     @property
     def over_flash(self) -> bool:
@@ -146,14 +148,18 @@ def _op_key(models: list[ModelUses], name: str):
 
 def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
         ram_limit: int | None = None, sets: ProfileSets | None = None, models: list[ModelUses] | None = None,
-        arena: ArenaEstimate | None = None) -> FitAnswer:
+        arena: ArenaEstimate | None = None, app_statics: bool = False) -> FitAnswer:
     """The flash, RAM and stack the models need on the profiled target (`arena`: the estimate for its kernel set and
-    ABI, when the caller has it already)."""
+    ABI, when the caller has it already). `app_statics`: the app has C++ function-local statics, as TFLM's examples
+    do, so it links the build's guard and exception runtime whatever the kernels need (ProfileGraph.app_uses)."""
     models = models if models is not None else read_models(model_paths)
     sets = sets or ProfileSets(profile)
     ops = model_ops(models)
     kept, missing, notes = serving_registrations(sets.registered, ops, models, reduce_types, profile.build.kernels)
     cost = sets.keep(kept)
+    statics_nodes = sets.app_use_nodes(APP_STATICS)
+    with_statics = sets.keep(kept, statics_nodes) if statics_nodes else cost
+    statics_bytes = cost.code_bytes - with_statics.code_bytes
     every_call = sets.drop(sets.registered).call_site_bytes
     graph_bytes = sum(profile.graph.flash)
     model_bytes = sum(embedded_bytes(source_size(path)) for path in model_paths)
@@ -162,12 +168,23 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
         Part("runtime (interpreter, allocator, flatbuffers, libc/libgcc, start-up)", runtime),
         Part(f"kernels and registrations ({len(kept)})", graph_bytes - cost.code_bytes - cost.inline_estimate),
         Part("resolver's AddXxx() calls", every_call - cost.call_site_bytes),
+        *([Part("C++ guard and exception runtime (--app-statics)", statics_bytes)] if app_statics else []),
         Part(f"model data ({len(model_paths)} .tflite, {MODEL_ALIGNMENT}-byte aligned)", model_bytes),
     )
     flash = sum(part.bytes for part in flash_parts)
     if cost.inline_bytes:
         notes.append(f"one AddXxx() call left: the compiler may inline {', '.join(cost.inlined)} (up to "
                      f"{cost.inline_bytes} bytes; half counted as removed)")
+    if statics_bytes and not app_statics:
+        notes.append(f"not counted: {statics_bytes} bytes of C++ guard and exception runtime, which function-local "
+                     "statics in your app link on this build (TFLM's examples keep their resolver and interpreter so): "
+                     "--app-statics counts them")
+    elif app_statics and not statics_nodes:
+        notes.append("--app-statics adds nothing on this profile: its build links no C++ guard runtime through a "
+                     "kernel (-fno-threadsafe-statics, or no kernel has a function-local static), so what your app's "
+                     "statics need is not known from it")
+    if app_statics:
+        cost = replace(cost, ram_bytes=with_statics.ram_bytes)
     if not profile.model_bytes:
         notes.append("the profile's firmware embeds no .tflite model that was found: its own model data, if any, is "
                      "counted in the runtime")
@@ -181,7 +198,8 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
                  Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))
     answer = FitAnswer(profile, tuple(str(p) for p in model_paths), reduce_types, kept, missing, flash, flash_parts,
                        cost.may_be_high_by, cost.may_be_low_by, arena.total_bytes + static_ram, ram_parts, static_ram,
-                       arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit)
+                       arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit,
+                       app_statics=app_statics)
     _stack(answer, profile, kept)
     return answer
 
@@ -232,7 +250,7 @@ class FitReport:
 
 
 def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash_limit: int | None = None,
-               ram_limit: int | None = None) -> FitReport:
+               ram_limit: int | None = None, app_statics: bool = False) -> FitReport:
     for path in model_paths:
         if not source_exists(path):
             raise ModelError(f"{path}: no such model file")
@@ -240,14 +258,15 @@ def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash
     models = read_models(model_paths)
     sets = ProfileSets(profile)
     arena = profile_arena(profile, model_paths)
-    main = fit(profile, model_paths, reduce_types, flash_limit, ram_limit, sets, models, arena)
+    main = fit(profile, model_paths, reduce_types, flash_limit, ram_limit, sets, models, arena, app_statics)
     report = FitReport(main)
-    report.reduced = fit(profile, model_paths, not reduce_types, flash_limit, ram_limit, sets, models, arena)
+    report.reduced = fit(profile, model_paths, not reduce_types, flash_limit, ram_limit, sets, models, arena,
+                         app_statics)
     other = other_kernel_set(profile.name) if profile_name == profile.name else None
     if other:
         try:
             report.other_kernels = fit(load_profile(other), model_paths, reduce_types, flash_limit, ram_limit,
-                                       models=models)
+                                       models=models, app_statics=app_statics)
         except ProfileError:
             report.other_kernels = None
     return report

@@ -10,6 +10,10 @@ Only allocated output sections own addresses: `.debug_*`, `.comment`, `.ARM.attr
 listed at address 0 too (where a firmware's flash may start), so their input sections are left out here, and the
 report builder keeps only input sections of output sections the ELF allocates.
 
+The map's first part, "Archive member included to satisfy reference by file (symbol)", says why the linker took
+each archive member: which file referred to which symbol it defines (archive_inclusions). Code in a member runs only
+when the member is linked; the operator analysis reads this for constructors (operators/member_constructors.py).
+
 Zephyr's zephyr.map works the same way: many output sections, `*(SORT_BY_NAME(...))` pattern lines, `load address`
 clauses and linker-generated symbol assignments (which are not input sections and are skipped). Windows paths
 (`C:/...\\libgcc.a(_udivsi3.o)`) are read as written.
@@ -82,6 +86,15 @@ class InputSection:
     output_section: str = ""  # the output section it was placed in, e.g. ".rodata" or "datas"
 
 
+@dataclass(frozen=True)
+class ArchiveInclusion:
+    """Why the linker took an archive member: `by_file` referred to `symbol` (as the map spells it, demangled)."""
+
+    member: str  # e.g. "/usr/lib/.../libstdc++.a(eh_alloc.o)"
+    by_file: str  # e.g. "libstdc++.a(guard.o)" or "out/main.o"
+    symbol: str  # e.g. "__cxa_allocate_exception"
+
+
 @dataclass
 class LinkerMap:
     """What the report reads from a linker map: regions, output and input sections."""
@@ -94,6 +107,7 @@ class LinkerMap:
     format: str = "gnu"  # "gnu", "armlink" or "iar" (sizetool/inputs/map_formats.py)
     toolchain: str = "GNU ld"
     layout: MapLayout | None = None  # armlink and IAR: the regions and blocks the map states (map_layout.py)
+    archive_inclusions: list[ArchiveInclusion] = field(default_factory=list)  # GNU ld: why each member was taken
 
     def output_section(self, name: str) -> OutputSection | None:
         return self._by_name().get(name)
@@ -133,6 +147,7 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
     except ValueError:
         raise SizeToolError(f"{path}: not a GNU ld map file (no 'Memory Configuration' section)") from None
 
+    inclusions = _archive_inclusions(lines[:start])
     regions: list[MapRegion] = []
     position = start + 1
     while position < len(lines) and not lines[position].startswith("Linker script and memory map"):
@@ -208,7 +223,50 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
         raise SizeToolError(f"{path}: truncated map file (no OUTPUT(...) line: the memory map is cut short)")
     sections.sort(key=lambda s: (s.address, s.size))
     return LinkerMap(regions=regions, input_sections=sections, output_sections=outputs, output_file=output_file,
-                     path=path)
+                     path=path, archive_inclusions=inclusions)
+
+
+_INCLUSIONS_HEADING = "Archive member included to satisfy reference by file (symbol)"
+_MEMBER = re.compile(r"^(\S.*?\))(?:\s+(\S.*))?$")  # "lib.a(x.o)", then the referrer here or on the next line
+# A referrer is an object or a member, then " (symbol)"; a path may hold " (" itself ("Program Files (x86)").
+_REFERRER_END = re.compile(r"(?:\.o|\.obj|\.O|\.OBJ|\)) \(")
+
+
+def _archive_inclusions(lines: list[str]) -> list[ArchiveInclusion]:
+    """The records of the map's "Archive member included ..." part (the lines before "Memory Configuration")."""
+    try:
+        position = lines.index(_INCLUSIONS_HEADING) + 1
+    except ValueError:
+        return []
+    found: list[ArchiveInclusion] = []
+    member = ""
+    for line in lines[position:]:
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            match = _MEMBER.match(line)
+            if match is None:
+                break  # the next part of the map ("Discarded input sections", "Allocating common symbols")
+            member, referrer = match.group(1), match.group(2)
+            if referrer is None:
+                continue
+        else:
+            referrer = line.strip()
+        if member:
+            record = _referrer(member, referrer)
+            if record is not None:
+                found.append(record)
+            member = ""
+    return found
+
+
+def _referrer(member: str, text: str) -> ArchiveInclusion | None:
+    """`member` taken for "file (symbol)"; None when the text is not of that form."""
+    for match in _REFERRER_END.finditer(text):
+        if text.endswith(")"):
+            cut = match.end() - 2
+            return ArchiveInclusion(member, text[:cut], text[cut + 2 : -1])
+    return None
 
 
 def _output(name: str, address: str, size: str, load_address: str | None) -> OutputSection:

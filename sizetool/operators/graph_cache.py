@@ -15,6 +15,7 @@ import os
 
 from sizetool.inputs.elf_reader import ElfImage, read_elf
 from sizetool.operators.call_sites import CallSite, PoolWord
+from sizetool.operators.member_constructors import MovedConstructor
 from sizetool.operators.operator_cost import operator_table_for_graph
 from sizetool.operators.operator_graph import OperatorGraph, OperatorRoots, SharedRoot, analyse_operators
 from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
@@ -25,9 +26,9 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 7  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+_FORMAT = 8  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
 #             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
-#             inlined into them
+#             inlined into them; 8: archive members' constructors go with what took the member
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
@@ -44,13 +45,15 @@ def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: b
         image = read_elf(elf_path)
     input_sections = None
     copies = ()
+    inclusions = ()
     if map_path:
         from sizetool.inputs.map_formats import read_linker_map
 
         linker_map = read_linker_map(map_path)
         input_sections = linker_map.input_sections
         copies = linker_map.layout.copies if linker_map.layout else ()
-    result = analyse_operators(image, input_sections, copies)
+        inclusions = linker_map.archive_inclusions
+    result = analyse_operators(image, input_sections, copies, inclusions)
     if use_cache:
         _store(key, result)
     return result
@@ -84,12 +87,13 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         sorted(operator_graph.kept_targets.items()),
         sorted(operator_graph.unexplained_roots),
         graph.tied,
+        [(m.array_node, m.constructor, m.symbol_node, m.member) for m in operator_graph.moved_constructors],
     )
 
 
 def from_plain(data: tuple) -> OperatorGraph:
     (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
-     string_tied, has_symbols, kept_targets, unexplained, tied) = data
+     string_tied, has_symbols, kept_targets, unexplained, tied, moved) = data
     if version != _FORMAT:
         raise ValueError("another cache format")
     graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded,
@@ -108,6 +112,7 @@ def from_plain(data: tuple) -> OperatorGraph:
         has_symbols=has_symbols,
         kept_targets=dict(kept_targets),
         unexplained_roots=frozenset(unexplained),
+        moved_constructors=tuple(MovedConstructor(*move) for move in moved),
     )
 
 

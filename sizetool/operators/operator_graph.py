@@ -10,6 +10,9 @@ Roots:
 - shared roots: an `Add<Op>()` method or parser that several registrations need (`AddConv2D` for CONV_2D and
   CONV_2D_INT8, `ParsePool` for both pooling ops): it goes only when all of them go.
 
+Constructors of archive members stay with the symbol the linker took the member for, not with `.init_array`
+(member_constructors.py, with a GNU ld map).
+
 Call sites: the code that calls `AddXxx()` (or, inlined, `Register_X()` and `AddBuiltin()`) stays when an operator
 goes, but shrinks by the call (call_sites.py estimates by how much).
 
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
+from sizetool.operators.member_constructors import MovedConstructor, move_member_constructors
 from sizetool.operators.string_sections import tie_string_sections
 from sizetool.code_graph.code_sections import dwarf_code_sections
 from sizetool.code_graph.reference_graph import ReferenceGraph, build_reference_graph
@@ -79,6 +83,7 @@ class OperatorGraph:
     unreached_bytes: int = 0  # flash reached from no root (padding, fill, data referred to in unseen ways)
     string_tied_bytes: int = 0  # flash only the map ties to a root: strings in a kept function's merged section
     unexplained_roots: frozenset[int] = frozenset()  # functions and objects no root reaches, kept as runtime roots
+    moved_constructors: tuple[MovedConstructor, ...] = ()  # archive members' constructors, kept by what took them
     has_symbols: bool = True
     _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
@@ -108,11 +113,13 @@ RAM_IMAGE_NOTE = ("the image loads whole into RAM (no ROM): the operator figures
                   "ELF stores")
 
 
-def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> OperatorGraph:
+def analyse_operators(image: ElfImage, input_sections=None, copies=(), archive_inclusions=()) -> OperatorGraph:
     """The operator graph of an ELF: reference graph, operator and runtime roots, call sites. With the linker map's
     input sections, the functions of one code input section keep each other (the linker keeps or drops it whole);
     without them, the code sections DWARF's .debug_aranges shows stand in (code_sections.py). `copies` are RAM ranges
-    the map says are initialised from stored bytes the ELF keeps elsewhere (IAR)."""
+    the map says are initialised from stored bytes the ELF keeps elsewhere (IAR). `archive_inclusions` (GNU ld maps):
+    why the linker took each archive member, so that a member's constructors go with the symbol it was taken for
+    (member_constructors.py)."""
     if input_sections is None:
         input_sections = dwarf_code_sections(image)
     if not image.has_symtab:
@@ -131,6 +138,7 @@ def analyse_operators(image: ElfImage, input_sections=None, copies=()) -> Operat
             tie_string_sections(graph, input_sections)
         return result
     operator_nodes = result.operator_nodes
+    result.moved_constructors = tuple(move_member_constructors(graph, input_sections, list(archive_inclusions)))
     runtime_roots = find_runtime_roots(image, graph)
     reached_without_ties = graph.reachable(runtime_roots | operator_nodes) if tie_strings else None
     # With a map: a kept function keeps its whole string section, strings its code no longer uses included.

@@ -40,6 +40,7 @@ from tflm_facts.target_profile import (
     SharedRoot,
     StackPath,
     TargetProfile,
+    APP_STATICS,
     resolver_object_bytes,
 )
 
@@ -93,6 +94,8 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
                  | {node for node, _ in shared} | {s.caller for s in sites} | {w.caller for w in words}
                  | {w.target for w in words} | set(kept_targets))
     protected |= {node for node, targets_of in enumerate(edges) if targets_of & targets}  # referrers of machinery
+    app_statics = _app_static_nodes(graph, index, always)
+    protected |= set(app_statics)
     merged_into = _merge_chains(flash, ram, edges, protected)
 
     # Renumber what is left, in address order.
@@ -109,6 +112,7 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
         pool_words=tuple(PoolWord(w.address, renumber[w.caller], renumber[w.target], w.bytes) for w in words),
         kept_targets={renumber[c]: remap(t) for c, t in sorted(kept_targets.items())},
         shared_roots=tuple(SharedRoot(renumber[node], users) for node, users in sorted(shared)),
+        app_uses={APP_STATICS: remap(app_statics)} if app_statics else {},
     )
 
     notes: list[str] = []
@@ -143,6 +147,24 @@ def export_profile(image: ElfImage, operator_graph: OperatorGraph, rom_total: in
         arena_symbol=", ".join(symbol for symbol, _ in arenas), arena_bytes=sum(size for _, size in arenas), resolver_ram=resolver_ram,
         graph=profile_graph, registrations=registrations, stack_root=stack_root, stack_base=base,
         stack_names=stack_names, notes=tuple(notes), resolver_op_bytes=resolver_op_bytes)
+
+
+# What a C++ function-local static with a constructor (and a destructor) calls: the guard functions, and the exit
+# registration (atexit with -fno-use-cxa-atexit, else the ARM EABI's __aeabi_atexit / __cxa_atexit).
+_APP_STATIC_FUNCTIONS = ("__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "atexit",
+                         "__aeabi_atexit", "__cxa_atexit")
+
+
+def _app_static_nodes(graph, index: dict[int, int], always: set[int]) -> list[int]:
+    """The profile nodes an app's function-local statics would root: the guard and exit-registration functions the
+    all-ops build links only through some kernels (a guard function every app keeps anyway is not one of them). None
+    when the build links no guard (-fno-threadsafe-statics, or no kernel has such a static)."""
+    found = {node.mangled: index[n] for n, node in enumerate(graph.nodes)
+             if node.kind == "func" and node.mangled in _APP_STATIC_FUNCTIONS and n in index}
+    acquire = found.get("__cxa_guard_acquire")
+    if acquire is None or acquire in always:
+        return []
+    return sorted(position for position in found.values() if position not in always)
 
 
 def _merge_chains(flash: list[int], ram: list[int], edges: list[set[int]], protected: set[int]) -> list[int]:

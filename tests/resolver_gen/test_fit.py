@@ -208,3 +208,34 @@ def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys,
     (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
     status, out, _ = run(capsys, ADD, "--fit", tmp_path / "old.json")
     assert status == 0 and "(distribution not recorded: TFLM revision not recorded, GNU C++" in out.splitlines()[0]
+
+
+def test_app_statics_counts_the_guard_runtime_the_note_without_it_names(capsys):
+    """pico-tflmicro builds thread-safe statics and a signal kernel links libstdc++'s guard and exception runtime:
+    an app with a function-local static (TFLM's examples) links it too, whatever its model's kernels need."""
+    _, plain, _ = run(capsys, ADD, "--fit", "pico-rp2040", "--format", "json")
+    _, counted, _ = run(capsys, ADD, "--fit", "pico-rp2040", "--format", "json", "--app-statics")
+    plain, counted = json.loads(plain), json.loads(counted)
+    (note,) = [n for n in plain["notes"] if n.startswith("not counted")]
+    added = int(note.split()[2])
+    assert added > 5000 and "--app-statics" in note
+    assert counted["app_statics"] is True and plain["app_statics"] is False
+    assert counted["flash"]["bytes"] - plain["flash"]["bytes"] == added
+    part = {p["part"]: p["bytes"] for p in counted["flash"]["parts"]}
+    assert part["C++ guard and exception runtime (--app-statics)"] == added
+    assert not [n for n in counted["notes"] if n.startswith("not counted")]
+    _, text, _ = run(capsys, ADD, "--fit", "pico-rp2040", "--app-statics")
+    assert text.splitlines()[0].endswith("with --app-statics")
+
+
+def test_app_statics_on_a_build_without_a_guard_runtime_says_it_adds_nothing(capsys, profile):
+    _, plain, _ = run(capsys, ADD, "--fit", profile, "--format", "json")
+    _, counted, _ = run(capsys, ADD, "--fit", profile, "--format", "json", "--app-statics")
+    plain, counted = json.loads(plain), json.loads(counted)
+    assert counted["flash"]["bytes"] == plain["flash"]["bytes"]
+    assert any("--app-statics adds nothing" in n for n in counted["notes"])
+
+
+def test_app_statics_without_fit_is_a_usage_error(capsys):
+    status, out, err = run(capsys, ADD, "--app-statics")
+    assert status == 2 and not out and "--app-statics" in err and len(err.strip().splitlines()) == 1

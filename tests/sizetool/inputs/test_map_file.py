@@ -96,6 +96,39 @@ def test_windows_archive_members_are_paths_under_the_archive():
     assert object_path("linker stubs") == ("(linker stubs)",)
 
 
+_INCLUSIONS = """\
+Archive member included to satisfy reference by file (symbol)
+
+./libk.a(a.o)                 main.o (tflite::Register_A())
+C:/Program Files (x86)/GNU Arm Embedded/lib/thumb/v6-m/nofp/libstdc++.a(eh_alloc.o)
+                              C:/Program Files (x86)/GNU Arm Embedded/lib/thumb/v6-m/nofp/libstdc++.a(guard.o) (__cxa_allocate_exception)
+/opt/lib/libm.a(s_sin.o)      obj/Program Files (1)/app.o (sin)
+
+Discarded input sections
+
+ .text          0x00000000        0x0 main.o
+
+Memory Configuration
+
+Name             Origin             Length             Attributes
+FLASH            0x00000000         0x00010000         xr
+
+Linker script and memory map
+
+OUTPUT(app.elf elf32-littlearm)
+"""
+
+
+def test_the_map_says_which_file_and_symbol_took_each_archive_member(tmp_path):
+    path = tmp_path / "app.map"
+    path.write_text(_INCLUSIONS)
+    taken = [(i.member, i.by_file, i.symbol) for i in read_map(str(path)).archive_inclusions]
+    gnu = "C:/Program Files (x86)/GNU Arm Embedded/lib/thumb/v6-m/nofp/libstdc++.a"
+    assert taken == [("./libk.a(a.o)", "main.o", "tflite::Register_A()"),
+                     (f"{gnu}(eh_alloc.o)", f"{gnu}(guard.o)", "__cxa_allocate_exception"),
+                     ("/opt/lib/libm.a(s_sin.o)", "obj/Program Files (1)/app.o", "sin")]
+
+
 def test_flash_region_use_equals_the_rom_total():
     report = build_report(str(OUT / "cortex-m4/firmware.elf"), map_path=str(OUT / "cortex-m4/firmware.map"))
     flash = next(r for r in report.regions if r.name == "FLASH")
