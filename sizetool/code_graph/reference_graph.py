@@ -31,7 +31,7 @@ from elftools.dwarf.callframe import FDE
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import LINKER_STUBS
-from sizetool.inputs.symbol_runs import NO_SYMBOL, symbol_runs
+from sizetool.inputs.symbol_runs import NO_SYMBOL, code_piece_ranges, symbol_runs
 from sizetool.code_graph.arm_unwind import exidx_entries, exidx_handlers
 from sizetool.code_graph.code_sections import unaligned_thumb_pointers, DATA_INPUT_SECTIONS, data_in_code, without_data
 from tflm_model.reachability import reachable
@@ -113,7 +113,9 @@ def build_reference_graph(image: ElfImage, with_edges: bool = True, input_sectio
     for symbol in image.symbols:
         if symbol.size > 0:
             by_section[symbol.section_index].append(symbol)
-    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    # a symbol ends where its input section ends: newlib-nano's strcmp, sized 8 bytes past it, took strlen's entry
+    pieces = code_piece_ranges(input_sections)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, []), pieces) for s in sections}
     function_starts = {symbol.address for symbol in image.symbols if symbol.kind == "func"}
 
     dynamic_words: list[tuple[int, int]] = []

@@ -221,7 +221,9 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
             pending_input = match.group(1)
     if not output_file:
         raise SizeToolError(f"{path}: truncated map file (no OUTPUT(...) line: the memory map is cut short)")
-    sections.sort(key=lambda s: (s.address, s.size))
+    # Stable: pieces at one address keep the map's order, which says which of two merged string sections there holds
+    # the bytes (ld lists one all of whose strings it stored elsewhere first, with its own size: string_sections.py).
+    sections.sort(key=lambda s: s.address)
     return LinkerMap(regions=regions, input_sections=sections, output_sections=outputs, output_file=output_file,
                      path=path, archive_inclusions=inclusions)
 

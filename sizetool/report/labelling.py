@@ -21,7 +21,7 @@ from operator import attrgetter
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import FILL, InputSection, is_merged_strings
-from sizetool.inputs.symbol_runs import NO_SYMBOL, section_gaps, symbol_runs
+from sizetool.inputs.symbol_runs import NO_SYMBOL, code_piece_ranges, section_gaps, symbol_runs
 from sizetool.report.placement import Placement
 from sizetool.report.ram_use import FREE, RESERVED
 from sizetool.report.report_model import SizeEntry
@@ -73,6 +73,7 @@ def label_bytes(
 
     pieces = sorted((s for s in input_sections or [] if s.size), key=attrgetter("address", "size"))
     piece_starts = [s.address for s in pieces]
+    code_pieces = code_piece_ranges(pieces)  # no symbol's bytes run on past its input section
     entries: list[SizeEntry] = []
     for placed in placement.sections:
         section = placed.section
@@ -80,7 +81,7 @@ def label_bytes(
         if not memories:
             continue
         inside = pieces[bisect.bisect_left(piece_starts, section.address) : bisect.bisect_left(piece_starts, section.end)]
-        runs = symbol_runs(section, by_section.get(section.index, []))
+        runs = symbol_runs(section, by_section.get(section.index, []), code_pieces)
         # a symbol's path, name and aliases once, whatever the memories its section's bytes count in
         labelled = [
             (path_of(symbol), symbol.mangled if mangled_names else symbol.name, symbol.address, size, symbol.mangled,

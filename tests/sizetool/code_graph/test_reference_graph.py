@@ -421,6 +421,31 @@ def test_with_the_map_no_symbol_less_code_runs_on_into_the_next_input_section():
     assert straddling(build_reference_graph(image, input_sections=pieces)) == []
 
 
+def test_with_the_map_a_symbol_sized_past_its_input_section_does_not_take_the_next_routine():
+    # fixtures/symbol_overrun: compare_like's st_size runs 8 bytes past compare.o's .text, over the fill into
+    # length_like (length.o), as newlib-nano's strcmp runs into strlen; length_user calls length_like, the reset
+    # handler compare_like. Read with the symbol's extent, the call to length_like lands in compare_like and whoever
+    # keeps compare_like keeps length_like (through compare_like's tail and length.o's input section).
+    from sizetool.inputs.map_file import read_map
+
+    out = FIXTURES / "symbol_overrun" / "out"
+    image = read_elf(out / "firmware.elf")
+    pieces = read_map(str(out / "firmware.map")).input_sections
+    length_like = next(symbol.address for symbol in image.symbols if symbol.name == "length_like")
+    compare_end = next(p.address + p.size for p in pieces if p.object_file == "compare.o" and p.name == ".text")
+
+    overrun = build_reference_graph(image, input_sections=pieces[:0])
+    assert overrun.nodes[overrun.node_at(length_like)].name == "compare_like"
+
+    graph = build_reference_graph(image, input_sections=pieces)
+    assert graph.nodes[graph.node_at(length_like)].name == "length_like"
+    assert graph.nodes[node_named(graph, "compare_like")].end == compare_end
+    assert graph.nodes[node_named(graph, "length_like")].rom_bytes == 8
+    assert targets_of(graph, "length_user") == {"length_like"}
+    kept = {graph.nodes[i].name for i in graph.reachable({node_named(graph, "reset_handler")})}
+    assert "compare_like" in kept and "length_like" not in kept
+
+
 def test_a_thumb_function_address_at_a_halfword_offset_in_code_data_is_a_reference():
     # pico-sdk's double wrappers: `svc #0x18` then `.word dsqrt_shim` (Thumb bit set) at pc + 2, read through the pc
     from dataclasses import replace

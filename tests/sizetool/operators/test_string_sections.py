@@ -92,6 +92,24 @@ def test_a_section_ld_stored_nothing_of_owns_no_bytes(operator_graph):
     assert edges == string_section_edges(operator_graph.graph, sections)
 
 
+def test_of_two_sections_at_one_address_the_one_the_map_lists_first_holds_nothing(operator_graph):
+    """The same, read from the map text, with the empty section longer than the real one (Zephyr's TFLM:
+    log_softmax.o's RoundingDivideByPOT section, 0xc1 bytes, listed at the address of its LogSoftmaxEval section,
+    0x31): sorted by size, the empty one came second and took the real one's strings, which its function (kept in
+    every firmware) then kept, "LOG_SOFTMAX only supports ..." among them."""
+    text = (MERGED / "firmware.map").read_text()
+    real = next(s for s in read_map(str(MERGED / "firmware.map")).input_sections
+                if string_section_owner(s.name) == CAST_EVAL)
+    line = f" {real.name}\n"
+    assert line in text
+    empty = f" .rodata._ZN6tflite9NobodyEv.str1.1\n                0x{real.address:08x}  {real.size + 0x40:#9x} cast.o\n"
+    sections = read_map("firmware.map", text.replace(line, empty + line, 1)).input_sections
+    at = [s.name for s in sections if s.address == real.address and s.size]
+    assert at == [".rodata._ZN6tflite9NobodyEv.str1.1", real.name]  # the map's order
+    edges = string_section_edges(operator_graph.graph, sections)
+    assert edges == string_section_edges(operator_graph.graph, read_map(str(MERGED / "firmware.map")).input_sections)
+
+
 def test_a_section_named_after_no_function_belongs_to_the_functions_of_its_object_that_use_it(operator_graph):
     """`.rodata.str1.4` (an object built without per-function sections): the functions of that object that refer
     into the section keep it whole, here CastEval, the function the fixture's section is named after."""

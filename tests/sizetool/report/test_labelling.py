@@ -83,6 +83,21 @@ def test_symbols_are_clipped_to_their_section():
     assert entries["tail"] == 0x10
 
 
+def test_with_the_map_a_symbol_ends_where_its_input_section_ends():
+    # newlib-nano's strcmp starts 8 bytes into its .text but is sized from the section's start: its st_size runs over
+    # the fill into strlen's section, whose bytes are strlen's
+    pieces = [InputSection(".text", 0x1000, 0x2C, "libc.a(strcmp.o)"), InputSection(FILL, 0x102C, 0x4, ""),
+              InputSection(".text", 0x1030, 0x10, "libc.a(strlen.o)")]
+    symbols = [func("strcmp", 0x1008, 0x2C), func("strlen", 0x1030, 0x10)]
+    without = {e.symbol: e.size for e in label(image(symbols), by_path) if e.memory == "rom"}
+    assert without["strcmp"] == 0x2C and without["strlen"] == 0x0C
+    rom = [e for e in label(image(symbols), by_path, input_sections=pieces, object_path_of=lambda obj: ("lib", obj))
+           if e.memory == "rom"]
+    entries = {e.symbol: e.size for e in rom}
+    assert entries["strcmp"] == 0x24 and entries["strlen"] == 0x10 and entries["(fill) .text"] == 0x4
+    assert sum(e.size for e in rom) == TEXT.size + DATA.size
+
+
 def test_map_input_sections_name_the_object_of_symbol_less_bytes():
     pieces = [InputSection(".rodata.str1.1", 0x1040, 0x30, "obj/app/main.o"), InputSection(FILL, 0x1070, 0x10, "")]
     entries = label(image([func("f", 0x1000, 0x40)]), by_path, input_sections=pieces,
