@@ -24,6 +24,8 @@ ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictRead
 # pool, docs/fit.md, Zephyr's tflite-micro module).
 FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.021, "fit_truth_arduino.csv": 0.0063,
               "fit_truth_zephyr.csv": 0.006}
+# Zephyr's module on a Cortex-M33 (docs/fit.md, Zephyr's tflite-micro module on a Cortex-M33): within -0.03% to +0.21%
+FLASH_GOAL["fit_truth_zephyr_m33.csv"] = 0.005
 STATIC_RAM_GOAL: dict[str, int] = {}  # every table within 64 bytes
 
 
