@@ -208,3 +208,14 @@ def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys,
     (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
     status, out, _ = run(capsys, ADD, "--fit", tmp_path / "old.json")
     assert status == 0 and "(distribution not recorded: TFLM revision not recorded, GNU C++" in out.splitlines()[0]
+
+
+def test_the_columns_beside_it_stay_aligned_with_long_profile_names(capsys):
+    # "reference kernels (zephyr-cortex-m33-reference)" is longer than the usual label column
+    status, out, _ = run(capsys, ADD, "--fit", "zephyr-cortex-m33-cmsis_nn")
+    table = out.split("Beside it:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert status == 0 and any("zephyr-cortex-m33-reference" in line for line in table)
+    flash_end = table[0].index("flash") + len("flash")
+    for line in table[1:]:
+        label, flash = line[:flash_end - 10], line[flash_end - 10:flash_end]
+        assert label.endswith("  ") and flash.strip().replace(",", "").isdigit(), line
