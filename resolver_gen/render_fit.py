@@ -127,10 +127,12 @@ def _text(report: FitReport, verbose: bool = False) -> str:
                   f"       {item.frame:>10,}  {item.function}" for item in _path_items(answer, verbose)]
     for missing in answer.missing:
         lines.append(f"missing: {missing.op} (in {', '.join(missing.models)}): {missing.reason}")
-    lines += ["", "Beside it:", f"{'':<42}{'flash':>10}{'RAM':>10}{'stack':>8}"]
-    for label, other in _alternatives(report):
+    rows = _alternatives(report)
+    width = max([42] + [len(label) + 2 for label, _ in rows])  # long profile names keep the columns aligned
+    lines += ["", "Beside it:", f"{'':<{width}}{'flash':>10}{'RAM':>10}{'stack':>8}"]
+    for label, other in rows:
         stack = "-" if other.stack is None else f"{other.stack:,}"
-        lines.append(f"{label:<42}{other.flash:>10,}{other.ram:>10,}{stack:>8}")
+        lines.append(f"{label:<{width}}{other.flash:>10,}{other.ram:>10,}{stack:>8}")
     notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
     if notes:
         lines.append("")

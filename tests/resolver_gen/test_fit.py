@@ -239,3 +239,14 @@ def test_app_statics_on_a_build_without_a_guard_runtime_says_it_adds_nothing(cap
 def test_app_statics_without_fit_is_a_usage_error(capsys):
     status, out, err = run(capsys, ADD, "--app-statics")
     assert status == 2 and not out and "--app-statics" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_columns_beside_it_stay_aligned_with_long_profile_names(capsys):
+    # "reference kernels (zephyr-cortex-m33-reference)" is longer than the usual label column
+    status, out, _ = run(capsys, ADD, "--fit", "zephyr-cortex-m33-cmsis_nn")
+    table = out.split("Beside it:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert status == 0 and any("zephyr-cortex-m33-reference" in line for line in table)
+    flash_end = table[0].index("flash") + len("flash")
+    for line in table[1:]:
+        label, flash = line[:flash_end - 10], line[flash_end - 10:flash_end]
+        assert label.endswith("  ") and flash.strip().replace(",", "").isdigit(), line
