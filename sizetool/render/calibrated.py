@@ -24,7 +24,7 @@ def calibrated_lines(answer: CalibratedFlash) -> list[str]:
         f"{answer.common_here:,} / {answer.common_there:,} B",
         f"  bound: {answer.low:,} to {answer.high:,} (the answer {'unscaled' if answer.scaled else 'scaled'}: "
         f"{answer.other_answer:,}; the compiler's inlining: up to {answer.may_be_high_by:,} B too high or "
-        f"{answer.may_be_low_by:,} B too low)",
+        f"{answer.may_be_low_by:,} B too low; the profile's accuracy: {answer.profile_accuracy:,} B either way)",
     ]
     if answer.unprovided:
         lines.append(f"  not counted: {', '.join(answer.unprovided)} (neither this firmware nor the profile has a "
@@ -41,5 +41,6 @@ def calibrated_to_dict(answer: CalibratedFlash) -> dict:
         "measured_scale": round(answer.measured_scale, 6), "scale_registrations": list(answer.common),
         "scale_bytes_here": answer.common_here, "scale_bytes_there": answer.common_there,
         "other_answer": answer.other_answer, "may_be_high_by": answer.may_be_high_by,
+        "profile_accuracy": answer.profile_accuracy,
         "may_be_low_by": answer.may_be_low_by, "firmware_rom": answer.firmware_rom,
     }

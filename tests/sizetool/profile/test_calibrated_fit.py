@@ -65,8 +65,10 @@ def test_the_answer_is_the_firmware_plus_the_profiles_figure_scaled_and_states_b
     assert answer["flash"] == answer["from_firmware"] + answer["added"] and answer["added"] == answer["profile_bytes"]
     scaled = answer["from_firmware"] + round(answer["profile_bytes"] * answer["measured_scale"])
     assert answer["other_answer"] == scaled
-    assert answer["low"] == min(answer["flash"], scaled) - answer["may_be_high_by"]
-    assert answer["high"] == max(answer["flash"], scaled) + answer["may_be_low_by"]
+    # the profile's accuracy: 0.5% of what it adds, at least 64 bytes, either way
+    assert answer["profile_accuracy"] == max(64, -(-answer["added"] * 5 // 1000))
+    assert answer["low"] == min(answer["flash"], scaled) - answer["may_be_high_by"] - answer["profile_accuracy"]
+    assert answer["high"] == max(answer["flash"], scaled) + answer["may_be_low_by"] + answer["profile_accuracy"]
     assert answer["measured_scale"] == pytest.approx(answer["scale_bytes_here"] / answer["scale_bytes_there"], 1e-5)
 
 
