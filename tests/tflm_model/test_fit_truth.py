@@ -23,8 +23,8 @@ ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictRead
 FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.021, "fit_truth_arduino.csv": 0.0007,
               "fit_truth_zephyr.csv": 0.0015}
 # Zephyr's module on a Cortex-M33 (docs/fit.md, Zephyr's tflite-micro module on a Cortex-M33) meets 0.5% on every
-# model: held to what was measured, -0.03% to +0.21% with reference kernels and +0.01% to +0.09% with CMSIS-NN.
-FLASH_GOAL["fit_truth_zephyr_m33.csv"] = 0.0025
+# model: held to what was measured, -0.02% to +0.10% with reference kernels and +0.01% to +0.09% with CMSIS-NN.
+FLASH_GOAL["fit_truth_zephyr_m33.csv"] = 0.0011
 FLASH_GOAL["fit_truth_zephyr_m33_cmsis_nn.csv"] = 0.001
 STATIC_RAM_GOAL: dict[str, int] = {}  # every table within 64 bytes
 
