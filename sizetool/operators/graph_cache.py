@@ -25,9 +25,9 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 7  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+_FORMAT = 8  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
 #             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
-#             inlined into them
+#             inlined into them; 8: an out-of-line AddXxx() no longer makes the AddCustom() it calls shared
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
