@@ -27,7 +27,8 @@ TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
 _FORMAT = 8  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
 #             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
-#             inlined into them; 8: an out-of-line AddXxx() no longer makes the AddCustom() it calls shared
+#             inlined into them; 8: an out-of-line AddXxx() no longer makes the AddCustom() it calls shared, and
+#             the fill after a .bss object up to an 8-byte boundary goes with it
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
