@@ -22,8 +22,10 @@ ROWS = [{**row, "table": truth.name} for truth in TRUTHS for row in csv.DictRead
 # strcmp symbol reaches into strlen): held to what was measured too. Zephyr's module (zephyr-cortex-m4f-reference) is
 # within 0.6%: six of its nine models meet 0.5%, the three smallest are 235 to 397 bytes high (RegisterOps()'s literal
 # pool, docs/fit.md, Zephyr's tflite-micro module).
+# esp-tflite-micro on ESP32-C3 (esp-tflite-micro-esp32c3-esp_nn) meets it: -0.33% to +0.05% (docs/fit.md,
+# esp-tflite-micro on an ESP32-C3).
 FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.021, "fit_truth_arduino.csv": 0.0063,
-              "fit_truth_zephyr.csv": 0.006}
+              "fit_truth_zephyr.csv": 0.006, "fit_truth_esp.csv": 0.005}
 STATIC_RAM_GOAL: dict[str, int] = {}  # every table within 64 bytes
 
 
