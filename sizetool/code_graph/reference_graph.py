@@ -565,12 +565,18 @@ def _printable(text: bytes) -> bool:
 
 def _give_padding_to_functions(graph: ReferenceGraph, edge_sets: list[set[int]], targets: set[int]) -> None:
     """Alignment fill right after a function (under 16 bytes, referred to by nothing) goes with that function:
-    the linker drops it with the function."""
+    the linker drops it with the function. The same for a zero-filled (.bss) object and the fill after it up to the
+    next 8-byte boundary (a 28-byte static TFLMRegistration before its 8-byte guard variable)."""
     nodes = graph.nodes
     for index in range(1, len(nodes)):
         node, before = nodes[index], nodes[index - 1]
-        if (node.kind == "chunk" and before.kind == "func" and before.end == node.address
-                and node.section == before.section and node.end - node.address < 16 and node.address not in targets):
+        if (node.kind != "chunk" or before.end != node.address or node.section != before.section
+                or node.address in targets):
+            continue
+        if before.kind == "func" and node.end - node.address < 16:
+            edge_sets[index - 1].add(index)
+        elif (before.kind == "object" and before.rom_bytes == 0 and node.rom_bytes == 0 and node.end % 8 == 0
+              and node.end - node.address < 8):
             edge_sets[index - 1].add(index)
 
 

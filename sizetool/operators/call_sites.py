@@ -106,28 +106,39 @@ def find_call_sites(image: ElfImage, graph: ReferenceGraph, owners: dict[int, st
     everywhere = [gap for gaps in spacing.values() for gap in gaps]
     fallback = int(statistics.median(everywhere)) if everywhere else 0
     referrers = Counter(target for targets in graph.edges for target in set(targets))
+    machinery_referrers = _machinery_referrers(graph, owners)
     sites = []
     kept_targets = {}
     for caller, starts in starts_of.items():
         size = int(statistics.median(spacing[caller])) if spacing[caller] else fallback
         found, kept = _caller_sites(graph, caller, starts, size, references_of[caller], branches_of[caller], referrers,
-                                    literals_of.get(caller, set()))
+                                    literals_of.get(caller, set()), machinery_referrers)
         sites.extend(found)
         kept_targets[caller] = kept
     sites.sort(key=lambda s: (s.op, s.address))
     return CallSites(sites, sorted(set(pool_words), key=lambda w: w.address), kept_targets)
 
 
+def _machinery_referrers(graph: ReferenceGraph, owners: dict[int, str | None]) -> Counter:
+    """How many nodes refer to each node, leaving out one operator's own roots: an AddXxx() the compiler kept out of
+    line (a root of its registration: -O3, esp-tflite-micro's signal ops) that calls AddCustom() goes with its
+    registration, so it does not make AddCustom() shared with the rest of the firmware."""
+    return Counter(target for index, targets in enumerate(graph.edges) if owners.get(index) is None
+                   for target in set(targets))
+
+
 def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, str]], size: int,
                   references: list[tuple[int, int]], branches: list[tuple[int, int]],
-                  referrers: Counter, literals: set[int] = frozenset()) -> tuple[list[CallSite], tuple[int, ...]]:
+                  referrers: Counter, literals: set[int] = frozenset(), machinery_referrers: Counter | None = None,
+                  ) -> tuple[list[CallSite], tuple[int, ...]]:
     """The call sites of one function, and the nodes it refers to outside them.
 
     A call site's code runs from its first anchor to the next call site's; the last one's, its estimated size, or up
     to a block an earlier call jumps to. Code the compiler moved out of line (a block after the calls that only one
     call site jumps to: AddEthosU()'s AddCustom() when Register_ETHOSU() is not null) belongs to that call site too.
     `literals`: literal-pool words outside the function (Xtensa's .literal sections) that an instruction loading a
-    root's address reads; they go with the calls that load them.
+    root's address reads; they go with the calls that load them. `machinery_referrers`: `referrers` less the
+    operators' own roots (what decides whether a function the calls go through is theirs alone).
     """
     if not starts:
         return [], tuple(sorted({node for _, node in references}))
@@ -152,7 +163,7 @@ def _caller_sites(graph: ReferenceGraph, caller: int, starts: list[tuple[int, st
     # The calls' own machinery: functions several calls go through that nothing else calls (the resolver's
     # AddBuiltin() and AddCustom(); not a logging function the calls share with the rest of the firmware).
     candidates = {node for node, count in Counter(n for targets in inside for n in targets).items()
-                  if count > 1 and graph.nodes[node].kind == "func" and referrers[node] == 1}
+                  if count > 1 and graph.nodes[node].kind == "func" and (machinery_referrers or referrers)[node] == 1}
 
     # Out-of-line blocks: code after a call site's segment that only that call site jumps to and that goes through the
     # machinery (AddEthosU()'s AddCustom(), placed after the last call when Register_ETHOSU() may return null).

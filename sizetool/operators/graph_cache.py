@@ -26,9 +26,11 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 8  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+_FORMAT = 9  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
 #             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
-#             inlined into them; 8: archive members' constructors go with what took the member
+#             inlined into them; 8: archive members' constructors go with what took the member; 9: an out-of-line
+#             AddXxx() no longer makes the AddCustom() it calls shared, and the fill after a .bss object up to an
+#             8-byte boundary goes with it
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,

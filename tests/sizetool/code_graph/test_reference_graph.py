@@ -461,3 +461,22 @@ def test_a_thumb_function_address_at_a_halfword_offset_in_code_data_is_a_referen
     assert unaligned_thumb_pointers(image, text, data, {0x1010}) == [(0x100A, 0x1011)]
     assert unaligned_thumb_pointers(image, text, data, {0x1018}) == []
     assert unaligned_thumb_pointers(image, text, data, {0x1012}) == []  # 0x1011 is not its address with the Thumb bit
+
+
+def test_the_fill_after_a_bss_object_up_to_8_bytes_goes_with_it():
+    # esp-tflite-micro on ESP32-C3: a signal op's static TFLMRegistration (28 bytes) is followed by 4 bytes of fill
+    # before its 8-byte guard variable; the linker drops both with the registration, so the fill must not stay.
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph, _give_padding_to_functions
+
+    nodes = [GraphNode(0x1000, 0x101C, 0, ".bss", "Register_DELAY()::r", "r", "object"),
+             GraphNode(0x101C, 0x1020, 0, ".bss", "(no symbol) .bss+0x1c", "", "chunk"),
+             GraphNode(0x1020, 0x1028, 0, ".bss", "guard variable for Register_DELAY()::r", "g", "object"),
+             GraphNode(0x1028, 0x102C, 0, ".bss", "errno_like", "e", "object"),
+             GraphNode(0x102C, 0x1030, 0, ".bss", "(no symbol) .bss+0x2c", "", "chunk"),
+             GraphNode(0x1030, 0x1031, 0, ".bss", "lock", "l", "object"),
+             GraphNode(0x1031, 0x1040, 0, ".bss", "(no symbol) .bss+0x31", "", "chunk")]
+    graph = ReferenceGraph(nodes=nodes, edges=[])
+    edges = [set() for _ in nodes]
+    _give_padding_to_functions(graph, edges, targets={0x102C})
+    # the fill to the 8-byte boundary goes with the object before it; fill something refers to, or longer, stays
+    assert edges == [{1}, set(), set(), set(), set(), set(), set()]

@@ -77,3 +77,30 @@ def test_a_call_the_compiler_inlined_the_machinery_into_costs_its_own_length():
     # Without any call going through the machinery (-Os: every call is a call), none counts as inlined.
     plain, _ = _caller_sites(graph, 0, starts, 26, [], [], Counter({1: 1}))
     assert not any(s.inlined for s in plain) and {s.bytes for s in plain} == {26}
+
+
+def test_addcustom_called_by_out_of_line_addxxx_too_is_still_the_calls_machinery():
+    # GCC -O3 (esp-tflite-micro's RegisterOps() on ESP32-C3): AddIrfft() and AddRfft() inlined into RegisterOps(),
+    # calling AddCustom(); AddDelay() and AddWindow() kept out of line (roots of their registrations), calling it too.
+    # AddCustom() goes with the calls: dropping IRFFT and RFFT must not leave it in the runtime.
+    from sizetool.code_graph.reference_graph import GraphNode, ReferenceGraph
+    from sizetool.operators.call_sites import _caller_sites, _machinery_referrers
+
+    nodes = [GraphNode(0x100, 0x200, 0x100, ".text", "RegisterOps()", "", "func"),
+             GraphNode(0x200, 0x280, 0x80, ".text", "AddCustom()", "", "func"),
+             GraphNode(0x280, 0x2A0, 0x20, ".text", "AddDelay()", "", "func"),
+             GraphNode(0x2A0, 0x2C0, 0x20, ".text", "AddWindow()", "", "func"),
+             GraphNode(0x2C0, 0x2D0, 0x10, ".text", "Register_IRFFT()", "", "func"),
+             GraphNode(0x2D0, 0x2E0, 0x10, ".text", "Register_RFFT()", "", "func")]
+    graph = ReferenceGraph(nodes=nodes, edges=[[1, 2, 3, 4, 5], [], [1], [1], [], []])
+    owners = {2: "DELAY", 3: "WINDOW", 4: "IRFFT", 5: "RFFT"}
+    assert _machinery_referrers(graph, owners)[1] == 1  # RegisterOps() alone; AddDelay() and AddWindow() go with theirs
+    starts = [(0x100, "DELAY"), (0x11A, "IRFFT"), (0x134, "RFFT"), (0x14E, "WINDOW")]
+    references = [(0x104, 2), (0x124, 1), (0x13E, 1), (0x152, 3)]
+    referrers = Counter(t for targets in graph.edges for t in set(targets))
+    sites, kept = _caller_sites(graph, 0, starts, 26, references, [], referrers, machinery_referrers=
+                                _machinery_referrers(graph, owners))
+    assert {s.op: s.targets for s in sites}["IRFFT"] == (1,) and 1 not in kept
+    # Counted with every referrer, AddCustom() looked shared and stayed whatever was registered.
+    _, shared = _caller_sites(graph, 0, starts, 26, references, [], referrers)
+    assert 1 in shared
