@@ -26,7 +26,7 @@ FLASH_GOAL = {"fit_truth.csv": 0.005, "fit_truth_pico.csv": 0.021, "fit_truth_ar
 # model: held to what was measured, -0.02% to +0.10% with reference kernels and +0.01% to +0.09% with CMSIS-NN.
 FLASH_GOAL["fit_truth_zephyr_m33.csv"] = 0.0011
 FLASH_GOAL["fit_truth_zephyr_m33_cmsis_nn.csv"] = 0.001
-# esp-tflite-micro on ESP32-C3 (esp-tflite-micro-esp32c3-esp_nn) meets it: -0.33% to +0.05% (docs/fit.md,
+# esp-tflite-micro on ESP32-C3 (esp-tflite-micro-esp32c3-esp_nn) meets it: -0.40% to +0.05% (docs/fit.md,
 # esp-tflite-micro on an ESP32-C3).
 FLASH_GOAL["fit_truth_esp.csv"] = 0.005
 STATIC_RAM_GOAL: dict[str, int] = {}  # every table within 64 bytes
