@@ -59,7 +59,7 @@ class ArenaPart:
 class ArenaEstimate:
     total_bytes: int  # the kTensorArenaSize to use: never below what TFLM needs
     exact: bool  # False when some allocation is only bounded from above
-    kernels: str  # "reference" | "cmsis_nn"
+    kernels: str  # "reference" | "cmsis_nn" | "esp_nn"
     pointer_bytes: int  # 4 or 8
     parts: tuple[ArenaPart, ...]  # breakdown; sums to total_bytes
     notes: tuple[str, ...]  # what was bounded and why, one sentence each
