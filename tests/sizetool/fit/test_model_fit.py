@@ -59,6 +59,17 @@ def test_the_kernel_set_is_cmsis_nn_when_its_kernels_are_linked_else_reference_a
         detect_kernels(image, "xtensa")
 
 
+def test_the_kernel_set_is_esp_nn_when_esp_nn_functions_are_linked():
+    # esp-tflite-micro's esp_nn kernels call esp-nn (esp_nn_conv_s8_opt on an ESP32-C3, ..._esp32s3 on an S3)
+    image = read_elf(str(FIRMWARE / "cortex-m4" / "firmware.elf"))
+    esp = replace(image, symbols=image.symbols + [Symbol("esp_nn_conv_s8_opt", 0x100, 64, "func", "global", 1),
+                                                  Symbol("esp_nn_softmax_s8_opt", 0x200, 8, "func", "global", 1)])
+    choice = detect_kernels(esp)
+    assert choice == KernelChoice("esp_nn", "detected: esp_nn_conv_s8_opt and 1 more esp-nn functions linked")
+    assert detect_kernels(esp, "reference").kernels == "reference"
+    assert detect_kernels(image, "esp_nn") == KernelChoice("esp_nn", "--kernels")
+
+
 def test_the_pointer_size_is_the_elf_class():
     assert pointer_bytes(read_elf(str(FIRMWARE / "cortex-m4" / "firmware.elf"))) == 4
     assert pointer_bytes(read_elf(str(FIRMWARE / "host-x86_64" / "firmware.elf"))) == 8
