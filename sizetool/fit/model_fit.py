@@ -51,6 +51,10 @@ _CMSIS_NN_FUNCTION = re.compile(
 # esp-nn's functions (esp_nn_conv_s8_opt, esp_nn_softmax_s8_opt, esp_nn_add_elementwise_s8_ansi, ...): linked by
 # esp-tflite-micro's esp_nn kernels (Espressif's TFLM, built with ESP_NN).
 _ESP_NN_FUNCTION = re.compile(r"^esp_nn_\w+$")
+# esp-nn's own functions for the ESP32-S3 and ESP32-P4 (esp_nn_conv_s8_esp32s3, ...): other scratch rules than the
+# generic C ones tflm_facts models for every other chip.
+_ESP_NN_CHIP_FUNCTION = re.compile(r"^esp_nn_\w+_(esp32s3|esp32p4)$")
+ESP_NN_CHIPS = {"esp32s3": "ESP32-S3", "esp32p4": "ESP32-P4"}
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,15 @@ def detect_kernels(image: ElfImage, override: str | None = None) -> KernelChoice
         return KernelChoice("esp_nn", f"detected: {esp_nn[0]} and {len(esp_nn) - 1} more esp-nn functions linked"
                             if len(esp_nn) > 1 else f"detected: {esp_nn[0]} linked")
     return KernelChoice("reference", "detected: no CMSIS-NN kernel linked")
+
+
+def esp_nn_chip(image: ElfImage) -> str | None:
+    """"esp32s3" or "esp32p4" when esp-nn's functions for that chip are linked (their scratch rules are not modelled)."""
+    for symbol in image.symbols:
+        found = _ESP_NN_CHIP_FUNCTION.match(symbol.name) if symbol.kind == "func" else None
+        if found:
+            return found.group(1)
+    return None
 
 
 def pointer_bytes(image: ElfImage) -> int:
@@ -208,7 +221,11 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
                                choice.kernels)) if sizes is not None else ()
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
+    chip = esp_nn_chip(image) if choice.kernels == "esp_nn" else None
     try:
+        if chip is not None:
+            raise SizeToolError(f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not "
+                                "modelled (only esp-nn's generic C: every chip but the ESP32-S3 and P4)")
         arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
     except SizeToolError as error:
         unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
