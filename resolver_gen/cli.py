@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="estimate the tensor arena TFLM needs (all models sharing one arena): the header gets "
                              "kTensorArenaSize and its breakdown, JSON an \"arena\" object, --list a table")
     parser.add_argument("--kernels", default="reference", metavar="SET",
-                        help="kernel set the firmware links, for --arena: reference (default) or cmsis_nn")
+                        help="kernel set the firmware links, for --arena: reference (default), cmsis_nn or esp_nn "
+                             "(esp-tflite-micro's esp_nn kernels)")
     parser.add_argument("--pointer-size", type=int, default=4, metavar="BYTES",
                         help="the target's pointer size, for --arena: 4 (32-bit MCUs, default) or 8 (64-bit hosts)")
     parser.add_argument("--short-enums", action="store_true",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tflm_model.arena_estimate import ArenaEstimate
 
-KERNEL_LABELS = {"reference": "reference kernels", "cmsis_nn": "CMSIS-NN kernels"}
+KERNEL_LABELS = {"reference": "reference kernels", "cmsis_nn": "CMSIS-NN kernels", "esp_nn": "esp-nn kernels"}
 ABI_LABELS = {"ilp32": "32-bit pointers", "eabi": "32-bit pointers, short enums", "lp64": "64-bit pointers"}
 
 

@@ -4,13 +4,15 @@
   32-bit with int-sized enums, "eabi" Arm bare metal with short enums, "lp64" 64-bit hosts);
 - BUILTIN_PARAMS: the TfLiteXxxParams struct each op's builtin-data parser allocates (persistent, at alignof);
 - OP_DATA: the struct each kernel's Init() allocates with AllocatePersistentBuffer (16-byte aligned), per kernel set
-  (reference, cmsis_nn; CMSIS-NN builds fall back to the reference kernel for the ops they do not optimise);
+  (reference, cmsis_nn, esp_nn; CMSIS-NN and esp-tflite-micro builds fall back to the reference kernel for the ops
+  they do not optimise);
 - prepare_allocations(): what each kernel's Prepare() adds, from the operator's tensors: per-channel quantization
   arrays and lookup tables (persistent) and scratch buffers (planned with the tensors), with CMSIS-NN's
   *_get_buffer_size rules per core feature (CPU_FEATURES: "dsp" for Cortex-M4/M7/M33, M55 without MVE and 32-bit Arm
   Linux; "mve" for a core with Helium, where CMSIS-NN is compiled with ARM_MATH_MVEI: Cortex-M55/M85), as
   tflm_facts.cmsis_nn_scratch holds them (CMSIS-NN 4ab83cc compiled with GCC), and TFLM's default
-  KERNELS_OPTIMIZED_FOR_SPEED.
+  KERNELS_OPTIMIZED_FOR_SPEED; esp-tflite-micro's esp_nn kernels as tflm_facts.esp_nn_kernels holds them (esp-nn's
+  generic C scratch rules, what ESP-IDF builds for every chip but the ESP32-S3 and P4).
 
 Sizes were read from the checkout by compiling sizeof/alignof probes with arm-linux-gnueabihf-g++ (ilp32),
 arm-none-eabi-g++ -mcpu=cortex-m4 (eabi) and g++ on x86-64 (lp64), with TFLM's flags (-DTF_LITE_STATIC_MEMORY);
@@ -23,9 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tflm_facts.cmsis_nn_scratch import CMSIS_NN_SCRATCH_RULES, CPU_FEATURES
+from tflm_facts.esp_nn_kernels import ESP_NN_DEFAULT_VARIANT, ESP_NN_SCRATCH_RULES
 from tflm_facts.op_view import OpView, TensorView
 
-KERNEL_SETS = ("reference", "cmsis_nn")
+KERNEL_SETS = ("reference", "cmsis_nn", "esp_nn")
 POINTER_SIZES = (4, 8)
 # The struct layouts TFLM's arena sees depend on the target ABI, not only on the pointer size:
 ABIS = {
@@ -204,6 +207,22 @@ CMSIS_NN_OP_DATA: dict[str, OpData | None] = {
     "BATCH_MATMUL": OpData("cmsis_nn/batch_matmul.cc", "OpData", {"ilp32": 36, "eabi": 36, "lp64": 56}),
     "MAXIMUM": None, "MINIMUM": None, "TRANSPOSE": None,
 }
+# esp-tflite-micro's esp_nn kernels (esp_nn/<op>.cc, tflm_facts.esp_nn_kernels): CONV_2D, DEPTHWISE_CONV_2D and
+# SOFTMAX keep a NodeData (the reference OpData and an int; SoftmaxParams holds a double, so 8-aligned), the others the
+# reference OpData, read from their own unit; every other op uses the reference kernel. Sizes compiled from
+# esp-tflite-micro v1.3.8 with riscv64-unknown-elf-g++ (ilp32), arm-none-eabi-g++ (eabi) and g++ (lp64).
+ESP_NN_OP_DATA: dict[str, OpData | None] = {
+    "CONV_2D": OpData("esp_nn/conv.cc", "NodeData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "DEPTHWISE_CONV_2D": OpData("esp_nn/depthwise_conv.cc", "NodeData", {"ilp32": 60, "eabi": 60, "lp64": 80}),
+    "SOFTMAX": OpData("esp_nn/softmax.cc", "NodeData", {"ilp32": 64, "eabi": 64, "lp64": 88}),
+    "FULLY_CONNECTED": OpData("esp_nn/fully_connected.cc", "OpDataFullyConnected", {"ilp32": 48, "eabi": 48, "lp64": 64}),
+    "ADD": OpData("esp_nn/add.cc", "OpDataAdd", {"ilp32": 60, "eabi": 60, "lp64": 60}),
+    "MUL": OpData("esp_nn/mul.cc", "OpDataMul", {"ilp32": 36, "eabi": 36, "lp64": 36}),
+    "AVERAGE_POOL_2D": OpData("esp_nn/pooling.cc", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+    "MAX_POOL_2D": OpData("esp_nn/pooling.cc", "OpDataPooling", {"ilp32": 32, "eabi": 32, "lp64": 32}),
+}
+# The optimised kernel sets' own OpData tables (an op not in a set's table uses the reference kernel).
+KERNEL_OP_DATA: dict[str, dict[str, OpData | None]] = {"cmsis_nn": CMSIS_NN_OP_DATA, "esp_nn": ESP_NN_OP_DATA}
 # Ops whose every allocation is modelled (Init, Prepare, scratch); others get UNKNOWN_OP_BOUND and a note.
 MODELLED_PREPARE = {
     "ADD", "SUB", "MUL", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV", "LEAKY_RELU", "PAD",
@@ -260,7 +279,8 @@ def temp_tensors(view_inputs: int, view_outputs: int, op: str, kernels: str, kno
     """The temporary TfLiteTensors of an operator's Prepare(), as (role, index) in call order (omitted inputs are
     dropped by the caller). An op whose kernel is not known is bounded by each input and output twice."""
     listed = TEMP_TENSORS.get((kernels, op))
-    if listed is None and kernels == "cmsis_nn" and (kernels, op) not in TEMP_TENSORS:
+    if listed is None and kernels != "reference" and (kernels, op) not in TEMP_TENSORS:
+        # the esp_nn kernels take the reference lists' tensors (conv: output, input, filter, then the helper's four)
         listed = TEMP_TENSORS.get(("reference", op))
     if op == "CONCATENATION":  # every input and the output, then the output again
         return [("i", i) for i in range(view_inputs)] + [("o", 0)] * 2 if view_outputs else []
@@ -272,8 +292,9 @@ def temp_tensors(view_inputs: int, view_outputs: int, op: str, kernels: str, kno
 
 def op_data(op: str, kernels: str) -> OpData | None:
     """The Init() allocation of the kernel serving `op` in a kernel set (None: no Init allocation or unknown)."""
-    if kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA:
-        return CMSIS_NN_OP_DATA[op]
+    own = KERNEL_OP_DATA.get(kernels, {})
+    if op in own:
+        return own[op]
     return REFERENCE_OP_DATA.get(op)
 
 
@@ -294,7 +315,7 @@ BATCH_MATMUL_QUANTIZATION_BYTES = 28  # QuantizationOpDataBatchMatmul: 7 int32
 def op_data_known(op: str, kernels: str) -> bool:
     if kernels == "cmsis_nn" and op in CMSIS_NN_UNMODELLED:
         return False
-    return (kernels == "cmsis_nn" and op in CMSIS_NN_OP_DATA) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
+    return op in KERNEL_OP_DATA.get(kernels, {}) or op in REFERENCE_OP_DATA or op in MODELLED_PREPARE
 
 
 @dataclass(frozen=True)
@@ -349,6 +370,27 @@ REDUCE_ACCUMULATOR_ONLY = "reduce_accumulator_only"
 REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY,)
 
 
+def _esp_nn_allocations(view: OpView, abi: str, revision_rules: frozenset[str]) -> PrepareAllocations:
+    """esp-tflite-micro's esp_nn kernels: the reference kernel's Prepare, then for int8 the esp-nn scratch buffer it
+    requests when esp_nn_get_*_scratch_size is above 0 (tflm_facts.esp_nn_kernels)."""
+    reference = prepare_allocations(view, "reference", abi, revision_rules=revision_rules)
+    rules = ESP_NN_SCRATCH_RULES[ESP_NN_DEFAULT_VARIANT]
+    op, inp = view.op, view.input(0)
+    size, note = 0, None
+    if op in ("CONV_2D", "DEPTHWISE_CONV_2D") and inp is not None and inp.type == _INT8:
+        size = rules["conv_s8" if op == "CONV_2D" else "depthwise_s8"](view)
+    elif op == "SOFTMAX" and inp is not None and inp.type == _INT8 and view.outputs[0].type == _INT8:
+        if len(inp.shape) < 2:  # the kernel reads dims->data[1] past a rank-1 shape: whatever follows it
+            size = 4 * inp.elements
+            note = "SOFTMAX int8 of rank 1 on esp_nn: the kernel sizes its scratch from a dimension the tensor lacks"
+        else:
+            size = rules["softmax_s8"](view)
+    if size <= 0:
+        return reference
+    return PrepareAllocations(reference.persistent, reference.scratch + (size,), reference.exact and note is None,
+                              reference.note or note, reference.init)
+
+
 def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_features: str = "dsp",
                         revision_rules: frozenset[str] = frozenset()) -> PrepareAllocations:
     """The persistent buffers and scratch requests of the kernel serving view.op in Prepare(); cpu_features ("dsp" or
@@ -356,6 +398,8 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
     op = view.op
     cmsis = kernels == "cmsis_nn"
     rules = CMSIS_NN_SCRATCH_RULES[cpu_features]
+    if kernels == "esp_nn":
+        return _esp_nn_allocations(view, abi, revision_rules)
     inp = view.input(0)
     in_type = inp.type if inp else None
     if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):

@@ -38,6 +38,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
+from tflm_facts.kernel_memory import KERNEL_SETS
 
 FORMAT = "tflm-target-profile"
 FORMAT_VERSION = 3
@@ -59,7 +60,7 @@ class BuildFacts:
     arch: str  # "arm", "riscv", "xtensa", "x86_64"
     cpu: str  # Arm Tag_CPU_name ("cortex-m4"), or the ELF's machine for other architectures
     fpu: str  # Arm Tag_FP_arch ("VFPv4-D16"), "" when none
-    kernels: str  # "reference" or "cmsis_nn", as size-report detects it
+    kernels: str  # "reference", "cmsis_nn" or "esp_nn", as size-report detects it
     pointer_bytes: int
     short_enums: bool  # Arm Tag_ABI_enum_size small: TFLM's structs shrink
     compiler: str  # the .comment string ("GCC: (15:12.2.rel1-1) 12.2.1 20221205")
@@ -388,7 +389,7 @@ def _check(profile: TargetProfile) -> None:
     paths = [r.stack for r in profile.registrations if r.stack] + ([profile.stack_base] if profile.stack_base else [])
     if any(not 0 <= name < names for path in paths for name, _ in path.steps):
         raise ValueError("a stack step names no function")
-    if profile.build.kernels not in ("reference", "cmsis_nn") or profile.build.pointer_bytes not in (4, 8):
+    if profile.build.kernels not in KERNEL_SETS or profile.build.pointer_bytes not in (4, 8):
         raise ValueError("unknown kernel set or pointer size")
     if len({r.op for r in profile.registrations}) != len(profile.registrations):
         raise ValueError("a registration listed twice")

@@ -15,7 +15,7 @@ Several models share one arena the way TFLM's multi-tenant allocation does: one 
 arena) passed to one MicroInterpreter per model, each calling AllocateTensors() in turn. Tails add up; the head is
 shared and sized for the largest plan. (Separate arenas per interpreter are the sum of single-model estimates.)
 
-Kernel facts (OpData sizes, Prepare buffers, CMSIS-NN scratch rules) come from tflm_facts.kernel_memory. Where a
+Kernel facts (OpData sizes, Prepare buffers, CMSIS-NN and esp-nn scratch rules) come from tflm_facts.kernel_memory. Where a
 kernel's allocations are not modelled exactly the estimate is a safe upper bound, exact is False and a note says why.
 """
 
@@ -59,7 +59,7 @@ class ArenaPart:
 class ArenaEstimate:
     total_bytes: int  # the kTensorArenaSize to use: never below what TFLM needs
     exact: bool  # False when some allocation is only bounded from above
-    kernels: str  # "reference" | "cmsis_nn"
+    kernels: str  # "reference" | "cmsis_nn" | "esp_nn"
     pointer_bytes: int  # 4 or 8
     parts: tuple[ArenaPart, ...]  # breakdown; sums to total_bytes
     notes: tuple[str, ...]  # what was bounded and why, one sentence each

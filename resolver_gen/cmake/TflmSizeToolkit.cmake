@@ -2,7 +2,7 @@
 # time, gate the build on a size budget after the link, and add rom/ram/stack report targets as Zephyr does.
 #
 #   tflm_op_resolver(<target> MODELS a.tflite|model_data.cc[:ARRAY] ... [HEADER ops.h] [NAME n] [REDUCE_TYPES]
-#                    [ARENA [KERNELS reference|cmsis_nn] [SHORT_ENUMS]] [TFLM_DIR dir])
+#                    [ARENA [KERNELS reference|cmsis_nn|esp_nn] [SHORT_ENUMS]] [TFLM_DIR dir])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
 #                   [MODELS a.tflite ...] [ELF file.elf]
 #                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]])
@@ -120,8 +120,8 @@ function(tflm_op_resolver target)
   if((ARG_KERNELS OR ARG_SHORT_ENUMS) AND NOT ARG_ARENA)
     message(FATAL_ERROR "tflm_op_resolver(${target}): KERNELS and SHORT_ENUMS set the arena estimate: add ARENA")
   endif()
-  if(ARG_KERNELS AND NOT ARG_KERNELS MATCHES "^(reference|cmsis_nn)$")
-    message(FATAL_ERROR "tflm_op_resolver(${target}): KERNELS: '${ARG_KERNELS}' is not reference or cmsis_nn")
+  if(ARG_KERNELS AND NOT ARG_KERNELS MATCHES "^(reference|cmsis_nn|esp_nn)$")
+    message(FATAL_ERROR "tflm_op_resolver(${target}): KERNELS: '${ARG_KERNELS}' is not reference, cmsis_nn or esp_nn")
   endif()
   _tflm_input_files(tflm_op_resolver "${target}" MODELS models ${ARG_MODELS})
   _tflm_find_tool(TFLM_GEN_RESOLVER gen-resolver)

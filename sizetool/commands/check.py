@@ -21,6 +21,7 @@ from typing import Optional
 
 from sizetool.commands.arguments import OneLineParser
 from sizetool.errors import SizeToolError
+from tflm_facts.kernel_memory import KERNEL_SETS
 
 FORMATS = ("tree", "json", "markdown")
 
@@ -51,7 +52,7 @@ def build_parser(prog: str = "size-report check"):
                         help="tree, json or markdown.")
     parser.add_argument("--junit", metavar="FILE.xml", help="Also write a JUnit XML report (GitLab, Jenkins).")
     parser.add_argument("--save", metavar="REPORT.json", help="Also save the build's report as JSON.")
-    parser.add_argument("--kernels", metavar="reference|cmsis_nn",
+    parser.add_argument("--kernels", metavar="reference|cmsis_nn|esp_nn",
                         help="The kernel set for [models] arena rules (default: detected from the ELF).")
     parser.add_argument("--summary", metavar="FILE.md",
                         help="Also write a markdown summary: verdict, ROM/RAM totals and deltas against --baseline, "
@@ -96,8 +97,8 @@ def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str]
 
     if output_format not in FORMATS:
         raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
-    if kernels is not None and kernels not in ("reference", "cmsis_nn"):
-        raise SizeToolError(f"unknown --kernels {kernels!r} (choose from reference, cmsis_nn)")
+    if kernels is not None and kernels not in KERNEL_SETS:
+        raise SizeToolError(f"unknown --kernels {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if not (budget_file or embedded_models or header):
         raise SizeToolError("give --budget FILE.toml, --embedded-model MODEL or --header OPS.h (nothing to check)")
     if header_args and not header:

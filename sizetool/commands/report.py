@@ -138,7 +138,7 @@ def build_parser(prog: str = "size-report", mode: str | None = None) -> argparse
                             help="Print one line per reason it does not fit on stderr ('size-report fit: FAIL ...'), "
                                  "for build systems that show a failed command's output.")
     if mode in (None, "ops", "fit"):
-        parser.add_argument("--kernels", metavar="reference|cmsis_nn",
+        parser.add_argument("--kernels", metavar="reference|cmsis_nn|esp_nn",
                             help="With models: the kernel set the arena estimate assumes (default: detected from the "
                                  "firmware).")
         parser.add_argument("--arena-symbol", metavar="NAME",

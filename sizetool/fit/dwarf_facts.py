@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
 from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
-from tflm_facts.kernel_memory import CMSIS_NN_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
+from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
 ENUM = "TfLiteType"
 
@@ -79,7 +79,7 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
         (from_elf if size is not None else defaults).append(name)
         if size is not None:
             structs[name] = size
-    table = dict(REFERENCE_OP_DATA, **CMSIS_NN_OP_DATA) if kernels == "cmsis_nn" else REFERENCE_OP_DATA
+    table = dict(REFERENCE_OP_DATA, **KERNEL_OP_DATA.get(kernels, {}))
     for op in sorted(set(ops)):
         fact = op_data(op, kernels) if op in table else None
         if fact is None:

@@ -5,7 +5,7 @@
   persistent allocations and scratch buffers), for the firmware's kernel set and pointer size. Several models are one
   arena, as TFLM shares it;
 - the kernel set is detected from the firmware: CMSIS-NN's kernels (arm_convolve_s8, arm_fully_connected_s8, ...)
-  linked means cmsis_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's, and short enums
+  linked means cmsis_nn, esp-nn's (esp_nn_conv_s8_opt, ...) esp_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's, and short enums
   (Tag_ABI_enum_size in an Arm ELF's build attributes: arm-none-eabi GCC's default) shrink TFLM's structs;
 - the arena the firmware links (arena_finder.py): the RAM object passed to the interpreter's constructor, an
   arena-named object, or `--arena-symbol NAME`;
@@ -29,6 +29,7 @@ from tflm_model.model_source import ModelData, source_bytes
 from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
 from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
+from tflm_facts.kernel_memory import KERNEL_SETS
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
@@ -42,17 +43,23 @@ from sizetool.report.report_model import SizeReport
 if TYPE_CHECKING:
     from sizetool.code_graph.reference_graph import ReferenceGraph
 
-KERNEL_SETS = ("reference", "cmsis_nn")
 # CMSIS-NN's kernel functions (CMSIS-NN's arm_nnfunctions.h): linked only when TFLM is built with
 # OPTIMIZED_KERNEL_DIR=cmsis_nn.
 _CMSIS_NN_FUNCTION = re.compile(
     r"^arm_(convolve|depthwise_conv|fully_connected|batch_matmul|elementwise|softmax|avgpool|max_pool|svdf|lstm"
     r"|transpose_conv|nn_)\w*$")
+# esp-nn's functions (esp_nn_conv_s8_opt, esp_nn_softmax_s8_opt, esp_nn_add_elementwise_s8_ansi, ...): linked by
+# esp-tflite-micro's esp_nn kernels (Espressif's TFLM, built with ESP_NN).
+_ESP_NN_FUNCTION = re.compile(r"^esp_nn_\w+$")
+# esp-nn's own functions for the ESP32-S3 and ESP32-P4 (esp_nn_conv_s8_esp32s3, ...): other scratch rules than the
+# generic C ones tflm_facts models for every other chip.
+_ESP_NN_CHIP_FUNCTION = re.compile(r"^esp_nn_\w+_(esp32s3|esp32p4)$")
+ESP_NN_CHIPS = {"esp32s3": "ESP32-S3", "esp32p4": "ESP32-P4"}
 
 
 @dataclass(frozen=True)
 class KernelChoice:
-    kernels: str  # "reference" or "cmsis_nn"
+    kernels: str  # "reference", "cmsis_nn" or "esp_nn"
     how: str  # why: "--kernels", "detected: arm_convolve_s8 linked", "detected: no CMSIS-NN kernel linked"
 
 
@@ -104,7 +111,7 @@ class ArenaFit:
 
 
 def detect_kernels(image: ElfImage, override: str | None = None) -> KernelChoice:
-    """The kernel set of a firmware: --kernels when given, else CMSIS-NN when its kernels are linked."""
+    """The kernel set of a firmware: --kernels when given, else CMSIS-NN or esp-nn when their kernels are linked."""
     if override is not None:
         if override not in KERNEL_SETS:
             raise SizeToolError(f"unknown --kernels {override!r} (choose from {', '.join(KERNEL_SETS)})")
@@ -115,7 +122,21 @@ def detect_kernels(image: ElfImage, override: str | None = None) -> KernelChoice
     if linked:
         return KernelChoice("cmsis_nn", f"detected: {linked[0]} and {len(linked) - 1} more CMSIS-NN functions linked"
                             if len(linked) > 1 else f"detected: {linked[0]} linked")
+    esp_nn = sorted({s.name for s in image.symbols if s.kind == "func" and _ESP_NN_FUNCTION.match(s.name)},
+                    key=lambda name: (len(name), name))
+    if esp_nn:
+        return KernelChoice("esp_nn", f"detected: {esp_nn[0]} and {len(esp_nn) - 1} more esp-nn functions linked"
+                            if len(esp_nn) > 1 else f"detected: {esp_nn[0]} linked")
     return KernelChoice("reference", "detected: no CMSIS-NN kernel linked")
+
+
+def esp_nn_chip(image: ElfImage) -> str | None:
+    """"esp32s3" or "esp32p4" when esp-nn's functions for that chip are linked (their scratch rules are not modelled)."""
+    for symbol in image.symbols:
+        found = _ESP_NN_CHIP_FUNCTION.match(symbol.name) if symbol.kind == "func" else None
+        if found:
+            return found.group(1)
+    return None
 
 
 def pointer_bytes(image: ElfImage) -> int:
@@ -200,7 +221,11 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
                                choice.kernels)) if sizes is not None else ()
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
+    chip = esp_nn_chip(image) if choice.kernels == "esp_nn" else None
     try:
+        if chip is not None:
+            raise SizeToolError(f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not "
+                                "modelled (only esp-nn's generic C: every chip but the ESP32-S3 and P4)")
         arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
     except SizeToolError as error:
         unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)

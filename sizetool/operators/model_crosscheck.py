@@ -322,4 +322,4 @@ def variant_note(suggestion: VariantSuggestion) -> str:
     if suggestion.implemented_by == ("all",):
         return "saves flash with every kernel set"
     kernels = ", ".join(k for k in suggestion.implemented_by if k != "all")
-    return f"saves flash with {kernels} kernels; with reference kernels it is the generic kernel"
+    return f"saves flash with {kernels} kernels; with reference or esp_nn kernels it is the generic kernel"

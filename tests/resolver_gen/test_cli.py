@@ -422,6 +422,17 @@ def test_arena_mve_uses_cmsis_nn_mve_scratch_rules(capsys, models):
     assert size != estimate_arena([model], "cmsis_nn", short_enums=True).total_bytes
 
 
+def test_arena_esp_nn_uses_esp_tflite_micro_rules(capsys, models):
+    model = models / "arena_conv_per_channel.tflite"
+    status, out, _ = run(capsys, model, "--arena", "--kernels", "esp_nn")
+    assert status == 0 and "esp-nn kernels, 32-bit pointers, exact" in out
+    size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
+    from tflm_model.arena_estimate import estimate_arena
+
+    assert size == estimate_arena([model], "esp_nn").total_bytes
+    assert size == estimate_arena([model], "reference").total_bytes + 4  # the conv's NodeData: 60 B, not 56
+
+
 def test_header_without_arena_has_no_arena_size(capsys, models):
     status, out, _ = run(capsys, models / "arena_add_chain.tflite")
     assert status == 0 and "kTensorArenaSize" not in out

@@ -250,3 +250,16 @@ def test_the_columns_beside_it_stay_aligned_with_long_profile_names(capsys):
     for line in table[1:]:
         label, flash = line[:flash_end - 10], line[flash_end - 10:flash_end]
         assert label.endswith("  ") and flash.strip().replace(",", "").isdigit(), line
+
+
+def test_the_esp_tflite_micro_profile_estimates_the_arena_with_its_esp_nn_kernels(capsys):
+    # its build links esp-nn (esp_nn_conv_s8_opt, ...): the arena follows esp-tflite-micro's esp_nn kernels, and
+    # no other kernel set of that distribution is shipped to show beside it
+    model = FIXTURES / "models" / "arena_conv_per_channel.tflite"
+    status, out, _ = run(capsys, str(model), "--fit", "esp-tflite-micro-esp32c3-esp_nn", "--format", "json")
+    answer = json.loads(out)
+    esp = estimate_arena([model], kernels="esp_nn", pointer_bytes=4)
+    assert status == 0 and answer["ram"]["arena_bytes"] == esp.total_bytes and answer["ram"]["arena_exact"] is True
+    assert esp.total_bytes == estimate_arena([model], kernels="reference").total_bytes + 4  # conv NodeData
+    assert answer["other_kernels"] is None
+    assert answer["ram"]["parts"][0]["part"] == "tensor arena (esp_nn kernels)"

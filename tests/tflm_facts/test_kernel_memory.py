@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tflm_facts.kernel_memory import (
-    ABIS, CMSIS_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
-    OpView, TensorView, abi_for, prepare_allocations, temp_tensors,
+    ABIS, CMSIS_NN_OP_DATA, ESP_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
+    OpView, TensorView, abi_for, op_data, prepare_allocations, temp_tensors,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -290,3 +290,49 @@ def test_mve_batch_matmul_int8_asks_the_fully_connected_buffer():
     # arm_fully_connected_s8_get_buffer_size_mve(&output_shape): FillVariableShape(3) puts 5 in .c -> 5 int32
     assert prepare_allocations(view, "cmsis_nn", cpu_features="mve").scratch == (20,)
     assert prepare_allocations(view, "cmsis_nn", cpu_features="dsp").scratch == ()
+
+
+# esp-tflite-micro's esp_nn kernels (v1.3.8, esp-nn 1.2.3's generic C: what an ESP32-C3 builds)
+def _softmax(shape, in_type=_I8, out_type=_I8):
+    return OpView("SOFTMAX", (TensorView(in_type, shape),), (TensorView(out_type, shape),), (("beta", 1),))
+
+
+def test_esp_nn_softmax_int8_scratch_is_four_bytes_per_input_dims_1():
+    # esp_nn_get_softmax_scratch_size_opt(width = dims[1], height): width * 4
+    assert prepare_allocations(_softmax((1, 300)), "esp_nn").scratch == (1200,)
+    assert prepare_allocations(_softmax((1, 40, 30)), "esp_nn").scratch == (160,)  # not the row of 30
+    assert prepare_allocations(_softmax((1, 300)), "reference").scratch == ()
+    # int16 and int8 -> int16 take the reference kernel's path: its lookup tables, no esp-nn buffer
+    int16 = prepare_allocations(_softmax((1, 300), _I16, _I16), "esp_nn")
+    assert int16.scratch == () and int16 == prepare_allocations(_softmax((1, 300), _I16, _I16), "reference")
+    assert prepare_allocations(_softmax((1, 300), _I8, _I16), "esp_nn").scratch == ()
+
+
+def test_esp_nn_softmax_of_rank_1_is_flagged():
+    # the kernel reads dims->data[1] past a rank-1 shape: not knowable from the model
+    effects = prepare_allocations(_softmax((300,)), "esp_nn")
+    assert not effects.exact and "rank 1" in effects.note
+
+
+def test_esp_nn_convolutions_take_no_scratch_on_the_generic_c_and_keep_a_node_data():
+    view = _conv((1, 8, 8, 3), (6, 3, 3, 3), (1, 6, 6, 6), _VALID + (("stride_w", 1), ("stride_h", 1)))
+    assert prepare_allocations(view, "esp_nn") == prepare_allocations(view, "reference")
+    # NodeData: the reference OpData and an int buffer_idx (SoftmaxParams holds a double: 8-aligned)
+    assert op_data("CONV_2D", "esp_nn").bytes == {"ilp32": 60, "eabi": 60, "lp64": 80}
+    assert op_data("SOFTMAX", "esp_nn").bytes == {"ilp32": 64, "eabi": 64, "lp64": 88}
+    assert op_data("FULLY_CONNECTED", "esp_nn").bytes == REFERENCE_OP_DATA["FULLY_CONNECTED"].bytes
+    assert op_data("TANH", "esp_nn") is REFERENCE_OP_DATA["TANH"]  # not an esp_nn kernel: the reference one
+    assert temp_tensors(3, 1, "CONV_2D", "esp_nn", True) == temp_tensors(3, 1, "CONV_2D", "reference", True)
+
+
+def test_each_esp_nn_init_allocates_the_struct_the_table_names():
+    # with an esp-tflite-micro tree (ESP_TFLM_DIR: the folder holding tensorflow/), read each esp_nn kernel's Init
+    tree = Path(os.environ.get("ESP_TFLM_DIR", REPO_ROOT.parent / "ext" / "esp-tflite-micro"))
+    if not (tree / KERNELS / "esp_nn").is_dir():
+        pytest.skip(f"{tree} is not an esp-tflite-micro tree (set ESP_TFLM_DIR)")
+    for op, data in ESP_NN_OP_DATA.items():
+        text = (tree / KERNELS / data.source).read_text()
+        common = tree / KERNELS / data.source.replace("esp_nn/", "").replace(".cc", "_common.cc")
+        if "Init(" not in text.split("RegisterOp(")[0] and common.is_file():  # MUL registers the shared MulInit
+            text = common.read_text()
+        assert re.search(rf"AllocatePersistentBuffer\(\s*(context,\s*)?sizeof\({data.struct}\)", text), op

@@ -11,7 +11,7 @@ import pytest
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import Symbol, read_elf
 from sizetool.fit.arena_finder import FOUND_BY_CONSTRUCTOR, LinkedArena
-from sizetool.fit.model_fit import KernelChoice, detect_kernels, fit, pointer_bytes, verdict
+from sizetool.fit.model_fit import KernelChoice, detect_kernels, esp_nn_chip, fit, model_fit, pointer_bytes, verdict
 from sizetool.report.report_model import MemoryRegion, SizeEntry, SizeReport
 from tests.conftest import FIXTURES
 
@@ -57,6 +57,31 @@ def test_the_kernel_set_is_cmsis_nn_when_its_kernels_are_linked_else_reference_a
     assert detect_kernels(cmsis, "reference") == KernelChoice("reference", "--kernels")
     with pytest.raises(SizeToolError, match="unknown --kernels 'xtensa'"):
         detect_kernels(image, "xtensa")
+
+
+def test_the_kernel_set_is_esp_nn_when_esp_nn_functions_are_linked():
+    # esp-tflite-micro's esp_nn kernels call esp-nn (esp_nn_conv_s8_opt on an ESP32-C3, ..._esp32s3 on an S3)
+    image = read_elf(str(FIRMWARE / "cortex-m4" / "firmware.elf"))
+    esp = replace(image, symbols=image.symbols + [Symbol("esp_nn_conv_s8_opt", 0x100, 64, "func", "global", 1),
+                                                  Symbol("esp_nn_softmax_s8_opt", 0x200, 8, "func", "global", 1)])
+    choice = detect_kernels(esp)
+    assert choice == KernelChoice("esp_nn", "detected: esp_nn_conv_s8_opt and 1 more esp-nn functions linked")
+    assert detect_kernels(esp, "reference").kernels == "reference"
+    assert detect_kernels(image, "esp_nn") == KernelChoice("esp_nn", "--kernels")
+
+
+def test_an_esp32s3_or_p4_esp_nn_build_gets_no_arena_figure_rather_than_a_wrong_one():
+    # esp-nn's S3/P4 functions request other scratch buffers than the generic C that --kernels esp_nn models
+    image = read_elf(str(FIRMWARE / "cortex-m4" / "firmware.elf"))
+    generic = replace(image, symbols=image.symbols + [Symbol("esp_nn_conv_s8_opt", 0x100, 64, "func", "global", 1)])
+    s3 = replace(image, symbols=image.symbols + [Symbol("esp_nn_conv_s8_esp32s3", 0x100, 64, "func", "global", 1)])
+    assert esp_nn_chip(generic) is None and esp_nn_chip(s3) == "esp32s3"
+    model = str(FIXTURES / "models" / "arena_conv_per_channel.tflite")
+    answer = model_fit(s3, None, REPORT, [model])
+    assert answer.kernels.kernels == "esp_nn" and answer.needed is None and answer.passed
+    assert "ESP32-S3 functions are linked" in answer.error and "not modelled" in verdict(answer)
+    answered = model_fit(generic, None, REPORT, [model])
+    assert answered.needed is not None and answered.error == ""
 
 
 def test_the_pointer_size_is_the_elf_class():

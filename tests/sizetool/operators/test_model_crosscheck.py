@@ -12,7 +12,7 @@ import pytest
 
 from resolver_gen import cli as gen_resolver
 from sizetool.errors import SizeToolError
-from sizetool.operators.model_crosscheck import crosscheck_models, read_model_ops
+from sizetool.operators.model_crosscheck import VariantSuggestion, crosscheck_models, read_model_ops, variant_note
 from sizetool.report.operator_records import OperatorCost, OperatorTable
 from tests.conftest import FIXTURES
 
@@ -236,3 +236,11 @@ def test_the_saving_of_a_variant_already_linked_matches_the_leave_one_out_build(
     flash = {name: s["text"] + s["data"] for name, s in sizes.items()}
     real = flash["cortex-m4/firmware.elf"] - flash["variants/cortex-m4/without_CONV_2D.elf"]
     assert conv.saving is not None and abs(conv.saving - real) <= max(64, 0.1 * real)
+
+
+def test_a_variant_note_names_the_kernel_sets_that_implement_it_and_where_it_is_the_generic_kernel():
+    conv = VariantSuggestion("CONV_2D", "AddConv2D", "CONV_2D_INT8", "tflite::Register_CONV_2D_INT8",
+                             "tensorflow/lite/micro/kernels/conv.h", "every use is int8×int8→int8", ("cmsis_nn", "xtensa"))
+    # esp-tflite-micro's conv.h maps Register_CONV_2D_INT8() to Register_CONV_2D(), as the reference build does
+    assert variant_note(conv) == ("saves flash with cmsis_nn, xtensa kernels; with reference or esp_nn kernels it is "
+                                  "the generic kernel")
