@@ -6,30 +6,20 @@ how it was measured: docs/arena.md).
 Each row names its model by a path: `fixtures/...` in this repository (always checked), or `shared/...` in the folder
 beside the repo (MODELS_ROOT overrides it), checked when the file is there with the same SHA-256."""
 
-import csv
-import hashlib
-import os
 from pathlib import Path
 
+from tests.tflm_model import arena_truth_tables
 from tflm_model.arena_estimate import estimate_arena
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TRUTH = REPO_ROOT / "tests" / "data" / "esp_arena_truth.csv"
-MODELS_ROOT = Path(os.environ.get("MODELS_ROOT", REPO_ROOT.parent))
 
 
 def truth_rows() -> list[dict]:
-    with open(TRUTH, newline="") as handle:
-        return list(csv.DictReader(handle))
+    return arena_truth_tables.truth_rows("esp_arena_truth.csv")
 
 
 def _rows_with_models() -> list[tuple[dict, Path]]:
-    found = []
-    for row in truth_rows():
-        path = (REPO_ROOT if row["source"].startswith("fixtures/") else MODELS_ROOT) / row["source"]
-        if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == row["sha256"]:
-            found.append((row, path))
-    return found
+    return arena_truth_tables.rows_with_models("esp_arena_truth.csv")
 
 
 def _measured(row: dict) -> bool:

@@ -5,33 +5,23 @@ Each row names its model by a path: `fixtures/mve_models/...` and `fixtures/mode
 checked), or under the folder beside the repo (`shared/models/...`, `ext/models/...`, `ext/tflm/...`; MODELS_ROOT
 overrides that folder), checked when the file is there with the same SHA-256."""
 
-import csv
-import hashlib
-import os
 from pathlib import Path
 
 import pytest
 
+from tests.tflm_model import arena_truth_tables
 from tflm_model.arena_estimate import estimate_arena
 from tflm_model.errors import ModelError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TRUTH = REPO_ROOT / "tests" / "data" / "mve_arena_truth.csv"
-MODELS_ROOT = Path(os.environ.get("MODELS_ROOT", REPO_ROOT.parent))
 
 
 def truth_rows() -> list[dict]:
-    with open(TRUTH, newline="") as handle:
-        return list(csv.DictReader(handle))
+    return arena_truth_tables.truth_rows("mve_arena_truth.csv")
 
 
 def _rows_with_models() -> list[tuple[dict, Path]]:
-    found = []
-    for row in truth_rows():
-        path = (REPO_ROOT if row["source"].startswith("fixtures/") else MODELS_ROOT) / row["source"]
-        if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == row["sha256"]:
-            found.append((row, path))
-    return found
+    return arena_truth_tables.rows_with_models("mve_arena_truth.csv")
 
 
 def _mve(path: Path):
@@ -104,7 +94,7 @@ def test_models_tflm_cannot_allocate_are_refused_or_flagged():
     bound (custom ops it cannot see into)."""
     failed = [(row, path) for row, path in _rows_with_models() if row["status"] == "allocate_failed"]
     if not failed:
-        pytest.skip(f"no model TFLM refused is under {MODELS_ROOT}")
+        pytest.skip(f"no model TFLM refused is under {arena_truth_tables.MODELS_ROOT}")
     for row, path in failed:
         try:
             estimate = _mve(path)

@@ -7,24 +7,19 @@ without the build.
 Each row names its model by a path: `fixtures/...` in this repository (always checked), or `shared/...` in the folder
 beside the repo (MODELS_ROOT overrides it), checked when the file is there with the same SHA-256."""
 
-import csv
-import hashlib
 import json
-import os
 from pathlib import Path
 
+from tests.tflm_model import arena_truth_tables
 from tflm_facts.build_sizes import BuildSizes
 from tflm_model.arena_estimate import estimate_arena
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TRUTH = REPO_ROOT / "tests" / "data" / "pico_arena_truth.csv"
 FACTS = REPO_ROOT / "tests" / "data" / "pico_tflmicro_dwarf_facts.json"
-MODELS_ROOT = Path(os.environ.get("MODELS_ROOT", REPO_ROOT.parent))
 
 
 def truth_rows() -> list[dict]:
-    with open(TRUTH, newline="") as handle:
-        return list(csv.DictReader(handle))
+    return arena_truth_tables.truth_rows("pico_arena_truth.csv")
 
 
 def dwarf_sizes() -> BuildSizes:
@@ -34,12 +29,7 @@ def dwarf_sizes() -> BuildSizes:
 
 
 def _rows_with_models() -> list[tuple[dict, Path]]:
-    found = []
-    for row in truth_rows():
-        path = (REPO_ROOT if row["source"].startswith("fixtures/") else MODELS_ROOT) / row["source"]
-        if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == row["sha256"]:
-            found.append((row, path))
-    return found
+    return arena_truth_tables.rows_with_models("pico_arena_truth.csv")
 
 
 def test_truth_table_is_well_formed_and_the_dwarf_estimate_is_the_measured_minimum():
