@@ -5,8 +5,9 @@
   persistent allocations and scratch buffers), for the firmware's kernel set and pointer size. Several models are one
   arena, as TFLM shares it;
 - the kernel set is detected from the firmware: CMSIS-NN's kernels (arm_convolve_s8, arm_fully_connected_s8, ...)
-  linked means cmsis_nn, esp-nn's (esp_nn_conv_s8_opt, ...) esp_nn, else reference (`--kernels` overrides); the pointer size is the ELF class's, and short enums
-  (Tag_ABI_enum_size in an Arm ELF's build attributes: arm-none-eabi GCC's default) shrink TFLM's structs;
+  linked means cmsis_nn, esp-nn's (esp_nn_conv_s8_opt, ...) esp_nn, else reference (`--kernels` overrides); the
+  pointer size is the ELF class's, and short enums (Tag_ABI_enum_size in an Arm ELF's build attributes:
+  arm-none-eabi GCC's default) shrink TFLM's structs;
 - the arena the firmware links (arena_finder.py): the RAM object passed to the interpreter's constructor, an
   arena-named object, or `--arena-symbol NAME`;
 - the free RAM of the arena's region (report/ram_use.py): whether a too-small arena could grow in place.
@@ -222,15 +223,18 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
     chip = esp_nn_chip(image) if choice.kernels == "esp_nn" else None
-    try:
-        if chip is not None:
-            raise SizeToolError(f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not "
-                                "modelled (only esp-nn's generic C: every chip but the ESP32-S3 and P4)")
-        arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
-    except SizeToolError as error:
-        unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
-        return replace(unanswered, error=str(error), **extra)
-    return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), **extra)
+    if chip is not None:
+        error = (f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not modelled (only "
+                 "esp-nn's generic C: every chip but the ESP32-S3 and P4)")
+    else:
+        try:
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
+        except SizeToolError as estimate_error:
+            error = str(estimate_error)
+        else:
+            return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), **extra)
+    unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
+    return replace(unanswered, error=error, **extra)
 
 
 def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> DwarfFacts | None:

@@ -264,11 +264,11 @@ def _archive_inclusions(lines: list[str]) -> list[ArchiveInclusion]:
 
 def _referrer(member: str, text: str) -> ArchiveInclusion | None:
     """`member` taken for "file (symbol)"; None when the text is not of that form."""
-    for match in _REFERRER_END.finditer(text):
-        if text.endswith(")"):
-            cut = match.end() - 2
-            return ArchiveInclusion(member, text[:cut], text[cut + 2 : -1])
-    return None
+    match = _REFERRER_END.search(text)
+    if match is None or not text.endswith(")"):
+        return None
+    cut = match.end() - 2
+    return ArchiveInclusion(member, text[:cut], text[cut + 2 : -1])
 
 
 def _output(name: str, address: str, size: str, load_address: str | None) -> OutputSection:
