@@ -149,3 +149,16 @@ def test_the_analyses_do_not_import_each_other_backwards():
                        or (module.startswith("sizetool.stack") and target.startswith("sizetool.fit"))
                        or (module.startswith("sizetool.fit") and target.startswith("sizetool.stack")))
     assert backwards == []
+
+
+COMMAND_MODULES = ("sizetool.cli", "sizetool.commands", "resolver_gen.cli")
+
+
+def test_no_library_module_reaches_up_into_a_command():
+    """The command layers (size-report's commands, gen-resolver's cli) sit on top: what one command needs of the other
+    tool (size-report check's --header needs gen-resolver's generation) lives in that tool's library part."""
+    graph = import_graph()
+    upward = sorted(f"{module} -> {target}" for module, targets in graph.items()
+                    if not module.startswith(COMMAND_MODULES) for target in targets
+                    if target.startswith(COMMAND_MODULES))
+    assert upward == []

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import os
 
+from resolver_gen.errors import ResolverGenError
+from resolver_gen.generation import check_header
 from sizetool.ci.budget import Limit, Rule, RuleResult
 from sizetool.errors import SizeToolError
+from tflm_model.errors import ModelError
 
 
 def embedded_model_results(arguments: list[str], linked) -> list[RuleResult]:
     """One result per model argument against the linked models (records with symbol and sha256)."""
-    from tflm_model.errors import ModelError
     from tflm_model.model_source import read_model_argument
 
     results = []
@@ -50,10 +52,6 @@ def embedded_model_results(arguments: list[str], linked) -> list[RuleResult]:
 def header_result(header: str, sources: list, names: list[str], options: list[str]) -> RuleResult:
     """The committed header against what gen-resolver writes for the firmware's models (`sources`, held by the
     symbols `names`)."""
-    from resolver_gen.cli import check_header
-    from resolver_gen.errors import ResolverGenError
-    from tflm_model.errors import ModelError
-
     if not os.path.isfile(header):  # a bad argument, whatever the firmware holds
         raise SizeToolError(f"{header}: {'is a directory, not a header' if os.path.isdir(header) else 'no such file'}")
     rule = Rule(f"header[{os.path.basename(header)}]", "rom", "header", Limit("matches"))
