@@ -26,3 +26,28 @@ def test_no_module_is_longer_than_one_reader_can_hold():
                     for package in PACKAGES for path in (REPO_ROOT / package).rglob("*.py")
                     if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
     assert long_modules == {}
+
+
+MAX_PARAMETERS = 12
+
+
+def parameter_count(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    arguments = function.args
+    names = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    count = len(names) + (arguments.vararg is not None) + (arguments.kwarg is not None)
+    return count - (1 if names and names[0].arg in ("self", "cls") else 0)
+
+
+def test_parameter_count_sees_every_kind_of_parameter():
+    function = ast.parse("def f(self, a, /, b, *args, c, **kwargs): pass").body[0]
+    assert parameter_count(function) == 5
+
+
+def test_no_function_takes_more_parameters_than_a_reader_can_hold():
+    """Past a dozen parameters a function is several functions, or its options want a dataclass."""
+    crowded = sorted(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name}({parameter_count(node)})"
+                     for package in PACKAGES for path in (REPO_ROOT / package).rglob("*.py")
+                     for node in ast.walk(ast.parse(path.read_text()))
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and parameter_count(node) > MAX_PARAMETERS)
+    assert crowded == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import Optional
 
 from sizetool.commands.arguments import OneLineParser
@@ -70,124 +71,180 @@ def build_parser(prog: str = "size-report check"):
     return parser
 
 
-def main(args: list[str], prog: str = "size-report check") -> int:
-    return check(**vars(build_parser(prog).parse_intermixed_args(args)))
+@dataclass(frozen=True)
+class CheckOutputs:
+    """What the check writes besides its answer on stdout."""
+
+    output_format: str = "tree"
+    junit: Optional[str] = None
+    save: Optional[str] = None
+    summary: Optional[str] = None
+    summary_json: Optional[str] = None
+    github_output: Optional[str] = None
+    reasons: bool = False
 
 
-def check(build: str, budget_file: Optional[str] = None, baseline: Optional[str] = None, map_file: Optional[str] = None,
-          flash_size: Optional[str] = None, ram_size: Optional[str] = None, output_format: str = "tree",
-          junit: Optional[str] = None, save: Optional[str] = None, kernels: Optional[str] = None,
-          summary: Optional[str] = None, summary_json: Optional[str] = None, github_output: Optional[str] = None,
-          reasons: bool = False, embedded_models: Optional[list[str]] = None, header: Optional[str] = None,
-          header_args: str = "") -> int:
-    from sizetool.ci.budget import check_budget, read_budget
-    from sizetool.ci.ci_output import (
-        BuildTotals,
-        failure_reason,
-        github_annotations,
-        junit_xml,
-        render_results_json,
-        render_results_markdown,
-        render_results_text,
-    )
-    from sizetool.inputs.input_files import is_elf_file
-    from sizetool.report.report_builder import build_report
-    from sizetool.report.report_model import load_report, save_report, write_text_atomically
+@dataclass(frozen=True)
+class CheckOptions:
+    build: str
+    budget_file: Optional[str] = None
+    baseline: Optional[str] = None
+    map_file: Optional[str] = None
+    flash_size: Optional[int] = None
+    ram_size: Optional[int] = None
+    kernels: Optional[str] = None
+    embedded_models: tuple[str, ...] = ()
+    header: Optional[str] = None
+    header_args: str = ""
+    outputs: CheckOutputs = CheckOutputs()
+
+
+def check_options(values: dict) -> CheckOptions:
+    """CheckOptions from parsed arguments, checked: a usage error is a SizeToolError."""
     from sizetool.sizes import parse_size
 
-    if output_format not in FORMATS:
-        raise SizeToolError(f"unknown --format {output_format!r} (choose from {', '.join(FORMATS)})")
-    if kernels is not None and kernels not in KERNEL_SETS:
-        raise SizeToolError(f"unknown --kernels {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
-    if not (budget_file or embedded_models or header):
+    outputs = CheckOutputs(**{name: values.pop(name) for name in CheckOutputs.__dataclass_fields__})
+    if outputs.output_format not in FORMATS:
+        raise SizeToolError(f"unknown --format {outputs.output_format!r} (choose from {', '.join(FORMATS)})")
+    if values["kernels"] is not None and values["kernels"] not in KERNEL_SETS:
+        raise SizeToolError(f"unknown --kernels {values['kernels']!r} (choose from {', '.join(KERNEL_SETS)})")
+    if not (values["budget_file"] or values["embedded_models"] or values["header"]):
         raise SizeToolError("give --budget FILE.toml, --embedded-model MODEL or --header OPS.h (nothing to check)")
-    if header_args and not header:
+    if values["header_args"] and not values["header"]:
         raise SizeToolError("--header-args go with --header")
-    from sizetool.ci.budget import Budget
+    flash_size, ram_size = values.pop("flash_size"), values.pop("ram_size")
+    return CheckOptions(
+        build=values["build"], budget_file=values["budget_file"], baseline=values["baseline"],
+        map_file=values["map_file"], kernels=values["kernels"], embedded_models=tuple(values["embedded_models"] or ()),
+        header=values["header"], header_args=values["header_args"], outputs=outputs,
+        flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
+        ram_size=parse_size(ram_size, "--ram-size") if ram_size else None)
 
-    budget = read_budget(budget_file) if budget_file else Budget(path="", rules=[])
-    if is_elf_file(build):
-        report = build_report(
-            build,
-            map_path=map_file,
-            flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
-            ram_size=parse_size(ram_size, "--ram-size") if ram_size else None,
-            use_cache=True,
-        )
-    else:
-        report = load_report(build)
-    models = None
-    if is_elf_file(build) and (budget.needs_operators or budget.models):
-        from sizetool.operators.graph_cache import load_operator_graph
-        from sizetool.operators.operator_cost import operator_table_for_graph
 
-        operator_graph = load_operator_graph(build, map_file)
-        if budget.needs_operators or save:
-            report.operators = operator_table_for_graph(operator_graph, report, build)
-        if budget.models:
-            from sizetool.ci.budget import ModelFirmware
-            from sizetool.operators.model_crosscheck import model_firmware
+def main(args: list[str], prog: str = "size-report check") -> int:
+    return check(check_options(vars(build_parser(prog).parse_intermixed_args(args))))
 
-            models = {}
-            for path in budget.models:
-                source = _model_source(path, build, report, budget_file)
-                predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, source)
-                models[path] = ModelFirmware(predicted, len(registrations), missing)
-    stack = None
-    if budget.stack_roots and is_elf_file(build):
-        from sizetool.ci.budget import StackDepth
-        from sizetool.inputs.elf_reader import read_elf
-        from sizetool.stack.stack_depth import analyse_stack
 
-        try:
-            stack_report = analyse_stack(read_elf(build), budget.stack_roots)
-        except SizeToolError as error:
-            raise SizeToolError(f"{budget_file}: [stack]: {error}") from None
-        stack = {root: StackDepth(result.depth, len(result.warnings))
-                 for root, result in zip(budget.stack_roots, stack_report.roots)}
-    arenas = None
-    if is_elf_file(build) and budget.arena_models:
-        from sizetool.ci.budget import ModelArena
-        from sizetool.inputs.elf_reader import arm_short_enums, read_elf
-        from sizetool.fit.model_fit import detect_kernels, estimate, pointer_bytes
+def check(options: CheckOptions) -> int:
+    """Every rule of the budget and every tie to the models, against the build: 0 all pass, 1 a rule failed."""
+    from sizetool.ci.budget import Budget, check_budget, read_budget
 
-        image = read_elf(build)
-        choice = detect_kernels(image, kernels)
-        pointer = pointer_bytes(image)
-        short_enums = pointer == 4 and arm_short_enums(build)
-        arenas = {}
-        for path in dict.fromkeys(budget.arena_models):
-            found = estimate([_model_source(path, build, report, budget_file)], choice.kernels, pointer, short_enums)
-            arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
-    base = None
-    if baseline:
-        from sizetool.history.baseline import is_history_baseline, load_history_baseline
-
-        if is_history_baseline(baseline):  # db:DB@BRANCH: the branch's build from the size history
-            base = load_history_baseline(baseline)
-        else:
-            base = build_report(baseline, use_cache=True) if is_elf_file(baseline) else load_report(baseline)
+    budget = read_budget(options.budget_file) if options.budget_file else Budget(path="", rules=[])
+    report = _load_build(options)
+    is_elf = _is_elf(options.build)
+    models = _model_firmware(options, budget, report) if is_elf and (budget.needs_operators or budget.models) \
+        else None
+    stack = _stack_depths(options, budget) if is_elf and budget.stack_roots else None
+    arenas = _model_arenas(options, budget, report) if is_elf and budget.arena_models else None
+    base = _load_baseline(options.baseline) if options.baseline else None
     results = check_budget(budget, report, base, models, stack, arenas)
-    results += _model_ties(build, report, embedded_models or [], header, header_args)
+    results += _model_ties(options.build, report, list(options.embedded_models), options.header, options.header_args)
+    _write_outputs(results, report, base, options)
+    return 0 if all(r.passed for r in results) else 1
 
-    if output_format == "json":
+
+def _is_elf(path: str) -> bool:
+    from sizetool.inputs.input_files import is_elf_file
+
+    return is_elf_file(path)
+
+
+def _load_build(options: CheckOptions):
+    """The new build's report: from the ELF (cached), or a saved report."""
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.report_model import load_report
+
+    if not _is_elf(options.build):
+        return load_report(options.build)
+    return build_report(options.build, map_path=options.map_file, flash_size=options.flash_size,
+                        ram_size=options.ram_size, use_cache=True)
+
+
+def _model_firmware(options: CheckOptions, budget, report) -> Optional[dict]:
+    """The build's operator table (kept on the report), and each [models] model's predicted firmware."""
+    from sizetool.operators.graph_cache import load_operator_graph
+    from sizetool.operators.operator_cost import operator_table_for_graph
+
+    operator_graph = load_operator_graph(options.build, options.map_file)
+    if budget.needs_operators or options.outputs.save:
+        report.operators = operator_table_for_graph(operator_graph, report, options.build)
+    if not budget.models:
+        return None
+    from sizetool.ci.budget import ModelFirmware
+    from sizetool.operators.model_crosscheck import model_firmware
+
+    models = {}
+    for path in budget.models:
+        source = _model_source(path, options.build, report, options.budget_file)
+        predicted, registrations, missing = model_firmware(operator_graph, report.rom_total, source)
+        models[path] = ModelFirmware(predicted, len(registrations), missing)
+    return models
+
+
+def _stack_depths(options: CheckOptions, budget) -> dict:
+    from sizetool.ci.budget import StackDepth
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.stack.stack_depth import analyse_stack
+
+    try:
+        stack_report = analyse_stack(read_elf(options.build), budget.stack_roots)
+    except SizeToolError as error:
+        raise SizeToolError(f"{options.budget_file}: [stack]: {error}") from None
+    return {root: StackDepth(result.depth, len(result.warnings))
+            for root, result in zip(budget.stack_roots, stack_report.roots)}
+
+
+def _model_arenas(options: CheckOptions, budget, report) -> dict:
+    """Each arena rule's model: the tensor arena it needs for the build's kernel set and pointer size."""
+    from sizetool.ci.budget import ModelArena
+    from sizetool.fit.model_fit import detect_kernels, estimate, pointer_bytes
+    from sizetool.inputs.elf_reader import arm_short_enums, read_elf
+
+    image = read_elf(options.build)
+    choice = detect_kernels(image, options.kernels)
+    pointer = pointer_bytes(image)
+    short_enums = pointer == 4 and arm_short_enums(options.build)
+    arenas = {}
+    for path in dict.fromkeys(budget.arena_models):
+        source = _model_source(path, options.build, report, options.budget_file)
+        found = estimate([source], choice.kernels, pointer, short_enums)
+        arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
+    return arenas
+
+
+def _load_baseline(baseline: str):
+    from sizetool.history.baseline import is_history_baseline, load_history_baseline
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.report_model import load_report
+
+    if is_history_baseline(baseline):  # db:DB@BRANCH: the branch's build from the size history
+        return load_history_baseline(baseline)
+    return build_report(baseline, use_cache=True) if _is_elf(baseline) else load_report(baseline)
+
+
+def _write_outputs(results, report, base, options: CheckOptions) -> None:
+    from sizetool.ci.ci_output import (BuildTotals, failure_reason, github_annotations, junit_xml,
+                                       render_results_json, render_results_markdown, render_results_text)
+    from sizetool.report.report_model import save_report, write_text_atomically
+
+    outputs = options.outputs
+    if outputs.output_format == "json":
         sys.stdout.write(render_results_json(results))
-    elif output_format == "markdown":
+    elif outputs.output_format == "markdown":
         sys.stdout.write(render_results_markdown(results))
     else:
         sys.stdout.write(render_results_text(results))
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        sys.stdout.write(github_annotations(results, budget_file))
-    if junit:
-        write_text_atomically(junit, junit_xml(results))
-    if summary or summary_json or github_output:
-        _write_summaries(results, BuildTotals(report.rom_total, report.ram_total, base and base.rom_total,
-                                              base and base.ram_total), summary, summary_json, github_output)
-    if reasons:
+        sys.stdout.write(github_annotations(results, options.budget_file))
+    if outputs.junit:
+        write_text_atomically(outputs.junit, junit_xml(results))
+    if outputs.summary or outputs.summary_json or outputs.github_output:
+        totals = BuildTotals(report.rom_total, report.ram_total, base and base.rom_total, base and base.ram_total)
+        _write_summaries(results, totals, outputs)
+    if outputs.reasons:
         sys.stderr.writelines(f"size-report check: FAIL {failure_reason(r)}\n" for r in results if not r.passed)
-    if save:
-        save_report(report, save)
-    return 0 if all(r.passed for r in results) else 1
+    if outputs.save:
+        save_report(report, outputs.save)
 
 
 def _model_source(path: str, build: str, report, budget_file: Optional[str]):
@@ -233,11 +290,11 @@ def _model_ties(build: str, report, embedded_models: list[str], header: Optional
     return results
 
 
-def _write_summaries(results, totals, summary: Optional[str], summary_json: Optional[str],
-                     github_output: Optional[str]) -> None:
+def _write_summaries(results, totals, outputs: CheckOutputs) -> None:
     from sizetool.ci.ci_output import github_step_outputs, render_summary_json, render_summary_markdown
     from sizetool.report.report_model import write_text_atomically
 
+    summary, summary_json, github_output = outputs.summary, outputs.summary_json, outputs.github_output
     if summary:
         write_text_atomically(summary, render_summary_markdown(results, totals))
     if summary_json:

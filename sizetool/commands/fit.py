@@ -1,14 +1,88 @@
-"""`size-report fit ELF MODEL ...`: does the firmware fit the models, flash and RAM, without the operator
-table (sizetool/commands/report.py)."""
+"""`size-report fit ELF [MODEL ...]`: does the firmware fit the models: the ops they need that it lacks, the firmware
+with exactly their ops (calibrated from the nearest profile when some are missing: sizetool/profile/calibrated_fit.py),
+and the tensor arena they need against the linked arena and the free RAM. Without models, the ones linked in."""
 
 from __future__ import annotations
 
-from sizetool.commands import report
+import sys
+from dataclasses import dataclass
+
+from sizetool.commands.arguments import OneLineParser
+from sizetool.commands.firmware import (FirmwareOptions, OutputOptions, add_firmware_arguments, add_output_arguments,
+                                        firmware_options, load_firmware, model_references, output_options,
+                                        print_warnings, write_output)
+from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, arena_fit, crosscheck_models,
+                                   passed)
+from sizetool.errors import SizeToolError
+
+FORMATS = ("tree", "json", "markdown")
+DESCRIPTION = ("Does the firmware fit these models: the ops they need that it lacks, the firmware with exactly their "
+               "ops, and the tensor arena they need against the linked arena and the free RAM.")
+EPILOG = ("Exit status: 0 it fits, 1 a model needs an op the firmware does not register or a tensor arena larger than "
+          "the one linked, 2 usage or input error.")
+
+
+@dataclass(frozen=True)
+class FitOptions:
+    firmware: FirmwareOptions
+    output: OutputOptions
+    models: tuple = ()  # none: the models linked into the firmware
+    arena: ArenaOptions = ArenaOptions()
+    calibration_profile: str | None = None
+    reasons: bool = False
 
 
 def build_parser(prog: str = "size-report fit"):
-    return report.build_parser(prog, mode="fit")
+    parser = OneLineParser(prog=prog, description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("elf", metavar="ELF", help="The firmware ELF (zephyr.elf, firmware.elf, ...).")
+    parser.add_argument("models", nargs="*", metavar="MODEL",
+                        help=MODELS_HELP + "; none: the models linked into the firmware.")
+    add_output_arguments(parser, "tree, json or markdown")
+    add_firmware_arguments(parser)
+    parser.add_argument("--reasons", action="store_true",
+                        help="Print one line per reason it does not fit on stderr ('size-report fit: FAIL ...'), "
+                             "for build systems that show a failed command's output.")
+    add_arena_arguments(parser)
+    parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
+                        help="The target profile (shipped name or file) the ops the firmware lacks are taken "
+                             "from, scaled on this firmware (default: the nearest shipped one).")
+    return parser
 
 
 def main(args: list[str], prog: str = "size-report fit") -> int:
-    return report.main(args, prog, mode="fit")
+    values = vars(build_parser(prog).parse_intermixed_args(args))
+    firmware = firmware_options(values)
+    output = output_options(values, FORMATS, "fit")
+    return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
+                              ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
+                              values.pop("calibration_profile"), values.pop("reasons")))
+
+
+def run_fit(options: FitOptions) -> int:
+    from sizetool.render.fit import render_fit
+
+    firmware = load_firmware(options.firmware)
+    models = list(options.models) or firmware.embedded_model_sources()
+    if not models:
+        raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
+                            "read-only data (give the .tflite after the ELF)")
+    firmware.operator_table()
+    crosscheck = crosscheck_models(firmware, models)
+    fit = arena_fit(firmware, models, options.arena)
+    calibrated = None
+    if crosscheck.missing:
+        from sizetool.profile.calibrated_fit import calibrate_firmware
+
+        calibrated = calibrate_firmware(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total,
+                                        models, options.calibration_profile,
+                                        strict=options.calibration_profile is not None)
+    text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
+                      color=options.output.color, width=options.output.width, embedded=firmware.report.models,
+                      calibrated=calibrated)
+    write_output(text, options.output)
+    print_warnings(firmware.report)
+    if options.reasons and not passed(crosscheck, fit):
+        from sizetool.ci.fit_reasons import fit_failure_reasons
+
+        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in fit_failure_reasons(crosscheck, fit))
+    return 0 if passed(crosscheck, fit) else 1

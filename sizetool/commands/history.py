@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
 from sizetool.commands.arguments import OneLineParser, at_least, non_negative
 from sizetool.errors import SizeToolError
@@ -121,6 +122,9 @@ def main(args: list[str], prog: str = "size-report history") -> int:
         return 0
     options = vars(parser.parse_args(args))
     command = options.pop("command")
+    if command == "record":
+        source = BuildToRecord(**{name: options.pop(name) for name in BuildToRecord.__dataclass_fields__})
+        return record(source, **options)
     return COMMANDS[command](**options)
 
 
@@ -133,10 +137,22 @@ def _write(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
-def record(build: str, db: str, commit: str | None = None, branch: str | None = None, time: str | None = None,
-           labels: list[str] | None = None, map_file: str | None = None, ops: bool = False,
-           flash_size: str | None = None, ram_size: str | None = None, group_by: str = "file",
-           workspace: str | None = None, min_symbol: str = "64") -> int:
+@dataclass(frozen=True)
+class BuildToRecord:
+    """The build `record` stores: an ELF analysed as `size-report` does (with these options), or a saved report."""
+
+    build: str
+    map_file: str | None = None
+    ops: bool = False
+    flash_size: str | None = None
+    ram_size: str | None = None
+    group_by: str = "file"
+    workspace: str | None = None
+
+
+def record(source: BuildToRecord, db: str, commit: str | None = None, branch: str | None = None,
+           time: str | None = None, labels: list[str] | None = None, min_symbol: str = "64") -> int:
+    """`history record BUILD --db DB`: the build's totals and its files and symbols, in its branch's series."""
     from sizetool.history.build_info import resolve_build_info
     from sizetool.history.record import record_report
     from sizetool.history.storage import history_database
@@ -144,7 +160,7 @@ def record(build: str, db: str, commit: str | None = None, branch: str | None = 
 
     threshold = parse_size(min_symbol, "--min-symbol")
     info = resolve_build_info(commit=commit, branch=branch, time=time, labels=labels)
-    report = _load_build(build, map_file, ops, flash_size, ram_size, group_by, workspace)
+    report = _load_build(source)
     with history_database(db, create=True) as database:
         outcome = record_report(database, report, info, threshold)
     where = info.branch or "(no branch)"
@@ -158,30 +174,32 @@ def record(build: str, db: str, commit: str | None = None, branch: str | None = 
     return 0
 
 
-def _load_build(build: str, map_file, ops: bool, flash_size, ram_size, group_by: str, workspace):
+def _load_build(source: BuildToRecord):
     """The report to record: an ELF analysed as `size-report` does, or a saved size-report JSON."""
     from sizetool.inputs.input_files import is_elf_file, read_input
     from sizetool.sizes import parse_size
 
-    if group_by not in ("file", "cu"):
-        raise SizeToolError(f"unknown --group-by {group_by!r} (choose file or cu)")
+    build = source.build
+    if source.group_by not in ("file", "cu"):
+        raise SizeToolError(f"unknown --group-by {source.group_by!r} (choose file or cu)")
     if is_elf_file(build):
         from sizetool.report.report_builder import build_report
 
-        report = build_report(build, map_path=map_file, group_by=group_by, workspace=workspace,
-                              flash_size=parse_size(flash_size, "--flash-size") if flash_size else None,
-                              ram_size=parse_size(ram_size, "--ram-size") if ram_size else None, use_cache=True)
-        if ops:
+        report = build_report(build, map_path=source.map_file, group_by=source.group_by, workspace=source.workspace,
+                              flash_size=parse_size(source.flash_size, "--flash-size") if source.flash_size else None,
+                              ram_size=parse_size(source.ram_size, "--ram-size") if source.ram_size else None,
+                              use_cache=True)
+        if source.ops:
             from sizetool.operators.graph_cache import operator_table
 
-            report.operators = operator_table(build, report, map_path=map_file)
+            report.operators = operator_table(build, report, map_path=source.map_file)
         return report
     import json
 
     from sizetool.history.stored_report import require_saved_report
     from sizetool.report.report_model import report_from_dict
 
-    if map_file or ops or flash_size or ram_size:
+    if source.map_file or source.ops or source.flash_size or source.ram_size:
         raise SizeToolError(f"{build}: --map, --ops, --flash-size and --ram-size apply to an ELF; a saved report "
                             "already carries what it was saved with")
     try:
