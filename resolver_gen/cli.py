@@ -24,7 +24,8 @@ __all__ = ["main", "run", "run_fit", "build_parser", "cmake_package_dir"]
 
 def run_fit(args: argparse.Namespace) -> int:
     """--fit PROFILE: flash, RAM and stack from a target profile; exit 1 when over a limit or an op is missing."""
-    from resolver_gen.render_fit import render_fit, render_profile_list
+    from resolver_gen.render_fit import render_fit
+    from resolver_gen.render_profiles import render_profile, render_profile_list
     from tflm_facts.target_profile import load_profile, shipped_profiles
 
     output_format = "text" if args.format == "header" else args.format
@@ -42,6 +43,11 @@ def run_fit(args: argparse.Namespace) -> int:
         if args.models:
             raise ResolverGenError("--fit list names the shipped profiles: give no model")
         text = render_profile_list([load_profile(name) for name in shipped_profiles()], output_format)
+        status = 0
+    elif args.fit == "show":
+        if len(args.models) != 1:
+            raise ResolverGenError("--fit show takes one profile: gen-resolver --fit show NAME (--fit list names them)")
+        text = render_profile(load_profile(args.models[0]), output_format)
         status = 0
     else:
         from tflm_model.target_fit import fit_report
@@ -83,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
         args.models = expand_model_arguments(args.models)
     if args.fit:
+        if args.fit == "show":  # the argument is a profile's name or file, not a model
+            return run_fit(args)
         if args.tflm:
             raise ResolverGenError("--tflm checks a resolver header against a TFLM tree: leave it out with --fit")
         return run_fit(args)

@@ -91,8 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "CMAKE_PREFIX_PATH) and exit")
     parser.add_argument("--fit", metavar="PROFILE",
                         help="will the models fit this target: flash, RAM and stack from a target profile (a shipped "
-                             "profile's name or a .json path; 'list' names the shipped ones); --format text (default), "
-                             "json or markdown")
+                             "profile's name or a .json path; 'list' names the shipped ones, 'show NAME' one in full); --format "
+                             "text (default), json or markdown")
     parser.add_argument("--calibrate", metavar="FIRMWARE.elf",
                         help="with --fit PROFILE: answer on your own firmware: its runtime and linked operators from "
                              "the ELF, the operators it lacks from the profile, scaled on the firmware")

@@ -1,4 +1,5 @@
-"""`gen-resolver --fit`: the fit answer (tflm_model/target_fit.py) as text, JSON or markdown, and `--fit list`."""
+"""`gen-resolver --fit`: the fit answer (tflm_model/target_fit.py) as text, JSON or markdown (the shipped profiles' list
+and one profile in full: render_profiles.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def describe_build(build: BuildFacts) -> str:
     then the CPU, kernel set, ABI and compiler."""
     cpu = build.cpu + (f" {build.fpu}" if build.fpu else "")
     enums = ", short enums" if build.short_enums else ""
-    compiler = _compilers(build)
+    compiler = compilers(build)
     return f"{describe_distribution(build)}; {cpu}, {build.kernels} kernels, {build.pointer_bytes * 8}-bit pointers{enums}, {compiler}"
 
 
@@ -27,56 +28,21 @@ def describe_distribution(build: BuildFacts) -> str:
     of format version 1 has none of it recorded but the TFLM commit."""
     name = build.distribution or "distribution not recorded"
     if build.distribution_revision:
-        name += f" {_revision(build.distribution_revision)}"
-    facts = [f"TFLM {_revision(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
+        name += f" {revision_text(build.distribution_revision)}"
+    facts = [f"TFLM {revision_text(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
     facts += [fact for fact in (build.build_system, build.opt_level, build.c_library, build.flags) if fact]
     return f"{name}: {', '.join(facts)}"
 
 
-def _revision(text: str) -> str:
+def revision_text(text: str) -> str:
     """A git commit shortened to 7 digits; any other revision ("sync of 2024-12-26") as it is."""
     return text[:7] if re.fullmatch(r"[0-9a-f]{7,40}", text) else text
 
 
-def _compilers(build: BuildFacts) -> str:
+def compilers(build: BuildFacts) -> str:
     """Every compiler the build's .comment names: a C library built by another one (picolibc by GCC 12.1 beside
     TFLM by GCC 12.2 on RV32) is named too, since which one built TFLM the ELF does not say."""
     return " + ".join(part.strip() for part in build.compiler.split(";") if part.strip())
-
-
-def render_profile_list(profiles: list[TargetProfile], output_format: str) -> str:
-    if output_format == "json":
-        rows = [{"name": p.name, "distribution": p.build.distribution, "build": _build_json(p.build),
-                 "registrations": len(p.registrations),
-                 "rom_total": p.rom_total, "stack_root": p.stack_root} for p in profiles]
-        return json.dumps({"profiles": rows}, indent=2, sort_keys=True) + "\n"
-    if not profiles:
-        return "No target profiles are shipped.\n"
-    groups = _by_distribution(profiles)
-    if output_format == "markdown":
-        lines = ["| distribution | profile | CPU | FPU | kernels | registrations | compiler | TFLM | flags | C library |",
-                 "|---|---|---|---|---|---:|---|---|---|---|"]
-        lines += [f"| {markdown_text(group)} | {markdown_text(p.name)} | {markdown_text(p.build.cpu)} | "
-                  f"{markdown_text(p.build.fpu or '-')} | {p.build.kernels} | {len(p.registrations)} | "
-                  f"{markdown_text(_compilers(p.build))} | {markdown_text(_revision(p.build.tflm_commit))} | "
-                  f"{markdown_text(p.build.opt_level or '-')} | {markdown_text(p.build.c_library or '-')} |"
-                  for group, members in groups for p in members]
-        return "\n".join(lines) + "\n"
-    width = max(len(p.name) for p in profiles)
-    lines = []
-    for group, members in groups:
-        lines += ["" if lines else None, f"{group}:"]
-        lines += [f"  {p.name:<{width}}  {describe_build(p.build)}; {len(p.registrations)} registrations"
-                  for p in members]
-    return "\n".join(line for line in lines if line is not None) + "\n"
-
-
-def _by_distribution(profiles: list[TargetProfile]) -> list[tuple[str, list[TargetProfile]]]:
-    """The profiles grouped by the distribution of TFLM they were made from, groups and members by name."""
-    groups: dict[str, list[TargetProfile]] = {}
-    for profile in profiles:
-        groups.setdefault(profile.build.distribution or "distribution not recorded", []).append(profile)
-    return [(name, sorted(groups[name], key=lambda p: p.name)) for name in sorted(groups)]
 
 
 def render_fit(report: FitReport, output_format: str, verbose: bool = False) -> str:
@@ -169,7 +135,7 @@ def _verdict(answer: FitAnswer) -> str:
 
 # -- JSON ---------------------------------------------------------------------------------------------------------
 
-def _build_json(build: BuildFacts) -> dict:
+def build_json(build: BuildFacts) -> dict:
     return {"arch": build.arch, "cpu": build.cpu, "fpu": build.fpu, "kernels": build.kernels,
             "pointer_bytes": build.pointer_bytes, "short_enums": build.short_enums, "compiler": build.compiler,
             "flags": build.flags, "tflm_commit": build.tflm_commit, "source": build.source,
@@ -179,7 +145,7 @@ def _build_json(build: BuildFacts) -> dict:
 
 def _answer_json(answer: FitAnswer) -> dict:
     return {
-        "profile": answer.profile.name, "build": _build_json(answer.profile.build), "models": list(answer.models),
+        "profile": answer.profile.name, "build": build_json(answer.profile.build), "models": list(answer.models),
         "reduce_types": answer.reduce_types, "app_statics": answer.app_statics,
         "registrations": list(answer.registrations),
         "missing": [{"op": m.op, "models": list(m.models), "reason": m.reason} for m in answer.missing],

@@ -114,13 +114,30 @@ def test_fit_list_names_the_shipped_profiles(capsys):
     assert status == 2 and "give no model" in err
 
 
-def test_the_build_names_every_compiler_its_elf_names(capsys):
+def test_show_names_every_compiler_its_elf_names(capsys):
     # RV32: picolibc was built by GCC 12.1, TFLM by 12.2; the ELF's .comment names both and neither is TFLM's alone
-    status, out, _ = run(capsys, "--fit", "list")
-    line = next(line for line in out.splitlines() if line.strip().startswith("riscv32-reference "))
-    assert status == 0 and "GCC: (12.1.0-7+11) 12.1.0 + GCC: (12.2.0-14+deb12u1+11+b2) 12.2.0; 118 registrations" in line
-    m4 = next(line for line in out.splitlines() if line.strip().startswith("cortex-m4f-reference "))
-    assert "20221205; 118 registrations" in m4 and " + " not in m4
+    status, out, _ = run(capsys, "--fit", "show", "riscv32-reference")
+    compiler = " ".join(next(line for line in out.splitlines() if line.startswith("compiler")).split()[1:])
+    assert status == 0 and compiler == "GCC: (12.1.0-7+11) 12.1.0 + GCC: (12.2.0-14+deb12u1+11+b2) 12.2.0"
+    status, out, _ = run(capsys, "--fit", "show", "cortex-m4f-reference")
+    assert "20221205" in out and " + GCC" not in out and "118 (its all-ops build" in out
+
+
+def test_show_gives_one_profile_in_full_with_how_closely_it_was_measured(capsys):
+    status, out, _ = run(capsys, "--fit", "show", "pico-rp2040")
+    assert status == 0 and out.startswith("profile ") and "measured against 10 keep-only builds" in out
+    assert "-mcpu=cortex-m0plus" in out and max(len(line) for line in out.splitlines()) <= 120
+    status, out, _ = run(capsys, "--fit", "show", "pico-rp2040", "--format", "json")
+    assert status == 0 and json.loads(out)["measured"]["builds"] == 10
+    status, _, err = run(capsys, "--fit", "show")
+    assert status == 2 and "--fit show takes one profile" in err
+
+
+def test_show_lists_each_compile_flag_once():
+    from resolver_gen.render_profiles import compile_lines
+
+    assert compile_lines("GNU C++14 -Og -O3 -O3 -std=c++11 -std=gnu++14; GNU C11 -O2") == [
+        "GNU C++14 -Og -O3 -std=c++11 -std=gnu++14", "GNU C11 -O2"]
 
 
 def test_an_mve_profile_estimates_the_arena_with_cmsis_nn_mve_rules(capsys, tmp_path):
@@ -172,16 +189,21 @@ def test_verbose_without_fit_is_a_usage_error(capsys):
     assert status == 2 and "--verbose goes with --fit" in err
 
 
-def test_fit_list_groups_the_profiles_by_distribution(capsys):
+def test_fit_list_is_one_table_within_120_columns_grouped_by_distribution(capsys):
     from tflm_facts.target_profile import load_profile, shipped_profiles
     status, out, _ = run(capsys, "--fit", "list")
-    headings = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
-    distributions = {load_profile(name).build.distribution for name in shipped_profiles()}
-    assert status == 0 and headings == sorted(distributions) and "tflite-micro (upstream)" in headings
-    for heading in headings:  # each profile listed under its own distribution's heading
-        block = out.split(heading + ":\n", 1)[1].split("\n\n", 1)[0]
-        for line in block.splitlines():
-            assert load_profile(line.split()[0]).build.distribution == heading
+    lines = out.splitlines()
+    assert status == 0 and max(len(line) for line in lines) <= 120
+    assert lines[0].split() == ["profile", "distribution", "TFLM", "CPU", "kernels", "-O", "C", "library"]
+    rows = [line.split() for line in lines[1:] if line and line.split()[0] in shipped_profiles()]
+    assert sorted(row[0] for row in rows) == sorted(shipped_profiles())
+    distributions = [row[1] for row in rows]
+    assert distributions == sorted(distributions)  # grouped
+    for row in rows:
+        build = load_profile(row[0]).build
+        assert row[4] == build.kernels and (row[1] == "upstream") == build.distribution.endswith("(upstream)")
+    pico = next(row for row in rows if row[0] == "pico-rp2040")
+    assert pico[1:7] == ["pico-tflmicro", "2024-12-26", "Cortex-M0+", "cmsis_nn", "-O3", "newlib"]
 
 
 def test_the_first_line_names_the_distribution_its_revision_and_flags(capsys, profile, tmp_path):
