@@ -68,12 +68,18 @@ def run_fit(args: argparse.Namespace) -> int:
         if args.calibrate:
             from resolver_gen.calibrate import render_calibrated
 
-            if args.ram or args.reduce_types or args.app_statics:
-                raise ResolverGenError("--calibrate answers flash on the firmware as it is: leave out --ram, "
-                                       "--reduce-types and --app-statics")
+            if args.ram or args.reduce_types or args.app_statics or args.app_flash or args.app_ram:
+                raise ResolverGenError("--calibrate answers flash on the firmware as it is (your application "
+                                       "included): leave out --ram, --reduce-types, --app-statics, --app-flash and "
+                                       "--app-ram")
             text, status = render_calibrated(args.fit, args.calibrate, args.models, output_format, flash)
         else:
+            from tflm_model.target_fit import Application, report_with_application
+
+            application = Application(parse_size(args.app_flash, "--app-flash") if args.app_flash else None,
+                                      parse_size(args.app_ram, "--app-ram") if args.app_ram else None)
             report = fit_report(args.fit, args.models, args.reduce_types, flash, ram, args.app_statics)
+            report = report_with_application(report, application)
             text = render_fit(report, output_format, args.verbose)
             status = 0 if report.main.passed else 1
     if args.output:
@@ -98,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--calibrate goes with --fit PROFILE")
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
-    if args.app_statics:
-        raise ResolverGenError("--app-statics describes your app for --fit PROFILE")
+    if args.app_statics or args.app_flash or args.app_ram:
+        raise ResolverGenError("--app-statics, --app-flash and --app-ram describe your app for --fit PROFILE")
     if args.verbose:
         raise ResolverGenError("--verbose goes with --fit PROFILE (the whole stack path)")
     if args.format in ("text", "markdown"):

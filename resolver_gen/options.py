@@ -100,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --fit: your app has C++ function-local statics (TFLM's examples keep their "
                              "resolver and interpreter so): count the guard and exception runtime they link where the "
                              "build compiles thread-safe statics")
+    parser.add_argument("--app-flash", metavar="SIZE",
+                        help="with --fit: the flash your application adds around TFLM and the models (drivers, DSP, "
+                             "USB, printf); counted in the answer, which otherwise leaves it out and says so")
+    parser.add_argument("--app-ram", metavar="SIZE",
+                        help="with --fit: the RAM your application adds (its .data, .bss, heap and stack reserve)")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
     parser.add_argument("-v", "--verbose", action="store_true",

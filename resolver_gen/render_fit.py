@@ -70,13 +70,52 @@ def _limit_text(value: int, limit: int | None) -> str:
     return f"  fits the limit of {limit:,} ({limit - value:,} to spare)"
 
 
+def headline(answer: FitAnswer) -> str:
+    """The verdict and its numbers on one line: what a person reads first (text) or sees as the heading (markdown)."""
+    figures = [f"flash {answer.flash:,} B{_against(answer.flash, answer.flash_limit)}",
+               f"RAM {answer.ram:,} B{_against(answer.ram, answer.ram_limit)}"]
+    if answer.stack is not None:
+        figures.append(f"stack {answer.stack:,} B")
+    scope = "" if _application_counted(answer) else "TFLM and the models only"
+    if answer.passed and answer.flash_limit is None and answer.ram_limit is None:
+        scope = "; ".join(part for part in (scope, "no --flash or --ram limit given") if part)
+        return f"needs {', '.join(figures)} on {answer.profile.name} ({scope})"
+    return f"{_verdict(answer)}{f' ({scope})' if scope else ''}: {', '.join(figures)} on {answer.profile.name}"
+
+
+def _application_counted(answer: FitAnswer) -> bool:
+    return answer.application.flash is not None and answer.application.ram is not None
+
+
+def _against(value: int, limit: int | None) -> str:
+    if limit is None:
+        return ""
+    return f" of {limit:,} ({'over by ' + format(value - limit, ',') if value > limit else format(limit - value, ',') + ' spare'})"
+
+
+def leaves_out(answer: FitAnswer) -> str:
+    """What the answer counts and what it leaves out: it is TFLM and the models in a minimal application."""
+    application = answer.application
+    if _application_counted(answer):
+        return "counts your application as you gave it (--app-flash, --app-ram) beside TFLM and the models"
+    if application.given:
+        missing = "ram" if application.flash is not None else "flash"
+        return f"leaves out your application's {missing.upper() if missing == 'ram' else missing}: --app-{missing} adds it"
+    return ("leaves out your application's code and data (drivers, DSP, USB, printf): --app-flash/--app-ram add "
+            "them; size-report fit FIRMWARE.elf MODEL answers on your firmware")
+
+
 def _text(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
     profile = answer.profile
-    lines = [f"Fit of {len(answer.models)} model(s) on {profile.name} ({describe_build(profile.build)})"
-             + (" with --reduce-types" if answer.reduce_types else "")
-             + (" with --app-statics" if answer.app_statics else ""),
-             f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
+    options = (" with --reduce-types" if answer.reduce_types else "") + (" with --app-statics" if answer.app_statics
+                                                                         else "")
+    lines = [headline(answer), leaves_out(answer),
+             f"{len(answer.models)} model(s){options} on {profile.name}: {_short_build(profile.build)} "
+             f"(gen-resolver --fit show {profile.name}: its build in full)"]
+    if verbose:
+        lines.append(f"build: {describe_build(profile.build)}")
+    lines += [f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
     lines.append(f"flash  {answer.flash:>10,} B{_limit_text(answer.flash, answer.flash_limit)}")
     lines += [f"       {part.bytes:>10,}  {part.label}" for part in answer.flash_parts]
     if answer.flash_may_be_high_by or answer.flash_may_be_low_by:
@@ -104,8 +143,24 @@ def _text(report: FitReport, verbose: bool = False) -> str:
         lines.append("")
         lines += [f"note: {note}" for note in notes]
     lines.append("")
-    lines.append("verdict: " + _verdict(answer))
+    lines.append("verdict: " + _verdict(answer) + _verdict_scope(answer))
     return "\n".join(lines) + "\n"
+
+
+def _short_build(build: BuildFacts) -> str:
+    """The distribution, its revision, TFLM's, the -O level and C library: what the answer holds for, in one line."""
+    name = build.distribution or "distribution not recorded"
+    if build.distribution_revision:
+        name += f" {revision_text(build.distribution_revision)}"
+    facts = [f"TFLM {revision_text(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
+    facts += [fact.split(" (")[0] for fact in (build.opt_level, build.c_library) if fact]
+    return f"{name}, {', '.join(facts)}, {build.kernels} kernels"
+
+
+def _verdict_scope(answer: FitAnswer) -> str:
+    if _application_counted(answer):
+        return " (with your application as given)"
+    return " (TFLM and the models in a minimal app; your application's own code and data are not counted)"
 
 
 def _alternatives(report: FitReport) -> list[tuple[str, FitAnswer]]:
@@ -160,6 +215,9 @@ def _answer_json(answer: FitAnswer) -> dict:
             "path": [{"function": s.function, "frame": s.frame} for s in answer.stack_path]},
         "notes": list(dict.fromkeys(answer.notes + list(answer.arena.notes))),
         "fits": answer.passed,
+        "counts": leaves_out(answer),
+        "application": {"flash": answer.application.flash, "ram": answer.application.ram,
+                        "counted": answer.application.flash is not None and answer.application.ram is not None},
     }
 
 
@@ -175,8 +233,8 @@ def _json(report: FitReport) -> str:
 
 def _markdown(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
-    lines = [f"### Fit on {markdown_text(answer.profile.name)}", "", markdown_text(describe_build(answer.profile.build)), "",
-             f"**{markdown_text(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
+    lines = [f"### {markdown_text(headline(answer))}", "", f"_{markdown_text(leaves_out(answer))}_", "",
+             markdown_text(describe_build(answer.profile.build)), "", "| | bytes | parts |", "|---|---:|---|"]
     parts = lambda ps: "<br>".join(f"{p.bytes:,} {markdown_text(p.label)}" for p in ps)  # noqa: E731
     lines.append(f"| flash | {answer.flash:,} | {parts(answer.flash_parts)} |")
     lines.append(f"| RAM | {answer.ram:,} | {parts(answer.ram_parts)} |")

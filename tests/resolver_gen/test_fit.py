@@ -88,7 +88,7 @@ def test_an_op_the_profile_lacks_is_named_and_exit_1(capsys, profile):
 def test_bad_input_is_one_line_and_exit_2(capsys, profile, argv, message):
     status, out, err = run(capsys, *[profile if a == "PROFILE" else a for a in argv])
     if message is None:  # the default format is text
-        assert status == 0 and out.startswith("Fit of")
+        assert status == 0 and out.startswith("needs flash ")
         return
     assert status == 2 and message in err and err.count("\n") == 1 and out == ""
 
@@ -104,7 +104,7 @@ def test_a_damaged_profile_and_one_of_another_version_are_exit_2(capsys, profile
 
 def test_the_output_file_is_written_atomically(capsys, profile, tmp_path):
     status, out, _ = run(capsys, ADD, "--fit", profile, "-o", tmp_path / "fit.md", "--format", "markdown")
-    assert status == 0 and out == "" and (tmp_path / "fit.md").read_text().startswith("### Fit on fixture-m4")
+    assert status == 0 and out == "" and (tmp_path / "fit.md").read_text().startswith("### needs flash ")
 
 
 def test_fit_list_names_the_shipped_profiles(capsys):
@@ -175,7 +175,7 @@ def test_the_stack_path_shows_its_first_frames_the_largest_the_deepest_and_verbo
     assert len(path) > 6  # the worst Invoke() path of a real build runs through newlib's printf
     _, text, _ = run(capsys, ADD, CONV, "--fit", SHIPPED)
     _, verbose, _ = run(capsys, ADD, CONV, "--fit", SHIPPED, "--verbose")
-    stack = [line for line in text.split("\nBeside it:")[0].split("stack ", 1)[1].splitlines()[1:] if line.strip()]
+    stack = [line for line in text.split("\nBeside it:")[0].split("\nstack ", 1)[1].splitlines()[1:] if line.strip()]
     largest = max(path[3:-1], key=lambda step: step["frame"])
     shown = [step["function"] for step in path[:3]] + [largest["function"], path[-1]["function"]]
     assert [line.split(None, 1)[1] for line in stack if "more frame" not in line] == shown
@@ -216,10 +216,12 @@ def test_the_first_line_names_the_distribution_its_revision_and_flags(capsys, pr
     assert built.read_bytes().startswith(b"\xfd7zXZ")  # .xz: compressed
     assert load_profile(str(built)).graph == load_profile(profile).graph
     status, out, _ = run(capsys, ADD, "--fit", built)
-    first = out.splitlines()[0]
-    assert status == 0 and first.startswith(
-        "Fit of 1 model(s) on pico (pico-tflmicro dfea53b: TFLM aaaaaaa, pico-sdk 2.1.0 CMake, Release, -O3, "
-        "newlib-nano, GNU C++")  # then the flags DWARF names (this fixture was built with -g)
+    verdict, leaves_out, build = out.splitlines()[:3]
+    assert status == 0 and verdict.startswith("needs flash ") and "TFLM and the models only" in verdict
+    assert leaves_out.startswith("leaves out your application's code and data")
+    assert build.startswith("1 model(s) on pico: pico-tflmicro dfea53b, TFLM aaaaaaa, -O3, newlib-nano")
+    status, out, _ = run(capsys, ADD, "--fit", built, "--verbose")  # the whole build, flags DWARF names included
+    assert "build: pico-tflmicro dfea53b: TFLM aaaaaaa, pico-sdk 2.1.0 CMake, Release, -O3, newlib-nano, GNU C++" in out
 
 
 def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys, profile, tmp_path):
@@ -229,7 +231,7 @@ def test_a_version_1_profile_is_still_read_with_no_distribution_recorded(capsys,
         del data["build"][key]
     (tmp_path / "old.json").write_text(json.dumps({**data, "version": 1}))
     status, out, _ = run(capsys, ADD, "--fit", tmp_path / "old.json")
-    assert status == 0 and "(distribution not recorded: TFLM revision not recorded, GNU C++" in out.splitlines()[0]
+    assert status == 0 and "distribution not recorded, TFLM revision not recorded" in out.splitlines()[2]
 
 
 def test_app_statics_counts_the_guard_runtime_the_note_without_it_names(capsys):
@@ -247,7 +249,7 @@ def test_app_statics_counts_the_guard_runtime_the_note_without_it_names(capsys):
     assert part["C++ guard and exception runtime (--app-statics)"] == added
     assert not [n for n in counted["notes"] if n.startswith("not counted")]
     _, text, _ = run(capsys, ADD, "--fit", "pico-rp2040", "--app-statics")
-    assert text.splitlines()[0].endswith("with --app-statics")
+    assert " with --app-statics on " in text.splitlines()[2]
 
 
 def test_app_statics_on_a_build_without_a_guard_runtime_says_it_adds_nothing(capsys, profile):
@@ -285,3 +287,32 @@ def test_the_esp_tflite_micro_profile_estimates_the_arena_with_its_esp_nn_kernel
     assert esp.total_bytes == estimate_arena([model], kernels="reference").total_bytes + 4  # conv NodeData
     assert answer["other_kernels"] is None
     assert answer["ram"]["parts"][0]["part"] == "tensor arena (esp_nn kernels)"
+
+
+def test_the_answer_says_first_that_it_leaves_the_application_out(capsys, profile):
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--flash", "1M", "--ram", "256K")
+    verdict, leaves_out = out.splitlines()[:2]
+    assert status == 0 and verdict.startswith("fits (TFLM and the models only): flash ")
+    assert "of 1,048,576" in verdict and "drivers, DSP, USB, printf" in leaves_out and "--app-flash" in leaves_out
+    assert out.splitlines()[-1].startswith("verdict: fits (TFLM and the models in a minimal app; your application's")
+    data = json.loads(run(capsys, ADD, "--fit", profile, "--format", "json")[1])
+    assert data["application"] == {"flash": None, "ram": None, "counted": False}
+    assert data["counts"].startswith("leaves out your application's code and data")
+
+
+def test_the_application_given_is_counted_as_a_part_of_its_own(capsys, profile):
+    _, bare, _ = run(capsys, ADD, "--fit", profile, "--format", "json")
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--format", "json", "--app-flash", "30K", "--app-ram", "4096")
+    alone, counted = json.loads(bare), json.loads(out)
+    assert status == 0 and counted["flash"]["bytes"] == alone["flash"]["bytes"] + 30 * 1024
+    assert counted["ram"]["bytes"] == alone["ram"]["bytes"] + 4096
+    assert {"part": "your application (--app-flash, as given)", "bytes": 30720} in counted["flash"]["parts"]
+    assert counted["application"]["counted"] and counted["other_kernels"] is None or \
+        counted["other_kernels"]["flash"]["bytes"] > 30720
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--flash", str(alone["flash"]["bytes"] + 1000),
+                         "--app-flash", "2K", "--app-ram", "0")
+    assert status == 1 and out.startswith("does not fit: flash over by 1,048 B: ")
+    status, out, _ = run(capsys, ADD, "--fit", profile, "--app-flash", "2K")
+    assert status == 0 and out.splitlines()[1] == "leaves out your application's RAM: --app-ram adds it"
+    status, _, err = run(capsys, ADD, "--app-flash", "2K")
+    assert status == 2 and "--app-flash and --app-ram describe your app for --fit PROFILE" in err
