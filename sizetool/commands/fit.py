@@ -30,6 +30,7 @@ class FitOptions:
     arena: ArenaOptions = ArenaOptions()
     calibration_profile: str | None = None
     reasons: bool = False
+    verbose: bool = False
 
 
 def build_parser(prog: str = "size-report fit"):
@@ -42,6 +43,10 @@ def build_parser(prog: str = "size-report fit"):
     parser.add_argument("--reasons", action="store_true",
                         help="Print one line per reason it does not fit on stderr ('size-report fit: FAIL ...'), "
                              "for build systems that show a failed command's output.")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="Every section in full: each unused registration's saving, the per-model firmware, "
+                             "type-reduced registrations, the arena's breakdown and the facts it was estimated with "
+                             "(by default: the verdict, its figures and what to act on).")
     add_arena_arguments(parser)
     parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
@@ -55,7 +60,7 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     output = output_options(values, FORMATS, "fit")
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
-                              values.pop("calibration_profile"), values.pop("reasons")))
+                              values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose")))
 
 
 def run_fit(options: FitOptions) -> int:
@@ -78,7 +83,7 @@ def run_fit(options: FitOptions) -> int:
                                         strict=options.calibration_profile is not None)
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
                       color=options.output.color, width=options.output.width, embedded=firmware.report.models,
-                      calibrated=calibrated)
+                      calibrated=calibrated, verbose=options.verbose)
     write_output(text, options.output)
     print_warnings(firmware.report)
     if options.reasons and not passed(crosscheck, fit):

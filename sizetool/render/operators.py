@@ -71,6 +71,12 @@ def render_operators(table: OperatorTable, output_format: str, source: str, arch
     return render_operators_tree(table, source, arch, crosscheck, color=color, width=width, fit=fit)
 
 
+def largest_line(table: OperatorTable, shown: int = 3) -> str:
+    """The largest costs, answer first: what removing each registration alone saves."""
+    largest = sorted(table.operators, key=lambda o: (-o.exclusive_bytes, o.op))[:shown]
+    return "largest (what removing it alone saves): " + ", ".join(f"{o.op} {o.exclusive_bytes:,} B" for o in largest)
+
+
 def several_resolver_sizes(table: OperatorTable) -> bool:
     """True when the firmware instantiates MicroMutableOpResolver<N> for more than one N (each carries its own code)."""
     return len({r.arguments for r in table.resolvers}) > 1
@@ -459,6 +465,17 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
                   f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
                   style="bold")
     if table.operators:
+        console.print(largest_line(table), markup=False, highlight=False)
+    if crosscheck is not None:
+        from sizetool.render.fit_summary import passed, summary_lines
+
+        lines = summary_lines(crosscheck, fit, None, name + (f" ({arch})" if arch else ""))
+        console.print(lines[0], style="bold green" if passed(crosscheck, fit) else "bold red", markup=False,
+                      highlight=False)
+        for line in lines[1:]:
+            console.print(line, markup=False, highlight=False)
+    if table.operators:
+        console.print()
         ops = rich_table(("op", {"style": "cyan", "no_wrap": True}),
                      ("alone saves", {"justify": "right", "style": "bold"}), ("shared", {"justify": "right"}),
                      (RUNTIME_COLUMN, {"justify": "right"}),
@@ -530,20 +547,11 @@ def crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
             console.print(per_model)
     console.print()
     if crosscheck.missing:
-        console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
-                      "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
-        missing = rich_table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
-                         ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
-        for m in crosscheck.missing:
-            missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
-        console.print(missing)
+        missing_tree(console, crosscheck)
     else:
         console.print("Every op the models use is registered.", style="green")
     if crosscheck.type_problems:
-        console.print(f"Tensor types this firmware's kernels cannot run: {len(crosscheck.type_problems)} (the model "
-                      "would fail on the device)", style="bold red")
-        for t in crosscheck.type_problems:
-            console.print(f"  {t.message}", style="red", highlight=False)
+        type_problems_tree(console, crosscheck)
     if crosscheck.variants:
         from sizetool.operators.model_crosscheck import variant_note
 
@@ -556,3 +564,21 @@ def crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
         console.print(variants)
 
 
+
+
+def missing_tree(console, crosscheck: ModelCrosscheck) -> None:
+    """The ops the models need that the firmware does not register, with the call that registers each."""
+    console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
+                  "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
+    missing = rich_table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
+                         ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
+    for m in crosscheck.missing:
+        missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
+    console.print(missing)
+
+
+def type_problems_tree(console, crosscheck: ModelCrosscheck) -> None:
+    console.print(f"Tensor types this firmware's kernels cannot run: {len(crosscheck.type_problems)} (the model "
+                  "would fail on the device)", style="bold red")
+    for t in crosscheck.type_problems:
+        console.print(f"  {t.message}", style="red", highlight=False)

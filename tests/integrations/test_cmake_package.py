@@ -113,7 +113,7 @@ def test_host_build_regenerates_the_header_when_a_model_changes_and_only_then(ho
     fourth = build(build_dir)
     assert fourth.returncode == 0, fourth.stdout
     assert "gen-resolver: tflm_generated/app/ops.h" in fourth.stdout and "Building CXX object" in fourth.stdout
-    assert "Linking CXX executable app\nrule " in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
+    assert "Linking CXX executable app\npass (2 passed, 0 failed)" in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
     assert "resolver.AddConv2D()" in header.read_text()
     assert "no work to do" in build(build_dir).stdout
 
@@ -312,10 +312,10 @@ def test_size_check_models_runs_size_report_fit_on_the_firmware(tmp_path, model,
     if not passes:  # the models' verdict on the console, one line per reason, not only in the report
         lines = built.stdout.splitlines()
         assert "size-report fit: FAIL WHILE (builtin) is not registered; needed by two_subgraphs.tflite" in lines
-        assert "0 passed, 0 failed" in lines  # the budget part passed (no rules); the fit did not
+        assert "pass (0 passed, 0 failed)" in lines  # the budget part passed (no rules); the fit did not
         assert "tflm_size_check(fw) FAILED: size-report fit (firmware.models.md)" in " ".join(built.stdout.split())
     report = (tmp_path / "firmware.models.md").read_text()
-    assert report.startswith("# Does it fit: firmware.elf")
+    assert report.startswith(f"### {'fits' if passes else 'does not fit'}: firmware.elf")
     assert json.loads((tmp_path / "firmware.size.json").read_text())["status"] == "pass"  # no budget: no rules
 
 

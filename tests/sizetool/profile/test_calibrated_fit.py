@@ -108,7 +108,8 @@ def test_without_a_profile_the_nearest_shipped_one_of_the_same_architecture_is_t
 
 def test_text_names_the_parts_and_the_bound(capsys, profiles):
     firmware = OUT / "keep-only" / "riscv32" / "unused_opcodes.elf"
-    status, out, _ = run(size_report.main, capsys, "fit", firmware, *MODELS, "--profile", profiles / "riscv32.json")
+    status, out, _ = run(size_report.main, capsys, "fit", firmware, *MODELS, "--profile", profiles / "riscv32.json",
+                         "--verbose")
     block = out[out.index("With the missing ops added"):]
     assert status == 1 and "from this firmware: its ROM with exactly the 1 linked registration(s)" in block
     assert "from profile riscv32 (as asked)" in block and "  bound: " in block

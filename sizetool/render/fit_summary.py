@@ -1,0 +1,89 @@
+"""The answer first: three lines that say whether a firmware runs its models and the figures behind the verdict, for
+`size-report fit` (its first lines) and `size-report ops` with models (under its headline).
+
+    does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)
+    flash: 28,254 B with exactly the models' ops, the 2 missing added (calibrated, 26,306 to 31,556); 32,256 B now
+    RAM: tensor arena 4,160 B needed (exact), 12,288 B linked (8,128 spare)
+
+Figures are bytes with thousands separators and a B, as gen-resolver --fit writes them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sizetool.fit.model_fit import ArenaFit
+    from sizetool.operators.model_crosscheck import ModelCrosscheck
+    from sizetool.profile.calibrated_fit import CalibratedFlash
+
+SHOWN_NAMES = 4
+
+
+def summary_lines(crosscheck: ModelCrosscheck, fit: ArenaFit | None, calibrated: CalibratedFlash | None,
+                  firmware: str) -> list[str]:
+    """The verdict line, the flash line and the RAM line."""
+    return [verdict_line(crosscheck, fit, firmware), flash_line(crosscheck, calibrated), ram_line(fit)]
+
+
+def passed(crosscheck: ModelCrosscheck, fit: ArenaFit | None) -> bool:
+    return crosscheck.passed and (fit is None or fit.passed)
+
+
+def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: str) -> str:
+    problems = []
+    if crosscheck.missing:
+        names = [m.op.name for m in crosscheck.missing]
+        problems.append(f"lacks {len(names)} op{'s' if len(names) != 1 else ''} the models need ({_names(names)})")
+    if crosscheck.type_problems:
+        count = len(crosscheck.type_problems)
+        problems.append(f"{count} use{'s' if count != 1 else ''} with tensor types its kernels cannot run")
+    if fit is not None and fit.needed is not None and not fit.passed:
+        short = -fit.spare if fit.spare is not None else fit.needed
+        problems.append(f"tensor arena {short:,} B short" if fit.arena is not None
+                        else "no arena linked and too little free RAM for one")
+    if problems:
+        return f"does not fit: {firmware} {'; '.join(problems)}"
+    models = len(crosscheck.models)
+    needs = "its model needs" if models == 1 else f"its {models} models need"
+    return f"fits: {firmware} has every op {needs}" + (
+        "" if fit is None or fit.needed is None else " and a large enough tensor arena")
+
+
+def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | None) -> str:
+    sets = crosscheck.sets
+    if sets is None:
+        return "flash: the operator graph was not read (no set answer)"
+    now = f"{sets.rom:,} B now"
+    if calibrated is not None:
+        added = len(calibrated.missing)
+        return (f"flash: {calibrated.flash:,} B with exactly the models' ops, the {added} missing added (calibrated, "
+                f"{calibrated.low:,} to {calibrated.high:,}); {now}")
+    saving = sets.unused.saving
+    if crosscheck.missing:
+        return (f"flash: at least {sets.predicted_rom:,} B with exactly the models' ops (the missing ones' code not "
+                f"counted); {now}")
+    if not saving:
+        return f"flash: {sets.rom:,} B, every registration used by a model"
+    count = len(sets.unused.ops)
+    return (f"flash: {sets.predicted_rom:,} B with exactly the models' ops; {now} ({saving:,} B in {count} "
+            f"registration{'s' if count != 1 else ''} no model uses)")
+
+
+def ram_line(fit: ArenaFit | None) -> str:
+    if fit is None:
+        return "RAM: not answered (html output, or no model)"
+    if fit.needed is None:
+        return f"RAM: tensor arena not estimated: {fit.error}"
+    needed = f"tensor arena {fit.needed:,} B needed ({'exact' if fit.exact else 'upper bound'})"
+    if fit.arena is not None:
+        spare = f"{fit.spare:,} spare" if fit.spare >= 0 else f"{-fit.spare:,} short"
+        return f"RAM: {needed}, {fit.linked:,} B linked ({spare})"
+    if fit.free_ram is not None:
+        return f"RAM: {needed}; no arena found, {fit.free_ram:,} B of RAM free"
+    return f"RAM: {needed}; no arena found and the free RAM is unknown (give --map or --ram-size)"
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN_NAMES])
+    return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")
