@@ -80,7 +80,10 @@ def headline(answer: FitAnswer) -> str:
     if answer.passed and answer.flash_limit is None and answer.ram_limit is None:
         scope = "; ".join(part for part in (scope, "no --flash or --ram limit given") if part)
         return f"needs {', '.join(figures)} on {answer.profile.name} ({scope})"
-    return f"{_verdict(answer)}{f' ({scope})' if scope else ''}: {', '.join(figures)} on {answer.profile.name}"
+    if answer.missing:
+        figures.append(f"{len(answer.missing)} op(s) the profile has no kernel for")
+    word = "fits" if answer.passed else "does not fit"
+    return f"{word}{f' ({scope})' if scope else ''}: {', '.join(figures)} on {answer.profile.name}"
 
 
 def _application_counted(answer: FitAnswer) -> bool:
@@ -90,7 +93,7 @@ def _application_counted(answer: FitAnswer) -> bool:
 def _against(value: int, limit: int | None) -> str:
     if limit is None:
         return ""
-    return f" of {limit:,} ({'over by ' + format(value - limit, ',') if value > limit else format(limit - value, ',') + ' spare'})"
+    return f" of {limit:,} ({format(value - limit, ',') + ' over' if value > limit else format(limit - value, ',') + ' spare'})"
 
 
 def leaves_out(answer: FitAnswer) -> str:
