@@ -30,6 +30,8 @@ class ResolverApi:
     methods: dict[str, bool] | None  # Add<Op> -> takes a registration; None: no resolver class in the DWARF
     registrations: frozenset[str]  # Register_X names (namespace dropped) some unit defines or calls
     has_dwarf: bool = True
+    registration_types: frozenset[str] = frozenset()  # the type a method's registration parameter names
+                                                       # (TFLMRegistration since 2023, TfLiteRegistration before)
 
 
 def _text(die, attribute: str) -> str | None:
@@ -52,22 +54,24 @@ def _type_name(die) -> str:
     return ""
 
 
-def _takes_registration(method) -> bool:
+def _registration_type(method) -> str | None:
+    """The type of the method's registration parameter (None when it takes none)."""
     for parameter in method.iter_children():
         if parameter.tag == "DW_TAG_formal_parameter" and "DW_AT_artificial" not in parameter.attributes:
-            if "Registration" in _type_name(parameter):
-                return True
-    return False
+            name = _type_name(parameter)
+            if "Registration" in name:
+                return name
+    return None
 
 
-def _walk(die, methods: dict[str, bool], registrations: set[str], found_class: list[bool], depth: int) -> None:
+def _walk(die, methods: dict[str, bool], registrations: set[str], found: dict[str, set], depth: int) -> None:
     for child in die.iter_children():
         tag = child.tag
         if tag == "DW_TAG_namespace" and depth < 4:
             name = _text(child, "DW_AT_name")
             if depth == 0 and name != "tflite":
                 continue
-            _walk(child, methods, registrations, found_class, depth + 1)
+            _walk(child, methods, registrations, found, depth + 1)
         elif depth == 0:
             continue
         elif tag == "DW_TAG_subprogram":
@@ -75,12 +79,15 @@ def _walk(die, methods: dict[str, bool], registrations: set[str], found_class: l
             if name.startswith("Register_"):
                 registrations.add(name)
         elif tag in _RECORDS and (_text(child, "DW_AT_name") or "").startswith(RESOLVER_CLASS):
-            found_class[0] = True
+            found["classes"].add(_text(child, "DW_AT_name"))
             for member in child.iter_children():
                 if member.tag == "DW_TAG_subprogram":
                     name = _text(member, "DW_AT_name") or ""
                     if name.startswith("Add"):
-                        methods[name] = methods.get(name, False) or _takes_registration(member)
+                        kind = _registration_type(member)
+                        if kind and name not in ("AddCustom", "AddBuiltin"):
+                            found["types"].add(kind)
+                        methods[name] = methods.get(name, False) or kind is not None
 
 
 def read_resolver_api(path: str | Path) -> ResolverApi:
@@ -89,7 +96,7 @@ def read_resolver_api(path: str | Path) -> ResolverApi:
 
     methods: dict[str, bool] = {}
     registrations: set[str] = set()
-    found_class = [False]
+    found: dict[str, set] = {"classes": set(), "types": set()}
     try:
         with open(path, "rb") as handle:
             elf = ELFFile(handle)
@@ -97,9 +104,10 @@ def read_resolver_api(path: str | Path) -> ResolverApi:
                 return ResolverApi(None, frozenset(), has_dwarf=False)
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
             for unit in dwarf.iter_CUs():
-                _walk(unit.get_top_DIE(), methods, registrations, found_class, 0)
+                _walk(unit.get_top_DIE(), methods, registrations, found, 0)
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
     except Exception as error:  # a malformed DWARF: pyelftools raises many types; one line, no traceback
         raise SizeToolError(f"{path}: cannot read its DWARF ({type(error).__name__}: {error})") from None
-    return ResolverApi(methods if found_class[0] else None, frozenset(registrations))
+    return ResolverApi(methods if found["classes"] else None, frozenset(registrations),
+                       registration_types=frozenset(found["types"]))

@@ -9,8 +9,9 @@ would not compile. Each suggestion is therefore judged against what is known of 
   takes a registration, and every registration its kernel headers declare, so the answer is yes or no;
 - otherwise the ELF: its DWARF lists the methods of the MicroMutableOpResolver it instantiates and their parameters
   (sizetool.inputs.dwarf_resolver_api), and the registrations some unit defines or calls; its symbols the
-  registrations it links. A registration seen there exists; one not seen may still exist, so that answer is yes,
-  no (the method is absent or takes no registration) or unknown.
+  registrations it links. A method taking `TFLMRegistration` dates the TFLM (2023-05-26 or later), whose headers
+  declare every variant older than that (tflm_facts.variant_history). A registration seen there exists; one not
+  seen may still exist, so that answer is yes, no (the method is absent or takes no registration) or unknown.
 
 An unknown suggestion is still shown, saying it is not verified and how to verify it; a "no" is not suggested.
 """
@@ -69,10 +70,16 @@ def offer_from_elf(elf: str, linked_ops: set[str]) -> TflmOffer:
     names as in the operator table: "SOFTMAX_INT8")."""
     from sizetool.inputs.dwarf_resolver_api import read_resolver_api
 
+    from tflm_facts.variant_history import DECLARED_BY_TFLM_REGISTRATION_ERA, REGISTRATION_TYPE, REGISTRATION_TYPE_SINCE
+
     api = read_resolver_api(elf)
-    linked = frozenset("Register_" + op for op in linked_ops)
+    known = api.registrations | frozenset("Register_" + op for op in linked_ops)
     source = "the firmware's DWARF" if api.has_dwarf else "the firmware's symbols (no DWARF: built without -g)"
-    return TflmOffer(source, api.methods, api.registrations | linked)
+    if REGISTRATION_TYPE in api.registration_types:
+        # Its resolver takes TFLMRegistration: a TFLM of 2023-05-26 or later, which declares every older variant.
+        known |= frozenset("Register_" + name for name in DECLARED_BY_TFLM_REGISTRATION_ERA)
+        source += f", a TFLM at or after {REGISTRATION_TYPE_SINCE}"
+    return TflmOffer(source, api.methods, known)
 
 
 def judge_method(offer: TflmOffer | None, method: str) -> Judgement:

@@ -130,3 +130,29 @@ def test_offer_from_the_forks_tree_reads_its_methods_and_registrations():
     offer = offer_from_tree(str(OLD / "src"))
     assert offer.methods["AddSoftmax"] is False and offer.registrations_complete
     assert "Register_SOFTMAX" in offer.registrations and "Register_SOFTMAX_INT8" not in offer.registrations
+
+
+def test_a_resolver_taking_tflm_registration_dates_the_tflm_and_makes_its_older_variants_known(tmp_path):
+    """A host program on a synthetic tree whose methods take `const TFLMRegistration&` (TFLM since 2023-05-26):
+    SOFTMAX_INT8 (declared since 2022) is then known from the DWARF alone; PAD_INT8 (2025) stays unverified."""
+    import shutil
+    import subprocess
+
+    from sizetool.operators.tflm_offer import offer_from_elf
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    tree = write_tree(tmp_path / "tflm", VISION_METHODS, VISION_VARIANTS)
+    (tmp_path / "main.cc").write_text(
+        '#include "tensorflow/lite/micro/micro_mutable_op_resolver.h"\n'
+        "int main() { static tflite::MicroMutableOpResolver<3> resolver; return resolver.AddReshape(); }\n")
+    elf = tmp_path / "app"
+    subprocess.run(["g++", "-g", "-O0", f"-I{tree}", str(tmp_path / "main.cc"), "-o", str(elf)], check=True)
+    api = read_resolver_api(elf)
+    assert api.registration_types == {"TFLMRegistration"} and api.methods["AddSoftmax"] is True
+    offer = offer_from_elf(str(elf), set())
+    assert "2023-05-26" in offer.source
+    assert judge_variant(offer, "AddSoftmax", "tflite::Register_SOFTMAX_INT8").availability == YES
+    assert judge_variant(offer, "AddPad", "tflite::Register_PAD_INT8").availability == UNKNOWN
+    old = read_resolver_api(OLD_ELF)
+    assert old.registration_types == frozenset()  # the fork's methods take nothing
