@@ -11,7 +11,9 @@ declares, whether each takes a registration, and the Register_X() functions its 
   has no entry, so their absence proves nothing.
 
 pyelftools walks only the units' top level, the namespaces and the resolver classes (function bodies and other
-classes are skipped through DW_AT_sibling).
+classes are skipped through DW_AT_sibling), and stops after the first unit holding a resolver class (its methods are
+all there; the registrations of the units read so far come along, the symbol table gives the linked ones). On a
+5.4 MB Edge Impulse 2021 build: 6.7 s to walk every unit, 0.7 s to its application's unit, which comes first.
 """
 
 from __future__ import annotations
@@ -105,6 +107,8 @@ def read_resolver_api(path: str | Path) -> ResolverApi:
             dwarf = elf.get_dwarf_info(relocate_dwarf_sections=False, follow_links=False)
             for unit in dwarf.iter_CUs():
                 _walk(unit.get_top_DIE(), methods, registrations, found, 0)
+                if found["classes"]:  # its methods are all there: the other units would only repeat them
+                    break
     except OSError as error:
         raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
     except Exception as error:  # a malformed DWARF: pyelftools raises many types; one line, no traceback
