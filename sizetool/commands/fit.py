@@ -11,8 +11,8 @@ from sizetool.commands.arguments import OneLineParser
 from sizetool.commands.firmware import (FirmwareOptions, OutputOptions, add_firmware_arguments, add_output_arguments,
                                         firmware_options, load_firmware, model_references, output_options,
                                         print_warnings, write_output)
-from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, arena_fit, crosscheck_models,
-                                   passed)
+from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, add_tflm_argument, arena_fit,
+                                   crosscheck_models, passed)
 from sizetool.errors import SizeToolError
 
 FORMATS = ("tree", "json", "markdown")
@@ -31,6 +31,7 @@ class FitOptions:
     calibration_profile: str | None = None
     reasons: bool = False
     verbose: bool = False
+    tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
 
 
 def build_parser(prog: str = "size-report fit"):
@@ -51,6 +52,7 @@ def build_parser(prog: str = "size-report fit"):
     parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
                              "from, scaled on this firmware (default: the nearest shipped one).")
+    add_tflm_argument(parser)
     return parser
 
 
@@ -60,7 +62,8 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     output = output_options(values, FORMATS, "fit")
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
-                              values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose")))
+                              values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose"),
+                              values.pop("tflm")))
 
 
 def run_fit(options: FitOptions) -> int:
@@ -72,7 +75,7 @@ def run_fit(options: FitOptions) -> int:
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
                             "read-only data (give the .tflite after the ELF)")
     firmware.operator_table()
-    crosscheck = crosscheck_models(firmware, models)
+    crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
     calibrated = None
     if crosscheck.missing:

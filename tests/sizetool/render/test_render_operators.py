@@ -168,7 +168,7 @@ def test_crosscheck_without_the_graph_in_every_format():
     assert {m["op"] for m in data["missing"]} == missing
     sinh = next(m for m in data["missing"] if m["op"] == "Sinh")
     assert sinh == {"op": "Sinh", "kind": "custom", "method": "AddCustom", "registration": "Register_SINH",
-                    "models": [VISION], "reason": None}
+                    "models": [VISION], "reason": None, "available": None, "available_note": None}
     tree = render_operators(table(), "tree", "fw.elf", crosscheck=result)
     assert 'AddCustom("Sinh", Register_SINH())' in tree and "Didn't find op" in tree
     assert "vision_subset.tflite" in render_operators(table(), "markdown", "fw.elf", crosscheck=result)
