@@ -37,6 +37,7 @@ from sizetool.fit.arena_finder import (
     LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
 from sizetool.fit.dwarf_facts import DwarfFacts, dwarf_facts
+from sizetool.fit.heap_arena import complete_heap_arena, heap_arena_pointers
 from sizetool.inputs.dwarf_structs import read_dwarf_types
 from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
@@ -90,7 +91,7 @@ class ArenaFit:
     @property
     def spare(self) -> int | None:
         """Linked arena minus what the models need (negative: too small)."""
-        if self.arena is None or self.needed is None:
+        if self.arena is None or self.needed is None or not self.arena.size_known:
             return None
         return self.arena.usable_bytes - self.needed
 
@@ -99,6 +100,8 @@ class ArenaFit:
         """Whether the shortfall (or, with no arena, the whole arena) fits in the free RAM."""
         if self.free_ram is None or self.needed is None:
             return None
+        if self.arena is not None and self.arena.on_heap:
+            return None  # the heap's free bytes are not the static RAM's
         shortfall = self.needed if self.arena is None else max(0, -self.spare)
         return shortfall <= self.free_ram
 
@@ -106,6 +109,8 @@ class ArenaFit:
     def passed(self) -> bool:
         if self.needed is None:
             return True  # not answered: the flash answer decides
+        if self.arena is not None and self.arena.on_heap and not self.arena.size_known:
+            return True  # a heap arena of a size the firmware does not state: nothing to compare, never a guess
         if self.arena is not None:
             return self.spare >= 0
         return self.grows_into_free_ram is not False
@@ -159,7 +164,8 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
     """The arena the models' interpreter uses, and notes on how it was chosen."""
     if arena_symbol:
         return arena_by_symbol(image, arena_symbol), []
-    arenas = find_arenas(image, graph)
+    arenas = find_arenas(image, graph) or heap_arena_pointers(image)
+    arenas = [complete_heap_arena(image, graph, a) if a.on_heap else a for a in arenas]
     locations = []
     if len(arenas) > 1:
         for path in model_paths:
@@ -189,7 +195,11 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
     elif uses:
         region = max(uses, key=lambda u: u.free)
     all_notes = list(notes or [])
-    if arena is not None and arena.passed_size is not None and arena.passed_size > arena.size:
+    if arena is not None and arena.on_heap and arena.passed_size is not None and arena.size \
+            and arena.passed_size > arena.size:
+        all_notes.append(f"the interpreter is told {arena.passed_size} bytes but the allocation is {arena.size}: "
+                         "it may write past it")
+    elif arena is not None and not arena.on_heap and arena.passed_size is not None and arena.passed_size > arena.size:
         all_notes.append(f"{arena.symbol} has {arena.size} bytes but the interpreter is told {arena.passed_size}: "
                          "it may write past the array")
     if arena_estimate is not None:
@@ -272,6 +282,14 @@ def verdict(result: ArenaFit) -> str:
         return f"tensor arena not estimated: {result.error}"
     bound = "" if result.exact else " at most"
     need = f"the models need{bound} {result.needed} bytes of tensor arena ({result.kernels.kernels} kernels)"
+    if result.arena is not None and result.arena.on_heap:
+        where = result.arena.symbol or result.arena.allocation
+        if not result.arena.size_known:
+            return (f"{need}; the arena is allocated on the heap ({where}) and the firmware states no size: not "
+                    "checked")
+        if result.spare >= 0:
+            return f"fits: {need}; the heap arena ({where}) is {result.linked} bytes ({result.spare} to spare)"
+        return f"arena too small: {need}; the heap arena ({where}) is {result.linked} bytes ({-result.spare} short)"
     if result.arena is not None:
         linked = f"{result.arena.symbol} gives {result.linked}"
         if result.spare >= 0:
@@ -287,3 +305,21 @@ def verdict(result: ArenaFit) -> str:
     if result.grows_into_free_ram:
         return f"{need}; no arena found; an arena that size fits in the {result.free_ram} bytes of free RAM"
     return f"does not fit: {need}; no arena found and only {result.free_ram} bytes of RAM are free"
+
+
+def heap_arena_text(arena: LinkedArena) -> str:
+    """"(anonymous namespace)::tensor_arena, set from ei_aligned_calloc(16, 20480) in AllocateArena()"."""
+    parts = [arena.symbol or "a pointer"]
+    if arena.allocation:
+        parts.append(f"set from {arena.allocation}")
+    if arena.caller:
+        parts.append(f"passed to the interpreter in {arena.caller}")
+    return ", ".join(parts)
+
+
+def heap_size_text(arena: LinkedArena) -> str:
+    """Where a heap arena's size was read, or that the firmware states none."""
+    if not arena.size_known:
+        return ("not stated in the firmware (no constant passed to the interpreter or to the allocation, no kTensorArenaSize in "
+                "the DWARF)")
+    return f"{arena.usable_bytes} bytes, from {arena.size_from or 'the size passed to the interpreter'}"
