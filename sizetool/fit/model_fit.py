@@ -204,6 +204,11 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
                          "it may write past the array")
     if arena_estimate is not None:
         all_notes.extend(arena_estimate.notes)
+    for model in report.models:
+        if model.in_ram:
+            all_notes.append(f"the model array {model.symbol} ({model.size} bytes) is in {model.section}: RAM, copied "
+                             f"from flash at start-up, so it costs its size in both; declared const it stays in flash "
+                             f"and gives back {model.const_saving} bytes of RAM")
     return ArenaFit(
         models=tuple(models), kernels=kernels, pointer_bytes=pointer,
         needed=None if arena_estimate is None else arena_estimate.total_bytes,

@@ -56,6 +56,9 @@ def model_lines(report: SizeReport) -> list[str]:
                 f"sha256 {model.sha256}, {len(model.operators)} ops")
         if model.sized_by == "extent":
             line += " (no symbol: sized by the FlatBuffer's extent)"
+        if model.in_ram:
+            line += (f"; in RAM, copied from flash at start-up (its {model.size} bytes count in both): declared const "
+                     f"it gives back {model.const_saving} bytes of RAM")
         if model.strip_saving is not None:
             line += (f"; without names and metadata: {model.strip_saving} bytes less (written again: {model.stripped} "
                      f"bytes stripped, {model.rewritten} whole)")

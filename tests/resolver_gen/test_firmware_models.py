@@ -44,4 +44,4 @@ def test_json_gives_each_embedded_models_digest(capsys):
 def test_an_elf_without_a_model_is_one_line_and_exit_2(capsys):
     assert main([str(OUT / "no-models/firmware.elf")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "an ELF with no TFLite model in its read-only data" in err
+    assert err.count("\n") == 1 and "an ELF with no TFLite model in its stored data" in err
