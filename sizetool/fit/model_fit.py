@@ -31,6 +31,7 @@ from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
 from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
 from tflm_facts.kernel_memory import KERNEL_SETS
+from tflm_facts.linked_types import beyond_today, linked_kernel_types
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
@@ -150,11 +151,11 @@ def pointer_bytes(image: ElfImage) -> int:
 
 
 def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False,
-             sizes: BuildSizes | None = None) -> ArenaEstimate:
+             sizes: BuildSizes | None = None, linked_types: dict | None = None) -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
         return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
-                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes)
+                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, linked_types=linked_types)
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 
@@ -242,8 +243,10 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
         error = (f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not modelled (only "
                  "esp-nn's generic C: every chip but the ESP32-S3 and P4)")
     else:
+        linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
+        notes += linked_types_notes(linked_types)
         try:
-            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, linked_types)
         except SizeToolError as estimate_error:
             error = str(estimate_error)
         else:
@@ -328,3 +331,13 @@ def heap_size_text(arena: LinkedArena) -> str:
         return ("not stated in the firmware (no constant passed to the interpreter or to the allocation, no kTensorArenaSize in "
                 "the DWARF)")
     return f"{arena.usable_bytes} bytes, from {arena.size_from or 'the size passed to the interpreter'}"
+
+
+def linked_types_notes(linked: dict) -> list[str]:
+    """One note when the firmware's kernels take types today's TFLM refuses (an older TFLM's uint8 kernels)."""
+    beyond = beyond_today(linked)
+    if not beyond:
+        return []
+    ops = "; ".join(f"{op} on {', '.join(sorted(types))}" for op, types in sorted(beyond.items()))
+    return [f"type rules of the linked TFLM: its kernels run {ops}, which {TFLM_REVISION} refuses; the models' uses of "
+            "those types are not refused"]

@@ -51,3 +51,25 @@ def test_the_report_shows_the_model_in_both_trees_and_json(capsys):
     assert cli.main([str(ELF), "--format", "json"]) == 0
     models = json.loads(capsys.readouterr().out)["embedded_models"]
     assert models[0]["in_ram"] is True and models[0]["const_saving"] == size and models[0]["section"] == ".data"
+
+
+UINT8_ELF = FIXTURES / "real_builds" / "out" / "uint8-kernels" / "firmware.elf"
+
+
+def test_a_firmware_with_uint8_kernels_runs_its_uint8_model(capsys):
+    for mode in ("fit", "ops"):
+        assert cli.main([mode, str(UINT8_ELF)]) == 0
+        out = capsys.readouterr().out
+        assert "cannot run" not in out
+    assert cli.main(["fit", str(UINT8_ELF), "--format", "json"]) == 0
+    arena = json.loads(capsys.readouterr().out)["arena"]
+    assert arena["needed_bytes"] > 0 and arena["error"] is None and arena["fits"]
+    assert any("its kernels run CONV_2D on uint8; SOFTMAX on uint8" in note for note in arena["notes"])
+
+
+def test_the_same_uint8_model_on_todays_kernels_is_refused(capsys):
+    todays = FIXTURES / "embedded_models" / "out" / "tflm-two-models" / "firmware.elf"
+    assert cli.main(["fit", str(todays), str(FIXTURES / "models" / "uint8_conv_softmax.tflite")]) == 1
+    out = capsys.readouterr().out
+    assert "Tensor types this firmware's kernels cannot run: 2" in out
+    assert "the firmware links no uint8 kernel for it" in out
