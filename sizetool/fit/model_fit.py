@@ -246,7 +246,8 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
         linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
         notes += linked_types_notes(linked_types)
         try:
-            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, linked_types)
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes,
+                                      **({"linked_types": linked_types} if linked_types else {}))
         except SizeToolError as estimate_error:
             error = str(estimate_error)
         else:

@@ -215,7 +215,7 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
     unused.sort(key=lambda u: (-u.exclusive_bytes, u.op, u.registration))
     result = ModelCrosscheck(list(model_paths), used, unused, missing)
     linked = None
-    if operator_graph is not None:
+    if operator_graph is not None and operator_graph.graph.decoded:
         linked = linked_kernel_types(n.name for n in operator_graph.graph.nodes if n.kind == "func")
     result.type_problems = type_problems(list(users), model_paths, linked)
     result.variants = variant_suggestions(table, used, model_paths, operator_graph)

@@ -430,7 +430,8 @@ def _split(table: OperatorTable) -> str:
 
 
 def _summary(table: OperatorTable) -> str:
-    return f"**ROM {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator registrations)"
+    return (f"**{table.total_label} {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator "
+            "registrations)")
 
 
 def _resolver_heading(table: OperatorTable) -> str:
@@ -504,7 +505,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     name = os.path.basename(source)
     count = len(table.operators)
     console.print(f"Operators of {name}" + (f" ({arch})" if arch else "") +
-                  f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
+                  f": {count} registration{'s' if count != 1 else ''}, {table.total_label} {table.total_rom} bytes",
                   style="bold")
     if table.operators:
         console.print(largest_line(table), markup=False, highlight=False)
@@ -546,7 +547,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
             templates.add_row(t.template, t.arguments, str(t.bytes))
         console.print(templates)
     console.print()
-    console.print(f"ROM {table.total_rom} bytes = {_split(table)}")
+    console.print(f"{table.total_label} {table.total_rom} bytes = {_split(table)}")
     for note in _notes(table):
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:

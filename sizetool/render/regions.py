@@ -30,12 +30,19 @@ def total_line(report: SizeReport, memory: str) -> str:
     if len(used) > 1:
         line += " (" + " + ".join(f"{r.name} {r.used}" for r in used) + ")"
     elif memory == "rom" and total == 0 and report.ram_total:
-        line += " (no ROM: the whole image is placed in RAM)"
+        line += " (no ROM: the whole image is placed in RAM"
+        line += f"; what it stores is in the RAM tree{' below' if ram_image_tree(report, [memory]) else ' (--ram)'})"
     if memory == "ram":
         uses = ram_use(report)
         if uses:
             line += "".join(f"; {use.region}: {use_text(use)}" for use in uses)
     return line
+
+
+def ram_image_tree(report: SizeReport, memories: list[str]) -> bool:
+    """Whether the default tree (ROM only) also shows the RAM tree: the image loads whole into RAM, so its ROM tree
+    is empty and every byte it stores is in the RAM tree."""
+    return memories == ["rom"] and report.total("rom") == 0 and report.ram_total > 0
 
 
 def notes(report: SizeReport) -> list[str]:
