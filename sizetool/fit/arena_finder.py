@@ -357,6 +357,12 @@ def _track_arm(image: ElfImage, runs, targets: frozenset[int], stores: list[Stor
                 base = operands[1].reg if len(operands) == 3 else destination
                 if base in known:
                     value = (known[base] + operands[-1].imm) & 0xFFFFFFFF
+                elif sources.get(base, ("",))[0] == "call":
+                    source = sources[base]  # an allocation's result aligned up (ei_aligned_calloc inlined)
+            elif mnemonic in ("bic", "bics") and operands and operands[-1].type == arm.ARM_OP_IMM:
+                base = operands[1].reg if len(operands) == 3 else destination
+                if sources.get(base, ("",))[0] == "call":
+                    source = sources[base]
             elif mnemonic == "str" and len(operands) == 2 and operands[1].type == arm.ARM_OP_MEM \
                     and operands[1].mem.base in known and operands[1].mem.index == 0:
                 if stores is not None:
@@ -375,6 +381,8 @@ def _track_arm(image: ElfImage, runs, targets: frozenset[int], stores: list[Stor
             if mnemonic in ("push", "stmdb") or (destination == arm.ARM_REG_SP):
                 stack.clear()  # the stack pointer moved: slots no longer line up
             _, written = insn.regs_access()
+            if arm.ARM_REG_PC in written and mnemonic in ("pop", "ldm", "ldmia"):
+                continue  # a return: the code after it is reached by a branch from before it, with those registers
             for register in written:
                 known.pop(register, None)
                 sources.pop(register, None)

@@ -318,9 +318,9 @@ def verdict(result: ArenaFit) -> str:
 
 def heap_arena_text(arena: LinkedArena) -> str:
     """"(anonymous namespace)::tensor_arena, set from ei_aligned_calloc(16, 20480) in AllocateArena()"."""
-    parts = [arena.symbol or "a pointer"]
+    parts = [arena.symbol] if arena.symbol else []
     if arena.allocation:
-        parts.append(f"set from {arena.allocation}")
+        parts.append(f"{'set from' if arena.symbol else 'allocated with'} {arena.allocation}")
     if arena.caller:
         parts.append(f"passed to the interpreter in {arena.caller}")
     return ", ".join(parts)
