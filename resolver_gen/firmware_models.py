@@ -31,8 +31,30 @@ def expand_firmware(paths: list[str]) -> list:
         if not models:
             raise ResolverGenError(f"{path}: an ELF with no TFLite model in its stored data (a model is found by its "
                                    "FlatBuffer identifier TFL3)")
-        out.extend(model.source(path) for model in models)
+        kernel_types = linked_kernel_types(path)
+        out.extend(model.source(path, kernel_types) for model in models)
     return out
+
+
+def linked_kernel_types(path: str) -> dict:
+    """The tensor types the firmware's own kernel functions take (tflm_facts.linked_types): its models are checked
+    against them, so a 2020 firmware's uint8 model is not refused. Only the symbols naming TFLM's reference kernels
+    are demangled."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    from tflm_facts import linked_types
+
+    names = []
+    try:
+        with open(path, "rb") as handle:
+            table = ELFFile(handle).get_section_by_name(".symtab")
+            for symbol in table.iter_symbols() if table is not None else ():
+                if symbol["st_info"]["type"] == "STT_FUNC" and "reference_" in symbol.name:
+                    names.append(_demangled(symbol.name))
+    except (ELFError, OSError, ValueError):
+        return {}
+    return linked_types.linked_kernel_types(names)
 
 
 def models_in_elf(path: str):

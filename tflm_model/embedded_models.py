@@ -65,9 +65,10 @@ class EmbeddedModel:
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
-    def source(self, firmware: str) -> ModelData:
-        """The model as a source for tflm_model's readers, labelled FIRMWARE:SYMBOL."""
-        return ModelData(f"{firmware}:{self.symbol}", self.data)
+    def source(self, firmware: str, kernel_types: dict | None = None) -> ModelData:
+        """The model as a source for tflm_model's readers, labelled FIRMWARE:SYMBOL (with the firmware's own kernel
+        types, when the caller read them, so that its uses are checked against the firmware's rules)."""
+        return ModelData(f"{firmware}:{self.symbol}", self.data, kernel_types)
 
 
 def find_embedded_models(sections: list[SectionBytes], symbols: list[DataSymbol]) -> list[EmbeddedModel]:

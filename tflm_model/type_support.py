@@ -169,7 +169,7 @@ def model_rejections(models: Iterable[ModelUses], linked: dict | None = None) ->
             if not registration_for(use.key.kind, use.key.name).supported:
                 continue  # no TFLM kernel at all: reported as an unsupported op, whatever its types
             for (sub, types), operators in use.typed.items():
-                reason = rejection_reason(use.key, types, linked)
+                reason = rejection_reason(use.key, types, linked if linked is not None else model.kernel_types)
                 if reason is not None:
                     found.append(TypeRejection(str(model.path), use.name, sub, tuple(operators),
                                                signature(use.key, types), reason,

@@ -73,3 +73,13 @@ def test_the_same_uint8_model_on_todays_kernels_is_refused(capsys):
     out = capsys.readouterr().out
     assert "Tensor types this firmware's kernels cannot run: 2" in out
     assert "the firmware links no uint8 kernel for it" in out
+
+
+def test_gen_resolver_checks_a_firmwares_models_against_its_own_kernels(tmp_path, capsys):
+    # The uint8 firmware's model: written, since its kernels take uint8; the same model as a file: refused under the
+    # rules assumed without a firmware.
+    header = tmp_path / "ops.h"
+    assert gen_cli.main([str(UINT8_ELF), "-o", str(header)]) == 0
+    assert "AddConv2D()" in header.read_text() and "AddSoftmax()" in header.read_text()
+    assert gen_cli.main([str(FIXTURES / "models" / "uint8_conv_softmax.tflite"), "-o", str(tmp_path / "f.h")]) == 1
+    assert "assumed: no firmware's kernels were read" in capsys.readouterr().err
