@@ -479,7 +479,7 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
     sentences = [
         f"Dropping the {count} op{'s' if count != 1 else ''} no model uses saves {unused.saving} bytes"
         + (f" ({unused.code_bytes} of code and data only they need{calls_text(unused)})" if count else ""),
-        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
+        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (now {sets.rom} - {unused.saving})",
     ]
     if unused.may_be_high_by:
         bound = bound_sentence(unused.may_be_high_by, unused.inline_bytes, unused.inlined, unused.may_be_low_by)

@@ -41,3 +41,12 @@ def test_ops_names_files_as_the_tree_does_and_gives_one_total(capsys):
     assert any(path.endswith("kernels/add.cc") for path in files)
     if paths:
         assert set(files) - {"(no symbol)"} <= paths
+
+
+def test_library_code_without_dwarf_stays_under_no_debug_info():
+    # The fixture's memcpy and memset are built without -g (as newlib ships them) and called from files with DWARF.
+    from sizetool.report.report_builder import build_report
+
+    report = build_report(str(ELF), use_cache=False)
+    paths = {e.symbol: e.path for e in report.entries_for("ram") if e.symbol in ("memcpy", "memset")}
+    assert set(paths) == {"memcpy", "memset"} and set(paths.values()) == {("(no debug info)",)}

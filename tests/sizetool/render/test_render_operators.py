@@ -196,7 +196,7 @@ def test_the_set_answers_in_every_format():
     assert data["unused_exclusive_bytes"] == 998  # each alone, added up: kept, labelled as such
     assert [m["firmware_bytes"] for m in data["model_costs"]] == [11000, 11001]
     sentences = ["Dropping the 1 op no model uses saves 1222 bytes (1200 of code and data only they need + 22 in 1 "
-                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (ROM now 15000 - 1222)"]
+                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (now 15000 - 1222)"]
     tree = render_operators(extra, "tree", "fw.elf", crosscheck=result)
     markdown = render_operators(extra, "markdown", "fw.elf", crosscheck=result)
     for sentence in sentences:
