@@ -50,3 +50,18 @@ def test_library_code_without_dwarf_stays_under_no_debug_info():
     report = build_report(str(ELF), use_cache=False)
     paths = {e.symbol: e.path for e in report.entries_for("ram") if e.symbol in ("memcpy", "memset")}
     assert set(paths) == {"memcpy", "memset"} and set(paths.values()) == {("(no debug info)",)}
+
+
+def test_without_a_map_the_ram_headline_separates_reservations(capsys):
+    # CMSIS's ARMCM4_gcc.ld layout: .heap and .stack sections in RAM. With the map, ram_use splits them out; without
+    # it the headline does the same from the sections, and both give the same static and reserved figures.
+    layout = FIXTURES / "layouts" / "out" / "cmsis-armcm4"
+    status, out = run(capsys, layout / "firmware.elf", "--ram")
+    from sizetool.report.report_builder import build_report
+    from sizetool.report.ram_use import ram_use
+
+    (use,) = ram_use(build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"), use_cache=False))
+    sizes = {s.name: s.size for s in read_elf(str(layout / "firmware.elf")).sections}
+    headline = out.splitlines()[0]
+    assert status == 0 and headline.endswith(f" = static data {use.static} + reserved {use.reserved} "
+                                             f"(.heap {sizes['.heap']}, .stack {sizes['.stack']})")
