@@ -366,11 +366,14 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
         lines += [_resolver_heading(table), "", "| N | bytes | functions |", "|---:|---:|---:|"]
         lines += [f"| {r.arguments} | {r.bytes} | {len(r.symbols)} |" for r in table.resolvers]
         lines.append("")
-    if table.templates:
-        lines += ["Other class templates with several instantiations (bytes beyond the largest one):", "",
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
+        lines += ["Other class templates of TFLM with several instantiations (bytes beyond the largest one):", "",
                   "| template | instantiations | bytes |", "|---|---|---:|"]
-        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in table.templates]
+        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in shown]
         lines.append("")
+    if len(shown) < len(table.templates):
+        lines += [markdown_text(_other_templates(table, shown)), ""]
     lines += [f"> note: {markdown_text(note)}" for note in _notes(table)]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -432,6 +435,13 @@ def _split(table: OperatorTable) -> str:
 def _summary(table: OperatorTable) -> str:
     return (f"**{table.total_label} {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator "
             "registrations)")
+
+
+def _other_templates(table: OperatorTable, shown: list) -> str:
+    """The line that stands for the application's own templates (mbed, BLE, std): counted, listed only in JSON/CSV."""
+    others = [t for t in table.templates if t not in shown]
+    return (f"{len(others)} class template{'s' if len(others) != 1 else ''} not of TFLM with several instantiations "
+            f"({sum(t.bytes for t in others)} bytes beyond the largest ones) left out: --format json or csv lists them")
 
 
 def _resolver_heading(table: OperatorTable) -> str:
@@ -538,14 +548,17 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         for r in table.resolvers:
             resolvers.add_row(r.arguments, str(r.bytes), str(len(r.symbols)))
         console.print(resolvers)
-    if table.templates:
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
         console.print()
-        console.print("Other class templates with several instantiations (bytes beyond the largest one):")
+        console.print("Other class templates of TFLM with several instantiations (bytes beyond the largest one):")
         templates = rich_table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
                            ("bytes", {"justify": "right", "style": "bold"}))
-        for t in table.templates:
+        for t in shown:
             templates.add_row(t.template, t.arguments, str(t.bytes))
         console.print(templates)
+    if len(shown) < len(table.templates):
+        console.print(_other_templates(table, shown), style="dim")
     console.print()
     console.print(f"{table.total_label} {table.total_rom} bytes = {_split(table)}")
     for note in _notes(table):

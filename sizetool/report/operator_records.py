@@ -57,6 +57,15 @@ class TemplateCost:
     bytes: int
     symbols: tuple[str, ...] = ()
 
+    @property
+    def is_tflm(self) -> bool:
+        """A template of TFLM or of the model format it reads (tflite::, tflm_signal, flatbuffers::), not of the
+        application, its RTOS or its board support (mbed::, BLE classes, std::)."""
+        return self.template.startswith(TFLM_NAMESPACES)
+
+
+TFLM_NAMESPACES = ("tflite::", "tflm", "flatbuffers::")
+
 
 @dataclass
 class OperatorTable:

@@ -290,3 +290,16 @@ def test_type_problems_and_variant_suggestions_in_every_format():
     for fmt in ("tree", "markdown"):
         assert "AddConv2D(tflite::Register_CONV_2D_INT8())" in render_operators(
             firmware, fmt, "fw.elf", crosscheck=crosscheck, width=400)
+
+
+def test_only_tflms_templates_are_tabled_and_the_others_are_counted():
+    with_app = table()
+    with_app.templates = with_app.templates + [TemplateCost("mbed::Callback", "<void ()>; <void (int)>", 120, ("c",)),
+                                               TemplateCost("BLECharacteristic", "<int>; <bool>", 60, ("d",))]
+    line = "2 class templates not of TFLM with several instantiations (180 bytes beyond the largest ones) left out"
+    for fmt in ("tree", "markdown"):
+        text = render_operators(with_app, fmt, "/build/firmware.elf", "arm")
+        assert "tflite::reference_ops::DepthwiseConv3x3" in text and line in text
+        assert "mbed::Callback" not in text and "BLECharacteristic" not in text
+    data = json.loads(render_operators(with_app, "json", "/build/firmware.elf", "arm"))
+    assert {t["template"] for t in data["templates"]} >= {"mbed::Callback", "BLECharacteristic"}
