@@ -84,6 +84,14 @@ class ArenaFit:
     error: str = ""  # why the arena could not be estimated
     facts: DwarfFacts | None = None  # struct sizes the ELF's DWARF gave the estimate (None: no DWARF, all defaults)
     facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
+    heap: tuple[str, int] | None = None  # the heap section the linker script reserves (".heap", bytes), if any
+
+    @property
+    def heap_too_small(self) -> bool:
+        """A heap arena the firmware states no size for, when the models need more than the whole heap section: no
+        allocation can give it (a fact of the linker script, not a guess about the size)."""
+        return (self.arena is not None and self.arena.on_heap and not self.arena.size_known and self.heap is not None
+                and self.needed is not None and self.needed > self.heap[1])
 
     @property
     def linked(self) -> int | None:
@@ -111,7 +119,7 @@ class ArenaFit:
         if self.needed is None:
             return True  # not answered: the flash answer decides
         if self.arena is not None and self.arena.on_heap and not self.arena.size_known:
-            return True  # a heap arena of a size the firmware does not state: nothing to compare, never a guess
+            return not self.heap_too_small  # no size stated: only the whole heap bounds it, never a guess
         if self.arena is not None:
             return self.spare >= 0
         return self.grows_into_free_ram is not False
@@ -203,6 +211,11 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
     elif arena is not None and not arena.on_heap and arena.passed_size is not None and arena.passed_size > arena.size:
         all_notes.append(f"{arena.symbol} has {arena.size} bytes but the interpreter is told {arena.passed_size}: "
                          "it may write past the array")
+    heap = heap_section(report)
+    if arena is not None and arena.on_heap and arena.size_known and heap is not None \
+            and arena.usable_bytes > heap[1]:
+        all_notes.append(f"the heap arena asks for {arena.usable_bytes} bytes but the heap ({heap[0]}) has {heap[1]}: "
+                         "the allocation would fail")
     if arena_estimate is not None:
         all_notes.extend(arena_estimate.notes)
     for model in report.models:
@@ -211,6 +224,7 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
                              f"from flash at start-up, so it costs its size in both; declared const it stays in flash "
                              f"and gives back {model.const_saving} bytes of RAM")
     return ArenaFit(
+        heap=heap,
         models=tuple(models), kernels=kernels, pointer_bytes=pointer,
         needed=None if arena_estimate is None else arena_estimate.total_bytes,
         exact=arena_estimate is not None and arena_estimate.exact,
@@ -218,6 +232,22 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
         free_ram=None if region is None else region.free, free_region="" if region is None else region.region,
         notes=tuple(all_notes),
     )
+
+
+_HEAP_SECTION = re.compile(r"^\.?_*heap\d*$", re.IGNORECASE)
+
+
+def heap_section(report: SizeReport) -> tuple[str, int] | None:
+    """The heap the linker script reserves: a RAM section named .heap (mbed's, CMSIS's gcc.ld), as (name, bytes).
+    STM32Cube's ._user_heap_stack is only a minimum checked at link time, not the heap, so it is not one."""
+    sizes: dict[str, int] = {}
+    for entry in report.entries_for("ram"):
+        if _HEAP_SECTION.match(entry.section):
+            sizes[entry.section] = sizes.get(entry.section, 0) + entry.size
+    if not sizes:
+        return None
+    name = max(sizes, key=lambda n: (sizes[n], n))
+    return name, sizes[name]
 
 
 def _ram_regions(report: SizeReport):
@@ -293,9 +323,15 @@ def verdict(result: ArenaFit) -> str:
     need = f"the models need{bound} {result.needed} bytes of tensor arena ({result.kernels.kernels} kernels)"
     if result.arena is not None and result.arena.on_heap:
         where = result.arena.symbol or result.arena.allocation
+        if not result.arena.size_known and result.heap_too_small:
+            return (f"does not fit: {need}; the arena is allocated on the heap ({where}), whose whole "
+                    f"{result.heap[0]} section is {result.heap[1]} bytes")
         if not result.arena.size_known:
-            return (f"{need}; the arena is allocated on the heap ({where}) and the firmware states no size: not "
-                    "checked")
+            text = f"{need}; the arena is allocated on the heap ({where}) and the firmware states no size: not checked"
+            if result.heap is not None:
+                text += (f" beyond the heap: the {result.heap[0]} section's {result.heap[1]} bytes could hold it "
+                         "(other allocations share them)")
+            return text
         if result.spare >= 0:
             return f"fits: {need}; the heap arena ({where}) is {result.linked} bytes ({result.spare} to spare)"
         return f"arena too small: {need}; the heap arena ({where}) is {result.linked} bytes ({-result.spare} short)"

@@ -29,6 +29,7 @@ def fit_to_dict(result: ArenaFit) -> dict:
                 "pointer": arena.symbol or None, "allocation": arena.allocation or None,
                 "size_known": arena.size_known, "size_from": arena.size_from or None},
         },
+        "heap_section": None if result.heap is None else {"name": result.heap[0], "bytes": result.heap[1]},
         "spare_bytes": result.spare,
         "free_ram_bytes": result.free_ram,
         "free_ram_region": result.free_region or None,

@@ -107,3 +107,20 @@ def test_the_json_answer_says_where_the_heap_arena_comes_from(capsys):
 class _Estimate:
     def __init__(self, total):
         self.total_bytes, self.exact, self.parts, self.notes = total, True, (), ()
+
+
+def test_without_a_stated_size_only_the_whole_heap_section_bounds_the_arena():
+    # CMSIS's ARMCM4_gcc.ld layout reserves a .heap section; a heap arena of unknown size is compared with it only.
+    from sizetool.fit.arena_finder import LinkedArena
+
+    layout = FIXTURES / "layouts" / "out" / "cmsis-armcm4" / "firmware.elf"
+    heap = next(s.size for s in read_elf(str(layout)).sections if s.name == ".heap")
+    report = build_report(str(layout))
+    arena = LinkedArena("tensor_arena", 0x20000000, 0, "heap", FOUND_BY_HEAP, allocation="malloc(?) in setup")
+    choice = model_fit.KernelChoice("reference", "test")
+    small = fit(["m.tflite"], choice, 4, _Estimate(heap), arena, report)
+    assert small.heap == (".heap", heap) and small.passed
+    assert verdict(small).endswith(f"not checked beyond the heap: the .heap section's {heap} bytes could hold it "
+                                   "(other allocations share them)")
+    large = fit(["m.tflite"], choice, 4, _Estimate(heap + 1), arena, report)
+    assert not large.passed and verdict(large).startswith("does not fit") and f"is {heap} bytes" in verdict(large)
