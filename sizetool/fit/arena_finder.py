@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
+from sizetool.code_graph.disassembly import global_pointer
 from sizetool.code_graph.reference_graph import ReferenceGraph, function_code_runs
 
 FOUND_BY_CONSTRUCTOR = "interpreter"  # the address passed to the interpreter's constructor
@@ -408,6 +409,9 @@ def _track_riscv(image: ElfImage, runs, targets: frozenset[int], stores: list[St
     names = [f"a{i}" for i in range(8)]
     calls = []
     known: dict[str, int] = {"zero": 0}
+    pointer = global_pointer(image)
+    if pointer is not None:
+        known["gp"] = pointer  # gp-relative loads and stores of small data (.sdata, .sbss)
     sources: dict[str, tuple] = {}
     loaded: set[int] = set()
     for run in runs:
@@ -497,6 +501,7 @@ def _track_x86(image: ElfImage, runs, targets: frozenset[int], stores: list[Stor
     engine.skipdata = True
     calls = []
     known: dict[str, int] = {}
+    sources: dict[str, tuple] = {}
     loaded: set[int] = set()
     for run in runs:
         offset = run.start - run.section_start
@@ -505,37 +510,56 @@ def _track_x86(image: ElfImage, runs, targets: frozenset[int], stores: list[Stor
             parts = [p.strip() for p in op_str.split(",")] if op_str else []
             if mnemonic in ("call", "jmp"):
                 target = int(parts[0], 16) if parts and parts[0].startswith("0x") else None
+                arguments = {i: known[n] for i, n in enumerate(_X86_ARGUMENTS) if n in known}
                 if target in targets:
-                    arguments = {i: known[n] for i, n in enumerate(_X86_ARGUMENTS) if n in known}
-                    calls.append(_Call(address, arguments, frozenset(loaded)))
+                    calls.append(_Call(address, arguments, frozenset(loaded),
+                                       {i: sources[n] for i, n in enumerate(_X86_ARGUMENTS) if n in sources}))
                     loaded = set()
                 if mnemonic == "call":
                     for name in _X86_ARGUMENTS + ["rax", "r10", "r11"]:
                         known.pop(name, None)
+                        sources.pop(name, None)
+                    sources["rax"] = ("call", target, {i: v for i, v in arguments.items() if i < 4})
                 continue
-            if not parts:
-                continue
+            if not parts or mnemonic in ("test", "cmp", "push", "bt"):
+                continue  # reads only: no register changes
             destination = _X86_WIDE.get(parts[0], parts[0])
             value = None
-            if mnemonic == "lea" and len(parts) == 2:
-                match = _RIP.search(parts[1])
-                if match:
-                    displacement = int(match.group(2), 0)
-                    value = address + size + (displacement if match.group(1) == "+" else -displacement)
+            source = None
+            rip = _RIP.search(parts[-1]) if len(parts) == 2 else None
+            rip_address = None
+            if rip:
+                displacement = int(rip.group(2), 0)
+                rip_address = address + size + (displacement if rip.group(1) == "+" else -displacement)
+            if mnemonic == "lea" and len(parts) == 2 and rip_address is not None:
+                value = rip_address
             elif mnemonic in ("mov", "movabs") and len(parts) == 2:
                 if re.fullmatch(r"0x[0-9a-f]+|\d+", parts[1]):
                     value = int(parts[1], 0)
+                elif rip_address is not None and "[" in parts[1]:
+                    source = ("load", rip_address)  # mov rdi, qword ptr [rip + X]: the pointer variable's value
                 else:
-                    source = _X86_WIDE.get(parts[1], parts[1])
-                    value = known.get(source)
+                    name = _X86_WIDE.get(parts[1], parts[1])
+                    value = known.get(name)
+                    source = sources.get(name) if value is None else None
             elif mnemonic == "xor" and len(parts) == 2 and parts[0] == parts[1]:
                 value = 0
             if "[" in parts[0]:
+                store = _RIP.search(parts[0])
+                if store is not None and stores is not None and mnemonic == "mov":
+                    displacement = int(store.group(2), 0)
+                    target_address = address + size + (displacement if store.group(1) == "+" else -displacement)
+                    name = _X86_WIDE.get(parts[1], parts[1])
+                    stores.append(Store(target_address, sources.get(name) or (
+                        ("const", known[name]) if name in known else ("unknown",))))
                 continue  # a store: registers unchanged
             known.pop(destination, None)
+            sources.pop(destination, None)
             if value is not None:
                 known[destination] = value
                 loaded.add(value)
+            elif source is not None:
+                sources[destination] = source
     return calls
 
 

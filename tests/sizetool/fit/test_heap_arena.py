@@ -46,9 +46,10 @@ def test_a_pointer_named_like_an_arena_is_never_the_arena(name):
     assert arena.on_heap and arena.found_by == FOUND_BY_HEAP and arena.symbol == pointer.name
 
 
-@pytest.mark.parametrize("elf", ["firmware.elf", "firmware-nodebug.elf"])
+@pytest.mark.parametrize("elf", ["heap-arena/firmware.elf", "heap-arena/firmware-nodebug.elf",
+                                 "heap-arena-host/firmware.elf", "heap-arena-riscv/firmware.elf"])
 def test_the_allocation_storing_into_the_pointer_gives_the_size(elf):
-    _, arena, _ = arena_of(OUT / "heap-arena" / elf)
+    _, arena, _ = arena_of(OUT / elf)
     assert arena.allocation == f"ei_aligned_calloc(16, {STATED}) in (anonymous namespace)::AllocateArena()"
     assert arena.size == STATED and arena.size_from == "the allocation's argument (ei_aligned_calloc)"
     # The interpreter is given the same constant in RunModel().
