@@ -35,7 +35,7 @@ from tflm_facts.linked_types import beyond_today, linked_kernel_types
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
-    LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
+    FOUND_BY_HEAP, LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
 from sizetool.fit.dwarf_facts import DwarfFacts, dwarf_facts
 from sizetool.fit.heap_arena import complete_heap_arena, heap_arena_pointers
@@ -172,7 +172,10 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
                  arena_symbol: str | None = None) -> tuple[LinkedArena | None, list[str]]:
     """The arena the models' interpreter uses, and notes on how it was chosen."""
     if arena_symbol:
-        return arena_by_symbol(image, arena_symbol), []
+        named = arena_by_symbol(image, arena_symbol)
+        if named.size <= pointer_bytes(image):  # `uint8_t* tensor_arena`: the pointer to a heap arena, not one
+            return complete_heap_arena(image, graph, replace(named, size=0, section="heap", found_by=FOUND_BY_HEAP)), []
+        return named, []
     arenas = find_arenas(image, graph) or heap_arena_pointers(image)
     arenas = [complete_heap_arena(image, graph, a) if a.on_heap else a for a in arenas]
     locations = []

@@ -125,3 +125,10 @@ def test_without_a_stated_size_only_the_whole_heap_section_bounds_the_arena():
                                    "(other allocations share them)")
     large = fit(["m.tflite"], choice, 4, _Estimate(heap + 1), arena, report)
     assert not large.passed and verdict(large).startswith("does not fit") and f"is {heap} bytes" in verdict(large)
+
+
+def test_arena_symbol_naming_the_pointer_gives_the_heap_arena_it_points_to():
+    image = read_elf(str(OUT / "heap-arena" / "firmware.elf"))
+    graph = load_operator_graph(str(OUT / "heap-arena" / "firmware.elf"), None).graph
+    arena, _ = linked_arena(image, graph, [], "tensor_arena")
+    assert arena.on_heap and arena.size == STATED and arena.allocation.startswith("ei_aligned_calloc(16, ")
