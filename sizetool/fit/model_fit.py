@@ -173,8 +173,10 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
     """The arena the models' interpreter uses, and notes on how it was chosen."""
     if arena_symbol:
         named = arena_by_symbol(image, arena_symbol)
-        if named.size <= pointer_bytes(image):  # `uint8_t* tensor_arena`: the pointer to a heap arena, not one
-            return complete_heap_arena(image, graph, replace(named, size=0, section="heap", found_by=FOUND_BY_HEAP)), []
+        if named.size <= pointer_bytes(image):  # `uint8_t* tensor_arena`: the pointer to a heap arena, if the code
+            heap = complete_heap_arena(image, graph, replace(named, size=0, section="heap", found_by=FOUND_BY_HEAP))
+            if heap.allocation:  # stores an allocation into it; otherwise the object named is taken as it is
+                return heap, []
         return named, []
     arenas = find_arenas(image, graph) or heap_arena_pointers(image)
     arenas = [complete_heap_arena(image, graph, a) if a.on_heap else a for a in arenas]

@@ -108,6 +108,8 @@ def _arena_origin(result: ArenaFit) -> str:
         return f"passed to the interpreter in {arena.caller}"
     if arena.found_by == "name":
         return "by its name"
+    if arena.on_heap:
+        return "allocated on the heap"
     return "--arena-symbol"
 
 
@@ -143,7 +145,10 @@ def fit_tree(console, result: ArenaFit) -> None:
 def arena_lines(console, result: ArenaFit) -> None:
     """Where the arena is and the notes on it, in a line or two (the breakdown is fit_tree's, under --verbose)."""
     how = f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)}"
-    if result.arena is not None:
+    if result.arena is not None and result.arena.on_heap:
+        console.print(f"arena: on the heap: {heap_arena_text(result.arena)}; size: {heap_size_text(result.arena)}; "
+                      f"{how}", markup=False, highlight=False)
+    elif result.arena is not None:
         console.print(f"arena: {result.arena.symbol} in {result.arena.section} ({_arena_origin(result)}); {how}",
                       markup=False, highlight=False)
     else:

@@ -35,7 +35,9 @@ def test_fit_finds_the_model_and_says_const_gives_its_ram_back(capsys):
     assert cli.main(["fit", str(ELF)]) == 0
     out = capsys.readouterr().out
     size = len(MODEL.read_bytes())
-    assert f"firmware.elf:cifar10_model_tflite" in out
+    assert cli.main(["fit", str(ELF), "--format", "json"]) == 0
+    assert [m.rsplit("/", 1)[-1] for m in json.loads(capsys.readouterr().out)["arena"]["models"]] == [
+        "firmware.elf:cifar10_model_tflite"]
     assert (f"the model array cifar10_model_tflite ({size} bytes) is in .data: RAM, copied from flash at start-up, so it "
             f"costs its size in both; declared const it stays in flash and gives back {size} bytes of RAM") in out
 
