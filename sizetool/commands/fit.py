@@ -73,7 +73,7 @@ def run_fit(options: FitOptions) -> int:
     models = list(options.models) or firmware.embedded_model_sources()
     if not models:
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
-                            "read-only data (give the .tflite after the ELF)")
+                            "stored data (give the .tflite after the ELF)")
     firmware.operator_table()
     crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
