@@ -49,8 +49,11 @@ def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: st
         return f"does not fit: {firmware} {'; '.join(problems)}"
     models = len(crosscheck.models)
     needs = "its model needs" if models == 1 else f"its {models} models need"
-    return f"fits: {firmware} has every op {needs}" + (
-        "" if fit is None or fit.needed is None else " and a large enough tensor arena")
+    arena = ""
+    if fit is not None and fit.needed is not None:
+        arena = (" and a large enough tensor arena" if fit.spare is not None
+                 else " (the tensor arena not checked: see RAM)")
+    return f"fits: {firmware} has every op {needs}{arena}"
 
 
 def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | None) -> str:

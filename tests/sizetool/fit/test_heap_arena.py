@@ -132,3 +132,11 @@ def test_arena_symbol_naming_the_pointer_gives_the_heap_arena_it_points_to():
     graph = load_operator_graph(str(OUT / "heap-arena" / "firmware.elf"), None).graph
     arena, _ = linked_arena(image, graph, [], "tensor_arena")
     assert arena.on_heap and arena.size == STATED and arena.allocation.startswith("ei_aligned_calloc(16, ")
+
+
+def test_a_heap_arena_of_unstated_size_is_not_called_large_enough(capsys):
+    assert cli.main(["fit", str(OUT / "heap-arena-unstated" / "firmware.elf")]) == 0
+    verdict = capsys.readouterr().out.splitlines()[0]
+    assert verdict.endswith("(the tensor arena not checked: see RAM)") and "large enough" not in verdict
+    assert cli.main(["fit", str(OUT / "heap-arena" / "firmware.elf")]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("and a large enough tensor arena")
