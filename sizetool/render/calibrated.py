@@ -43,4 +43,5 @@ def calibrated_to_dict(answer: CalibratedFlash) -> dict:
         "other_answer": answer.other_answer, "may_be_high_by": answer.may_be_high_by,
         "profile_accuracy": answer.profile_accuracy,
         "may_be_low_by": answer.may_be_low_by, "firmware_rom": answer.firmware_rom,
+        "machinery_folded": answer.machinery_folded,
     }

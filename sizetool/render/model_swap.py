@@ -42,7 +42,9 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
         lines.append(f"  {ops.added:>+10,}  ops it lacks: {_names(ops.missing)}, from profile {ops.profile} "
                      f"({ops.profile_choice}): {ops.profile_bytes:,} B there, "
                      + (f"x {ops.scale:.3f}" if ops.scaled else "not scaled (built as the profile)")
-                     + f"; a bound: {ops.profile_accuracy:,} B either way, the other choice {ops.other_answer:,}")
+                     + f"; a bound: {ops.profile_accuracy:,} B either way, the other choice {ops.other_answer:,}"
+                     + (f"; the machinery inlined into the calls that go stays in their callers: up to "
+                        f"{ops.machinery_folded:,} B too high" if ops.machinery_folded else ""))
     if swap.models_out:
         lines.append(f"  {-swap.bytes_out:>10,}  models out: {_model_names(swap.models_out)} "
                      f"({', '.join(f'{m.size:,}' for m in swap.models_out)} B, each rounded up to 16)")
