@@ -8,6 +8,9 @@ data, or those named with `--replace`), with the resolver gen-resolver writes fo
 - the embedded models' arrays out and the new models' in, each as an `alignas(16)` array (its size rounded up to 16,
   as gen-resolver --fit counts it). The arrays' bytes are exact; where the linker places what follows them is not:
   up to 15 bytes of padding either way per array, which the bound carries.
+The resolver's lookup methods (FindOp, GetOpDataParser) loop over its N registrations: GCC unrolls them for a small N
+at -O3 and keeps a loop at -Os, so for the new N they lie between their size now and that size scaled by N: the answer
+takes half way, and the bound both ends.
 Static RAM: the firmware's `.data` + `.bss` (arena left out) less what the registrations that go keep, plus what the
 missing ones keep in the profile, with the resolver object resized to the new op count (12 + 36·N bytes on 32-bit
 targets, the per-op size read from the firmware's own resolver when it has one).
@@ -18,6 +21,7 @@ and a model the firmware holds in a form not found (compressed, in a file system
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
@@ -27,6 +31,9 @@ from tflm_facts.target_profile import TargetProfile, resolver_object_bytes
 MODEL_ALIGNMENT = 16  # gen-resolver's convention and TFLM's examples: the model as an alignas(16) array
 PADDING_SLACK = MODEL_ALIGNMENT - 1  # what the linker's placement after one array may differ by, either way
 MODES = ("replace", "add")
+# The resolver's lookups: loops over its N registrations, which GCC unrolls at -O3 for a small N (on RP2040 the three
+# take 94 B with N = 1, 292 B with 4, 424 B with 6) and keeps as loops at -Os (the same size whatever N).
+_RESOLVER_LOOKUP = re.compile(r"MicroMutableOpResolver<(\d+)u?>::(FindOp|GetOpDataParser)\(")
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,24 @@ class ModelSwap:
     resolver_now: int  # its resolver objects' RAM (0: none found, the resolver is then not resized)
     resolver_after: int  # the resolver for the models' op count
     notes: tuple[str, ...] = ()
+    lookups_now: int = 0  # the resolver's lookup methods (FindOp, GetOpDataParser) for its N now, as linked
+    lookups_count: int = 0  # that N (0: not found, or several resolver sizes: not resized)
+
+    @property
+    def lookups_proportional(self) -> int:
+        """The lookups if their size were all per registration (fully unrolled): one end of what they become."""
+        if not self.lookups_count:
+            return self.lookups_now
+        return round(self.lookups_now * self.ops.registrations_after / self.lookups_count)
+
+    @property
+    def lookups_change(self) -> int:
+        """Half way between unchanged (a loop) and proportional (unrolled), the other half in the bound."""
+        return (self.lookups_proportional - self.lookups_now) // 2
+
+    @property
+    def lookups_bound(self) -> int:
+        return abs(self.lookups_proportional - self.lookups_now) - abs(self.lookups_change)
 
     @property
     def bytes_out(self) -> int:
@@ -85,7 +110,7 @@ class ModelSwap:
 
     @property
     def flash(self) -> int:
-        return self.ops.flash - self.bytes_out + self.bytes_in
+        return self.ops.flash - self.bytes_out + self.bytes_in + self.lookups_change
 
     @property
     def padding_bound(self) -> int:
@@ -93,11 +118,13 @@ class ModelSwap:
 
     @property
     def low(self) -> int:
-        return self.ops.low - self.bytes_out + self.bytes_in - self.padding_bound
+        return self.ops.low - self.bytes_out + self.bytes_in + self.lookups_change - self.padding_bound - \
+            self.lookups_bound
 
     @property
     def high(self) -> int:
-        return self.ops.high - self.bytes_out + self.bytes_in + self.padding_bound
+        return self.ops.high - self.bytes_out + self.bytes_in + self.lookups_change + self.padding_bound + \
+            self.lookups_bound
 
     @property
     def static_ram(self) -> int:
@@ -183,7 +210,21 @@ def swap_models(image, operator_graph, rom_total: int, plan: SwapPlan, profile_n
         models_kept=tuple(str(source) for source in plan.models_kept),
         dropped=tuple(op for op in registered if op not in ops.linked),
         static_ram_now=firmware.static_ram, resolver_now=firmware.resolver_ram,
-        resolver_after=_resolver_after(firmware, ops.registrations_after), notes=plan.notes)
+        resolver_after=_resolver_after(firmware, ops.registrations_after), notes=plan.notes,
+        **_resolver_lookups(image))
+
+
+def _resolver_lookups(image) -> dict:
+    """The lookup methods of the firmware's MicroMutableOpResolver<N> (one N only; several: none resized)."""
+    sizes: dict[int, dict[int, int]] = {}
+    for symbol in image.symbols:
+        match = _RESOLVER_LOOKUP.search(symbol.name) if "MicroMutableOpResolver" in symbol.mangled else None
+        if match and symbol.kind == "func" and symbol.size:
+            sizes.setdefault(int(match.group(1)), {})[symbol.address] = symbol.size
+    if len(sizes) != 1:
+        return {}
+    (count, found), = sizes.items()
+    return {"lookups_now": sum(found.values()), "lookups_count": count}
 
 
 def _model_size(model) -> int:

@@ -51,6 +51,10 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
     if swap.models_in:
         lines.append(f"  {swap.bytes_in:>+10,}  models in: {_model_names(swap.models_in)} "
                      f"({', '.join(f'{m.size:,}' for m in swap.models_in)} B, each as an alignas(16) array)")
+    if swap.lookups_change:
+        lines.append(f"  {swap.lookups_change:>+10,}  the resolver's lookups for {ops.registrations_after} op(s), not "
+                     f"{swap.lookups_count} ({swap.lookups_now:,} B now): half way to {swap.lookups_proportional:,} "
+                     f"B, as if unrolled; a bound: {swap.lookups_bound:,} B either way")
     if swap.models_kept:
         lines.append(f"              models kept: {_names(os.path.basename(m) for m in swap.models_kept)}")
     holds = ["the arrays' bytes are exact; where the linker places what follows each: up to 15 B either way"]
@@ -85,6 +89,9 @@ def swap_to_dict(swap: ModelSwap, arena: ArenaFit | None = None) -> dict:
         "models_in": [{"name": m.name, "bytes": m.size, "flash": m.flash} for m in swap.models_in],
         "models_kept": list(swap.models_kept), "models_out_bytes": swap.bytes_out, "models_in_bytes": swap.bytes_in,
         "padding_bound": swap.padding_bound, "notes": list(swap.notes),
+        "resolver_lookups": {"bytes_now": swap.lookups_now, "registrations_now": swap.lookups_count,
+                             "proportional": swap.lookups_proportional, "change": swap.lookups_change,
+                             "bound": swap.lookups_bound},
         "ram": {"static_ram": swap.static_ram, "static_ram_now": swap.static_ram_now,
                 "resolver_now": swap.resolver_now, "resolver_after": swap.resolver_after,
                 "registrations_after": ops.registrations_after, "ram_from_firmware": ops.ram_from_firmware,
