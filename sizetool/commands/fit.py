@@ -12,8 +12,8 @@ from sizetool.commands.arguments import OneLineParser
 from sizetool.commands.firmware import (FirmwareOptions, OutputOptions, add_firmware_arguments, add_output_arguments,
                                         firmware_options, load_firmware, model_references, output_options,
                                         print_warnings, write_output)
-from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, arena_fit, crosscheck_models,
-                                   passed)
+from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, add_tflm_argument, arena_fit,
+                                   crosscheck_models, passed)
 from sizetool.errors import SizeToolError
 
 FORMATS = ("tree", "json", "markdown")
@@ -31,6 +31,8 @@ class FitOptions:
     arena: ArenaOptions = ArenaOptions()
     calibration_profile: str | None = None
     reasons: bool = False
+    verbose: bool = False
+    tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
     add: bool = False  # keep the embedded models and add the new ones (default: the new ones replace them)
     replace: tuple[str, ...] = ()  # the embedded models the new ones replace (default: all)
 
@@ -45,10 +47,15 @@ def build_parser(prog: str = "size-report fit"):
     parser.add_argument("--reasons", action="store_true",
                         help="Print one line per reason it does not fit on stderr ('size-report fit: FAIL ...'), "
                              "for build systems that show a failed command's output.")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="Every section in full: each unused registration's saving, the per-model firmware, "
+                             "type-reduced registrations, the arena's breakdown and the facts it was estimated with "
+                             "(by default: the verdict, its figures and what to act on).")
     add_arena_arguments(parser)
     parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
                              "from, scaled on this firmware (default: the nearest shipped one).")
+    add_tflm_argument(parser)
     parser.add_argument("--add", action="store_true",
                         help="Keep the models the firmware embeds and add these beside them (default: these take "
                              "their place).")
@@ -65,8 +72,8 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     output = output_options(values, FORMATS, "fit")
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
-                              values.pop("calibration_profile"), values.pop("reasons"), values.pop("add"),
-                              tuple(values.pop("replace") or ())))
+                              values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose"),
+                              values.pop("tflm"), values.pop("add"), tuple(values.pop("replace") or ())))
 
 
 def run_fit(options: FitOptions) -> int:
@@ -88,13 +95,13 @@ def run_fit(options: FitOptions) -> int:
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
                             "read-only data (give the .tflite after the ELF)")
     firmware.operator_table()
-    crosscheck = crosscheck_models(firmware, models)
+    crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
     calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total, plan,
                              options.calibration_profile, strict=options.calibration_profile is not None)
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
                       color=options.output.color, width=options.output.width, embedded=firmware.report.models,
-                      calibrated=calibrated)
+                      calibrated=calibrated, verbose=options.verbose)
     write_output(text, options.output)
     print_warnings(firmware.report)
     if options.reasons and not passed(crosscheck, fit):

@@ -127,3 +127,18 @@ def fit_tree(console, result: ArenaFit) -> None:
     if result.needed is not None:
         for line in facts_lines(result):
             console.print(line, highlight=False)
+
+
+def arena_lines(console, result: ArenaFit) -> None:
+    """Where the arena is and the notes on it, in a line or two (the breakdown is fit_tree's, under --verbose)."""
+    how = f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)}"
+    if result.arena is not None:
+        console.print(f"arena: {result.arena.symbol} in {result.arena.section} ({_arena_origin(result)}); {how}",
+                      markup=False, highlight=False)
+    else:
+        console.print(f"arena: none found in the firmware; {how}", markup=False, highlight=False)
+    for note in result.notes:
+        console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+    if result.needed is not None and result.facts_differ:
+        console.print(f"note: the linked TFLM's structs differ from tflm_facts' ({len(result.facts_differ)}: "
+                      "--verbose names them)", style="yellow", markup=False, highlight=False)

@@ -1,7 +1,7 @@
 """`size-report fit`'s answer for this firmware running the models asked about (sizetool/profile/model_swap.py), as
 text lines and the JSON `calibrated` object: the firmware's ROM, the registrations that go, the ops added from a
 profile, the models out and in, the answer and its bound, each part said to be exact or a bound; static RAM with the
-new resolver, and the arena the models need against the linked one."""
+new resolver (and in JSON the arena the models need against the linked one)."""
 
 from __future__ import annotations
 
@@ -28,11 +28,15 @@ def _model_names(models) -> str:
 
 
 def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
+    """The answer and its parts (the arena the models need is the RAM line of the summary above it)."""
     ops = swap.ops
-    what = ("with the models asked about beside its own" if swap.mode == "add" else
-            "with the models asked about in place of its own")
-    lines = [f"This firmware running these models ({what}, gen-resolver's resolver for them): {swap.flash:,} bytes "
-             f"(bound {swap.low:,} to {swap.high:,})",
+    if not swap.models_in and not swap.models_out:
+        head = "This firmware with exactly its models' ops (gen-resolver's resolver for them)"
+    else:
+        what = ("with the models asked about beside its own" if swap.mode == "add" else
+                "with the models asked about in place of its own")
+        head = f"This firmware running these models ({what}, gen-resolver's resolver for them)"
+    lines = [f"{head}: {swap.flash:,} bytes (bound {swap.low:,} to {swap.high:,})",
              f"  {ops.firmware_rom:>10,}  the firmware's ROM now (exact)"]
     inlining = (f"; the compiler's inlining: up to {ops.may_be_high_by:,} B too high or {ops.may_be_low_by:,} B too "
                 "low" if ops.may_be_high_by or ops.may_be_low_by else "")
@@ -57,7 +61,8 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
                      f"B, as if unrolled; a bound: {swap.lookups_bound:,} B either way")
     if swap.models_kept:
         lines.append(f"              models kept: {_names(os.path.basename(m) for m in swap.models_kept)}")
-    holds = ["the arrays' bytes are exact; where the linker places what follows each: up to 15 B either way"]
+    holds = ["the arrays' bytes are exact; where the linker places what follows each: up to 15 B either way"
+             ] if swap.models_in or swap.models_out else []
     if ops.missing:
         holds.append("the missing ops are the profile's figure")
     lines.append("  holds: " + "; ".join(holds) + "; the application's own code for the old model (its "
@@ -69,10 +74,6 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
                  ".data + .bss, the arena left out" + (f"; resolver {swap.resolver_now:,} -> {swap.resolver_after:,}"
                                                        if swap.resolver_now else
                                                        "; no resolver object in static RAM: not resized") + ")")
-    if arena is not None and arena.needed is not None:
-        linked = f"{arena.linked:,} linked" if arena.linked is not None else "no arena array found"
-        lines.append(f"Tensor arena the models need: {arena.needed:,} bytes against {linked}"
-                     + ("" if arena.exact else " (an upper bound)"))
     lines += [f"  note: {note}" for note in swap.notes]
     return lines
 

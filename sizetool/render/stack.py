@@ -98,7 +98,11 @@ def render_stack_csv(report: StackReport) -> str:
 
 
 def _headline(report: StackReport) -> str:
-    text = f"Stack of {os.path.basename(report.source)} ({report.arch}): {report.frames} function frames"
+    text = f"Stack of {os.path.basename(report.source)} ({report.arch}): "
+    deepest = max(report.roots, key=lambda root: root.depth, default=None)
+    if deepest is not None:  # the answer first: the worst case, then what it was read from
+        text += f"deepest {deepest.root} {deepest.depth:,} B ({_bound(deepest)}); "
+    text += f"{report.frames} function frames"
     if report.su_entries:
         text += (f"; .su: {report.su_matched} functions matched of {report.su_entries} entries, "
                  f"{len(report.su_mismatches)} differ")

@@ -7,6 +7,7 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 from __future__ import annotations
 
 from sizetool.render.regions import map_line, notes, regions_table, total_line
+from sizetool.report.linker_made import LINKER
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -88,17 +89,21 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
         guide = prefix + (LAST if last else BRANCH)
         share = 100.0 * child.size / total if total else 0.0
         entry = child.entry
+        name = child.name
+        folded = entry is None and child.identifier.startswith(LINKER + "/")  # veneers of one kind: one line
+        if folded:
+            name = f"{name} ({len(child.children)} symbol{'s' if len(child.children) != 1 else ''})"
         if entry is not None:
             detail = f"  @0x{entry.address:08x} {entry.section}" if entry.section else f"  @0x{entry.address:08x}"
             if entry.aliases:
                 detail += f" (aliases: {', '.join(entry.aliases)})"
         if paint is None:  # plain text (a pipe, a file, a CI log): no styles to wrap each part in
-            text = f"{guide}{child.size:>8} {share:6.2f}%  {child.name}{detail if entry is not None else ''}"
+            text = f"{guide}{child.size:>8} {share:6.2f}%  {name}{detail if entry is not None else ''}"
         else:
             text = paint("guide", guide) + paint("size", f"{child.size:>8}")
-            text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
+            text += f" {share:6.2f}%  " + paint(_kind(child), name)
             if entry is not None:
                 text += paint("detail", detail)
         lines.append(text)
-        if child.children and deeper:
+        if child.children and deeper and not folded:
             _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)

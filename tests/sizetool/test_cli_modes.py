@@ -36,13 +36,31 @@ def test_a_mode_prints_what_its_alias_prints(capsys, monkeypatch, mode, alias):
 
 def test_fit_prints_the_models_answer_without_the_operator_table(capsys):
     status, fit_text, _ = run(capsys, "fit", ELF, MODEL)
+    _, verbose_text, _ = run(capsys, "fit", ELF, MODEL, "--verbose")
     _, ops_text, _ = run(capsys, "ops", ELF, MODEL)
     assert status == 0
-    assert "Firmware with exactly these models' ops:" in fit_text and "RAM: tensor arena" in fit_text
     assert "alone saves: what removing this one AddXxx() saves" in ops_text
-    assert "alone saves: what removing this one AddXxx() saves" not in fit_text
+    assert "alone saves: what removing this one AddXxx() saves" not in fit_text + verbose_text
+    summary = fit_text.splitlines()[:3]  # the verdict and its figures first, the same lines in ops and --verbose
+    assert summary[0].startswith("fits: firmware.elf (arm) has every op") and summary[1].startswith("flash: ")
+    assert summary[2].startswith("RAM: ") and verbose_text.splitlines()[:3] == summary
+    assert "\n".join(summary) in ops_text
     models_section = ops_text[ops_text.index("Models: "):]
-    assert models_section in fit_text  # the same words as after the table
+    assert models_section in verbose_text  # --verbose: the same words as after the table
+
+
+def test_fit_gives_its_verdict_first_and_what_to_act_on_within_30_lines(capsys):
+    firmware = str(REPO_ROOT / "fixtures/embedded_models/out/tflm-two-models/firmware.elf")
+    status, text, _ = run(capsys, "fit", firmware)
+    lines = text.splitlines()
+    assert status == 1 and len(lines) <= 30
+    assert lines[0] == "does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)"
+    assert lines[1].startswith("flash: ") and " B with exactly the models' ops, the 2 missing added (calibrated, " in lines[1]
+    assert lines[2].startswith("RAM: tensor arena ") and " B needed (exact), 12,288 B linked (" in lines[2]
+    assert "AddPad()" in text and "Registered, but used by no model: 5" in text
+    status, verbose, _ = run(capsys, "fit", firmware, "--verbose")
+    assert "With the missing ops added (calibrated on this firmware)" in verbose and "non-persistent tensors" in verbose
+    assert "non-persistent tensors" not in text and len(verbose.splitlines()) > len(lines)
 
 
 def test_fit_json_carries_the_cross_check_and_the_arena(capsys):

@@ -91,7 +91,9 @@ def test_tree_splits_shared_into_named_operators_and_runtime():
     text = render_operators(table(("3", "13")), "tree", "/build/firmware.elf", "arm")
     lines = text.splitlines()
     assert lines[0] == "Operators of firmware.elf (arm): 3 registrations, ROM 15000 bytes"
-    header = lines[1].split()
+    assert lines[1].startswith("largest (what removing it alone saves): ")
+    assert lines[2] == ""
+    header = lines[3].split()
     assert header[:7] == ["op", "alone", "saves", "shared", "runtime", "it", "uses"]
     for op in table().operators:
         row = next(line for line in lines if line.startswith(op.op + " "))
@@ -166,7 +168,7 @@ def test_crosscheck_without_the_graph_in_every_format():
     assert {m["op"] for m in data["missing"]} == missing
     sinh = next(m for m in data["missing"] if m["op"] == "Sinh")
     assert sinh == {"op": "Sinh", "kind": "custom", "method": "AddCustom", "registration": "Register_SINH",
-                    "models": [VISION], "reason": None}
+                    "models": [VISION], "reason": None, "available": None, "available_note": None}
     tree = render_operators(table(), "tree", "fw.elf", crosscheck=result)
     assert 'AddCustom("Sinh", Register_SINH())' in tree and "Didn't find op" in tree
     assert "vision_subset.tflite" in render_operators(table(), "markdown", "fw.elf", crosscheck=result)
