@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sizetool import __version__
 from sizetool.render.arena_fit import arena_lines, fit_markdown_lines, fit_to_dict, fit_tree
-from sizetool.render.model_swap import swap_lines, swap_to_dict
+from sizetool.render.model_swap import swap_lines, swap_summary_lines, swap_to_dict
 from sizetool.render.fit_summary import passed, summary_lines
 from sizetool.render.operators import (crosscheck_markdown, crosscheck_to_dict, crosscheck_tree, missing_tree,
                                        type_problems_tree)
@@ -63,13 +63,16 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
     console, out = console_for(color, width)
     console.print(summary[0], style="bold green" if passed(crosscheck, fit) else "bold red", markup=False,
                   highlight=False)
-    for line in summary[1:]:
+    for index, line in enumerate(summary[1:]):
         console.print(line, markup=False, highlight=False)
-    if calibrated is not None:
-        console.print()
-        for index, line in enumerate(swap_lines(calibrated, fit)):
-            console.print(line, style="bold" if index == 0 else None, markup=False, highlight=False)
+        if index == 0 and calibrated is not None:
+            for part in swap_summary_lines(calibrated):
+                console.print(part, markup=False, highlight=False)
     if verbose:
+        if calibrated is not None:
+            console.print()
+            for index, line in enumerate(swap_lines(calibrated, fit)):
+                console.print(line, style="bold" if index == 0 else None, markup=False, highlight=False)
         console.print()
         crosscheck_tree(console, crosscheck)
         if fit is not None:

@@ -78,6 +78,26 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
     return lines
 
 
+def swap_summary_lines(swap: ModelSwap) -> list[str]:
+    """Two lines under the verdict: the flash answer as a sum of its parts, and static RAM with the new resolver."""
+    ops = swap.ops
+    terms = [f"{ops.firmware_rom:,} now"]
+    if swap.dropped_bytes:
+        terms.append(f"- {swap.dropped_bytes:,} ({len(swap.dropped)} registration{'s' if len(swap.dropped) != 1 else ''}"
+                     " no model uses)")
+    if ops.added:
+        terms.append(f"+ {ops.added:,} ({len(ops.missing)} missing, profile {ops.profile})")
+    if swap.models_out:
+        terms.append(f"- {swap.bytes_out:,} ({_model_names(swap.models_out)} out)")
+    if swap.models_in:
+        terms.append(f"+ {swap.bytes_in:,} ({_model_names(swap.models_in)} in)")
+    if swap.lookups_change:
+        terms.append(f"{'+' if swap.lookups_change > 0 else '-'} {abs(swap.lookups_change):,} (resolver lookups)")
+    return [f"  = {' '.join(terms)} = {swap.flash:,} B",
+            f"static RAM: {swap.static_ram:,} B with the new resolver ({swap.static_ram_now:,} B now; .data + .bss, "
+            "the arena left out)"]
+
+
 def swap_to_dict(swap: ModelSwap, arena: ArenaFit | None = None) -> dict:
     ops = swap.ops
     data = calibrated_to_dict(ops)

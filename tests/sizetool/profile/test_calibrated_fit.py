@@ -113,7 +113,8 @@ def test_without_a_profile_the_nearest_shipped_one_of_the_same_architecture_is_t
 
 def test_text_names_the_parts_and_the_bound(capsys, profiles):
     firmware = OUT / "keep-only" / "riscv32" / "unused_opcodes.elf"
-    status, out, _ = run(size_report.main, capsys, "fit", firmware, *MODELS, "--profile", profiles / "riscv32.json")
+    status, out, _ = run(size_report.main, capsys, "fit", firmware, *MODELS, "--profile", profiles / "riscv32.json",
+                         "--verbose")
     block = out[out.index("This firmware running these models"):]
     assert status == 1 and "the firmware's ROM now (exact)" in block.splitlines()[1]
     assert "registrations no model uses any more: none (this firmware's own graph" in block

@@ -134,6 +134,14 @@ def test_static_ram_resizes_the_resolver_and_the_text_lists_the_parts(capsys, pr
     assert ram["static_ram"] == ram["ram_from_firmware"] + ram["ram_added"] - ram["resolver_now"] + ram["resolver_after"]
     assert ram["ram_added"] == 0 and ram["ram_from_firmware"] <= ram["static_ram_now"]
     size_report.main(["fit", str(elf("vision_subset")), str(MODELS / "deprecated_codes.tflite"), "--no-cache"])
+    lines = capsys.readouterr().out.splitlines()
+    # under the verdict: the flash answer, its parts as a sum, static RAM
+    assert lines[1].startswith(f"flash: {data['calibrated']['flash']:,} B running the models in place of its own (")
+    assert lines[2] == (f"  = 25,812 now - {data['calibrated']['dropped_bytes']:,} (6 registrations no model uses) "
+                        f"- 416 (g_model out) + 160 (deprecated_codes.tflite in) = {data['calibrated']['flash']:,} B")
+    assert lines[3].startswith(f"static RAM: {ram['static_ram']:,} B with the new resolver (5,888 B now")
+    size_report.main(["fit", str(elf("vision_subset")), str(MODELS / "deprecated_codes.tflite"), "--no-cache",
+                      "--verbose"])
     text = capsys.readouterr().out
     block = text[text.index("This firmware running these models"):]
     for words in ("the firmware's ROM now (exact)", "registrations no model uses any more: ADD",
