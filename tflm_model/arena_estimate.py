@@ -108,9 +108,10 @@ def _check_static_shapes(graph: TensorGraph) -> None:
                                        "TFLM needs every tensor's shape fixed in the model")
 
 
-def _check_supported(path) -> None:
-    """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
-    plan = build_plan([read_model_uses(path, hash_in_background=False)])
+def _check_supported(path, linked_types: dict | None = None) -> None:
+    """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words;
+    with linked_types, the types the firmware's own kernels take are not refused."""
+    plan = build_plan([read_model_uses(path, hash_in_background=False)], linked_types=linked_types)
     for op in plan.unsupported:
         for model in sorted(op.uses_by_model):
             raise ModelError(f"unsupported op {op.name} in {model}: {op.registration.unsupported_reason}")
@@ -409,7 +410,7 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
                    pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp",
-                   sizes: BuildSizes | None = None) -> ArenaEstimate:
+                   sizes: BuildSizes | None = None, linked_types: dict | None = None) -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
@@ -421,7 +422,10 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     reference kernels do not depend on it.
 
     sizes: struct sizes read from the build that runs the models (size-report's DWARF facts), for a TFLM revision whose
-    structs differ from tflm_facts.kernel_memory's; what it does not give stays the default."""
+    structs differ from tflm_facts.kernel_memory's; what it does not give stays the default.
+
+    linked_types: the tensor types the firmware's own kernels take (tflm_facts.linked_types): a use they take is
+    estimated like today's kernels' uses of the same op, not refused."""
     if kernels not in KERNEL_SETS:
         raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
@@ -440,7 +444,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         path = model_path if isinstance(model_path, ModelData) else Path(model_path)
         graph = read_tensor_graph(path)
         _check_static_shapes(graph)
-        _check_supported(path)
+        _check_supported(path, linked_types)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
         _model_steps(graph, kernels, abi, out, cpu_features, sizes)

@@ -93,7 +93,7 @@ def run_fit(options: FitOptions) -> int:
     models = plan.models_after
     if not models:
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
-                            "read-only data (give the .tflite after the ELF)")
+                            "stored data (give the .tflite after the ELF)")
     firmware.operator_table()
     crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)

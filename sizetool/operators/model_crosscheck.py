@@ -32,6 +32,7 @@ from sizetool.operators.tflm_offer import NO, Judgement, TflmOffer, judge_method
 from sizetool.report.operator_records import OperatorTable
 from tflm_facts.registrations import REGISTER_PREFIX, ModelOp, model_op
 from tflm_facts.type_rules import KERNEL_VARIANTS
+from tflm_facts.linked_types import linked_kernel_types
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,10 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
     used.sort(key=lambda u: (u.op, u.registration))
     unused.sort(key=lambda u: (-u.exclusive_bytes, u.op, u.registration))
     result = ModelCrosscheck(list(model_paths), used, unused, missing)
-    result.type_problems = type_problems(list(users), model_paths)
+    linked = None
+    if operator_graph is not None and operator_graph.graph.decoded:
+        linked = linked_kernel_types(n.name for n in operator_graph.graph.nodes if n.kind == "func")
+    result.type_problems = type_problems(list(users), model_paths, linked)
     result.variants = variant_suggestions(table, used, model_paths, operator_graph)
     if offer is not None and (result.variants or result.missing):
         judge_suggestions(result, offer() if callable(offer) else offer)
@@ -294,12 +298,13 @@ def _model_call(function, *arguments):
         raise SizeToolError(str(error)) from None
 
 
-def type_problems(registered: list[str], model_paths: list[str]) -> list[TypeProblem]:
-    """Uses whose tensor types TFLM refuses (gen-resolver's rule), then uses that a registered type-reduced kernel
+def type_problems(registered: list[str], model_paths: list[str], linked: dict | None = None) -> list[TypeProblem]:
+    """Uses whose tensor types TFLM refuses (gen-resolver's rule; `linked`: the types the firmware's own kernels
+    take, tflm_facts.linked_types, which are not refused), then uses that a registered type-reduced kernel
     cannot run when the firmware does not also register the generic one for the op (TFLM finds only the variant)."""
     from tflm_model.type_support import type_rejections, variant_misfits
 
-    rejections = list(_model_call(type_rejections, model_paths))
+    rejections = list(_model_call(type_rejections, model_paths, linked))
     names = set(registered)
     for variant in KERNEL_VARIANTS:
         if variant.name in names and _firmware_name(variant.kind, variant.op) not in names:

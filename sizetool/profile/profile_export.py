@@ -276,7 +276,8 @@ def _arenas(image: ElfImage, graph) -> list[tuple[str, int]]:
     """(symbol, bytes) of each distinct arena array passed to an interpreter (else the arena-named RAM object)."""
     seen: dict[int, tuple[str, int]] = {}
     for arena in find_arenas(image, graph):
-        seen.setdefault(arena.address, (arena.symbol, arena.size))
+        if not arena.on_heap:  # a heap arena is no static RAM of the build
+            seen.setdefault(arena.address, (arena.symbol, arena.size))
     return [seen[address] for address in sorted(seen)]
 
 

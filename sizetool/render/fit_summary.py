@@ -42,8 +42,11 @@ def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: st
         problems.append(f"{count} use{'s' if count != 1 else ''} with tensor types its kernels cannot run")
     if fit is not None and fit.needed is not None and not fit.passed:
         short = -fit.spare if fit.spare is not None else fit.needed
-        problems.append(f"tensor arena {short:,} B short" if fit.arena is not None
-                        else "no arena linked and too little free RAM for one")
+        if fit.heap_too_small:
+            problems.append(f"tensor arena larger than the whole heap ({fit.heap[0]}, {fit.heap[1]:,} B)")
+        else:
+            problems.append(f"tensor arena {short:,} B short" if fit.arena is not None
+                            else "no arena linked and too little free RAM for one")
     if problems:
         return f"does not fit: {firmware} {'; '.join(problems)}"
     models = len(crosscheck.models)
@@ -102,9 +105,13 @@ def ram_line(fit: ArenaFit | None) -> str:
     if fit.needed is None:
         return f"RAM: tensor arena not estimated: {fit.error}"
     needed = f"tensor arena {fit.needed:,} B needed ({'exact' if fit.exact else 'upper bound'})"
+    if fit.arena is not None and fit.arena.on_heap and not fit.arena.size_known:
+        heap = "" if fit.heap is None else f"; the whole {fit.heap[0]} is {fit.heap[1]:,} B"
+        return f"RAM: {needed}; allocated on the heap, of a size the firmware does not state (not checked{heap})"
     if fit.arena is not None:
         spare = f"{fit.spare:,} spare" if fit.spare >= 0 else f"{-fit.spare:,} short"
-        return f"RAM: {needed}, {fit.linked:,} B linked ({spare})"
+        where = "on the heap" if fit.arena.on_heap else "linked"
+        return f"RAM: {needed}, {fit.linked:,} B {where} ({spare})"
     if fit.free_ram is not None:
         return f"RAM: {needed}; no arena found, {fit.free_ram:,} B of RAM free"
     return f"RAM: {needed}; no arena found and the free RAM is unknown (give --map or --ram-size)"

@@ -366,11 +366,14 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
         lines += [_resolver_heading(table), "", "| N | bytes | functions |", "|---:|---:|---:|"]
         lines += [f"| {r.arguments} | {r.bytes} | {len(r.symbols)} |" for r in table.resolvers]
         lines.append("")
-    if table.templates:
-        lines += ["Other class templates with several instantiations (bytes beyond the largest one):", "",
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
+        lines += ["Other class templates of TFLM with several instantiations (bytes beyond the largest one):", "",
                   "| template | instantiations | bytes |", "|---|---|---:|"]
-        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in table.templates]
+        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in shown]
         lines.append("")
+    if len(shown) < len(table.templates):
+        lines += [markdown_text(_other_templates(table, shown)), ""]
     lines += [f"> note: {markdown_text(note)}" for note in _notes(table)]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -430,7 +433,15 @@ def _split(table: OperatorTable) -> str:
 
 
 def _summary(table: OperatorTable) -> str:
-    return f"**ROM {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator registrations)"
+    return (f"**{table.total_label} {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator "
+            "registrations)")
+
+
+def _other_templates(table: OperatorTable, shown: list) -> str:
+    """The line that stands for the application's own templates (mbed, BLE, std): counted, listed only in JSON/CSV."""
+    others = [t for t in table.templates if t not in shown]
+    return (f"{len(others)} class template{'s' if len(others) != 1 else ''} not of TFLM with several instantiations "
+            f"({sum(t.bytes for t in others)} bytes beyond the largest ones) left out: --format json or csv lists them")
 
 
 def _resolver_heading(table: OperatorTable) -> str:
@@ -478,7 +489,7 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
     sentences = [
         f"Dropping the {count} op{'s' if count != 1 else ''} no model uses saves {unused.saving} bytes"
         + (f" ({unused.code_bytes} of code and data only they need{calls_text(unused)})" if count else ""),
-        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
+        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (now {sets.rom} - {unused.saving})",
     ]
     if unused.may_be_high_by:
         bound = bound_sentence(unused.may_be_high_by, unused.inline_bytes, unused.inlined, unused.may_be_low_by)
@@ -504,7 +515,7 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     name = os.path.basename(source)
     count = len(table.operators)
     console.print(f"Operators of {name}" + (f" ({arch})" if arch else "") +
-                  f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
+                  f": {count} registration{'s' if count != 1 else ''}, {table.total_label} {table.total_rom} bytes",
                   style="bold")
     if table.operators:
         console.print(largest_line(table), markup=False, highlight=False)
@@ -537,16 +548,19 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         for r in table.resolvers:
             resolvers.add_row(r.arguments, str(r.bytes), str(len(r.symbols)))
         console.print(resolvers)
-    if table.templates:
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
         console.print()
-        console.print("Other class templates with several instantiations (bytes beyond the largest one):")
+        console.print("Other class templates of TFLM with several instantiations (bytes beyond the largest one):")
         templates = rich_table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
                            ("bytes", {"justify": "right", "style": "bold"}))
-        for t in table.templates:
+        for t in shown:
             templates.add_row(t.template, t.arguments, str(t.bytes))
         console.print(templates)
+    if len(shown) < len(table.templates):
+        console.print(_other_templates(table, shown), style="dim")
     console.print()
-    console.print(f"ROM {table.total_rom} bytes = {_split(table)}")
+    console.print(f"{table.total_label} {table.total_rom} bytes = {_split(table)}")
     for note in _notes(table):
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:

@@ -6,7 +6,7 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 
 from __future__ import annotations
 
-from sizetool.render.regions import map_line, notes, regions_table, total_line
+from sizetool.render.regions import map_line, notes, ram_image_tree, regions_table, total_line
 from sizetool.report.linker_made import LINKER
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
@@ -32,7 +32,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
     lines: list[str] = []
     if report.linker_map is not None:
         lines.append(paint("detail", map_line(report)))
-    for memory in memories:
+    shown = memories + ["ram"] if ram_image_tree(report, memories) else memories
+    for memory in shown:
         total = report.total(memory)
         root = build_tree(report.entries, memory)
         lines.append(paint("title", total_line(report, memory)))
@@ -56,6 +57,9 @@ def model_lines(report: SizeReport) -> list[str]:
                 f"sha256 {model.sha256}, {len(model.operators)} ops")
         if model.sized_by == "extent":
             line += " (no symbol: sized by the FlatBuffer's extent)"
+        if model.in_ram:
+            line += (f"; in RAM, copied from flash at start-up (its {model.size} bytes count in both): declared const "
+                     f"it gives back {model.const_saving} bytes of RAM")
         if model.strip_saving is not None:
             line += (f"; without names and metadata: {model.strip_saving} bytes less (written again: {model.stripped} "
                      f"bytes stripped, {model.rewritten} whole)")

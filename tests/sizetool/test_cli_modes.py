@@ -80,7 +80,7 @@ def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["fit", ELF], "no model given and no TFLite model found in the firmware's read-only data"),
+    (["fit", ELF], "no model given and no TFLite model found in the firmware's stored data"),
     (["fit", ELF, MODEL, "-f", "csv"], "fit prints tree, json, markdown, not csv"),
     (["stack", ELF, "--drop", "ADD"], "unrecognized arguments: --drop"),
     (["ops", ELF, "--stack"], "unrecognized arguments: --stack"),

@@ -196,7 +196,7 @@ def test_the_set_answers_in_every_format():
     assert data["unused_exclusive_bytes"] == 998  # each alone, added up: kept, labelled as such
     assert [m["firmware_bytes"] for m in data["model_costs"]] == [11000, 11001]
     sentences = ["Dropping the 1 op no model uses saves 1222 bytes (1200 of code and data only they need + 22 in 1 "
-                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (ROM now 15000 - 1222)"]
+                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (now 15000 - 1222)"]
     tree = render_operators(extra, "tree", "fw.elf", crosscheck=result)
     markdown = render_operators(extra, "markdown", "fw.elf", crosscheck=result)
     for sentence in sentences:
@@ -290,3 +290,16 @@ def test_type_problems_and_variant_suggestions_in_every_format():
     for fmt in ("tree", "markdown"):
         assert "AddConv2D(tflite::Register_CONV_2D_INT8())" in render_operators(
             firmware, fmt, "fw.elf", crosscheck=crosscheck, width=400)
+
+
+def test_only_tflms_templates_are_tabled_and_the_others_are_counted():
+    with_app = table()
+    with_app.templates = with_app.templates + [TemplateCost("mbed::Callback", "<void ()>; <void (int)>", 120, ("c",)),
+                                               TemplateCost("BLECharacteristic", "<int>; <bool>", 60, ("d",))]
+    line = "2 class templates not of TFLM with several instantiations (180 bytes beyond the largest ones) left out"
+    for fmt in ("tree", "markdown"):
+        text = render_operators(with_app, fmt, "/build/firmware.elf", "arm")
+        assert "tflite::reference_ops::DepthwiseConv3x3" in text and line in text
+        assert "mbed::Callback" not in text and "BLECharacteristic" not in text
+    data = json.loads(render_operators(with_app, "json", "/build/firmware.elf", "arm"))
+    assert {t["template"] for t in data["templates"]} >= {"mbed::Callback", "BLECharacteristic"}
