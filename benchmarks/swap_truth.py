@@ -1,4 +1,4 @@
-"""Measure `size-report fit keep_A.elf B.tflite` (the firmware running B in place of A) against keep_B, built the same way.
+"""Measure `size-report fit keep_A.elf B.tflite` (the firmware running B in place of A) against keep_B, built alike.
 
 The keep-only apps are built outside the repository (docs/fit.md, "Another model on this firmware"): one app per model,
 each exactly `gen-resolver MODEL`'s header and the model as an `alignas(16)` array, all built alike, so keep_B is

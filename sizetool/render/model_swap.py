@@ -83,8 +83,8 @@ def swap_summary_lines(swap: ModelSwap) -> list[str]:
     ops = swap.ops
     terms = [f"{ops.firmware_rom:,} now"]
     if swap.dropped_bytes:
-        terms.append(f"- {swap.dropped_bytes:,} ({len(swap.dropped)} registration{'s' if len(swap.dropped) != 1 else ''}"
-                     " no model uses)")
+        plural = "s" if len(swap.dropped) != 1 else ""
+        terms.append(f"- {swap.dropped_bytes:,} ({len(swap.dropped)} registration{plural} no model uses)")
     if ops.added:
         terms.append(f"+ {ops.added:,} ({len(ops.missing)} missing, profile {ops.profile})")
     if swap.models_out:

@@ -128,10 +128,12 @@ def test_bad_swap_options_are_one_line_exit_2(capsys, profile):
 def test_static_ram_resizes_the_resolver_and_the_text_lists_the_parts(capsys, profile):
     _, data = swap(capsys, profile, "vision_subset", "deprecated_codes")
     ram = data["calibrated"]["ram"]
-    # the app's two resolver objects: MicroMutableOpResolver<13> (532 B) and <3> (132 B), resized as one for the model's 2 ops (CONV_2D, SOFTMAX: gen-resolver's kNumOps)
+    # the app's two resolver objects: MicroMutableOpResolver<13> (532 B) and <3> (132 B), resized as one for the
+    # model's 2 ops (CONV_2D, SOFTMAX: gen-resolver's kNumOps)
     assert ram["registrations_after"] == 2 and ram["resolver_now"] == 532 + 132
     assert ram["resolver_after"] == 12 + 40 * 2  # per op as its own <13> object is laid out: (532 - 12) / 13
-    assert ram["static_ram"] == ram["ram_from_firmware"] + ram["ram_added"] - ram["resolver_now"] + ram["resolver_after"]
+    assert ram["static_ram"] == (ram["ram_from_firmware"] + ram["ram_added"] - ram["resolver_now"]
+                                 + ram["resolver_after"])
     assert ram["ram_added"] == 0 and ram["ram_from_firmware"] <= ram["static_ram_now"]
     size_report.main(["fit", str(elf("vision_subset")), str(MODELS / "deprecated_codes.tflite"), "--no-cache"])
     lines = capsys.readouterr().out.splitlines()
