@@ -1,6 +1,7 @@
 """`size-report fit ELF [MODEL ...]`: does the firmware fit the models: the ops they need that it lacks, the firmware
-with exactly their ops (calibrated from the nearest profile when some are missing: sizetool/profile/calibrated_fit.py),
-and the tensor arena they need against the linked arena and the free RAM. Without models, the ones linked in."""
+running them (sizetool/profile/model_swap.py: by default in place of the models it embeds, `--replace` names which,
+`--add` keeps them; the ops no model uses out, the missing ones from the nearest profile), and the tensor arena they
+need against the linked arena and the free RAM. Without models, the ones linked in."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class FitOptions:
     reasons: bool = False
     verbose: bool = False
     tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
+    add: bool = False  # keep the embedded models and add the new ones (default: the new ones replace them)
+    replace: tuple[str, ...] = ()  # the embedded models the new ones replace (default: all)
 
 
 def build_parser(prog: str = "size-report fit"):
@@ -53,6 +56,13 @@ def build_parser(prog: str = "size-report fit"):
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
                              "from, scaled on this firmware (default: the nearest shipped one).")
     add_tflm_argument(parser)
+    parser.add_argument("--add", action="store_true",
+                        help="Keep the models the firmware embeds and add these beside them (default: these take "
+                             "their place).")
+    parser.add_argument("--replace", action="append", metavar="SYMBOL|FILE[:NAME]",
+                        help="The embedded model these take the place of: its symbol (g_model), or the model file "
+                             "or C array the firmware was built with (repeatable; default: every model found in "
+                             "the firmware).")
     return parser
 
 
@@ -63,27 +73,32 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
                               values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose"),
-                              values.pop("tflm")))
+                              values.pop("tflm"), values.pop("add"), tuple(values.pop("replace") or ())))
 
 
 def run_fit(options: FitOptions) -> int:
     from sizetool.render.fit import render_fit
 
+    from sizetool.profile.model_swap import plan_swap, swap_models
+
+    if (options.add or options.replace) and not options.models:
+        raise SizeToolError("--add and --replace go with the models to run (give them after the ELF)")
     firmware = load_firmware(options.firmware)
-    models = list(options.models) or firmware.embedded_model_sources()
+    embedded = firmware.embedded_models()
+    if options.models:
+        plan = plan_swap(embedded, options.firmware.elf, list(options.models), "add" if options.add else "replace",
+                         options.replace)
+    else:
+        plan = plan_swap(embedded, options.firmware.elf, [], "add")  # the firmware as it is, its own models
+    models = plan.models_after
     if not models:
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
                             "stored data (give the .tflite after the ELF)")
     firmware.operator_table()
     crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
-    calibrated = None
-    if crosscheck.missing:
-        from sizetool.profile.calibrated_fit import calibrate_firmware
-
-        calibrated = calibrate_firmware(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total,
-                                        models, options.calibration_profile,
-                                        strict=options.calibration_profile is not None)
+    calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total, plan,
+                             options.calibration_profile, strict=options.calibration_profile is not None)
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
                       color=options.output.color, width=options.output.width, embedded=firmware.report.models,
                       calibrated=calibrated, verbose=options.verbose)

@@ -2,8 +2,9 @@
 flash and RAM figures come first (render/fit_summary.py), then what to act on; `--verbose` prints every section.
 
 Flash: the operators the models need that the firmware lacks, the registrations no model uses and what dropping them
-saves, and the firmware with exactly the models' ops (render/operators.py's cross-check), the missing ops added from
-a profile calibrated on the firmware (render/calibrated.py); RAM: the tensor arena the
+saves, and the firmware with exactly the models' ops (render/operators.py's cross-check), then the firmware running
+the models: its own models out, theirs in, the missing ops added from a profile calibrated on the firmware
+(render/model_swap.py); RAM: the tensor arena the
 models need against the linked arena and the free RAM (render/arena_fit.py). The same sections, in the same words, as
 `size-report ops ELF MODEL...` prints after its table.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sizetool import __version__
 from sizetool.render.arena_fit import arena_lines, fit_markdown_lines, fit_to_dict, fit_tree
-from sizetool.render.calibrated import calibrated_lines, calibrated_to_dict
+from sizetool.render.model_swap import swap_lines, swap_summary_lines, swap_to_dict
 from sizetool.render.fit_summary import passed, summary_lines
 from sizetool.render.operators import (crosscheck_markdown, crosscheck_to_dict, crosscheck_tree, missing_tree,
                                        type_problems_tree)
@@ -24,7 +25,7 @@ from sizetool.report.report_model import dump_json, records_to_list
 from sizetool.text_escaping import markdown_text
 
 if TYPE_CHECKING:
-    from sizetool.profile.calibrated_fit import CalibratedFlash
+    from sizetool.profile.model_swap import ModelSwap
     from sizetool.fit.model_fit import ArenaFit
     from sizetool.operators.model_crosscheck import ModelCrosscheck
 
@@ -34,9 +35,9 @@ UNUSED_SHOWN = 6
 
 def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format: str, source: str, arch: str = "",
                color: bool = False, width: int | None = None, embedded: list | None = None,
-               calibrated: CalibratedFlash | None = None, verbose: bool = False) -> str:
-    """The flash and RAM answer for the models in one of FORMATS (with the missing ops' calibrated answer when the
-    firmware lacks some), the verdict and its figures first. `embedded`: the report's records of the models linked
+               calibrated: ModelSwap | None = None, verbose: bool = False) -> str:
+    """The flash and RAM answer for the models in one of FORMATS, with the firmware running them (`calibrated`: its
+    models out and theirs in, the ops dropped and added), the verdict and its figures first. `embedded`: the report's records of the models linked
     into the firmware (JSON lists them). `verbose`: every section in full (the per-model firmware, type-reduced
     registrations, the arena's breakdown and the facts it read); JSON always has everything."""
     name = os.path.basename(source) + (f" ({arch})" if arch else "")
@@ -48,28 +49,32 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
             data["arena"] = fit_to_dict(fit)
         if embedded:
             data["embedded_models"] = records_to_list(embedded)
-        data["calibrated"] = None if calibrated is None else calibrated_to_dict(calibrated)
+        data["calibrated"] = None if calibrated is None else swap_to_dict(calibrated, fit)
         return dump_json(data)
     summary = summary_lines(crosscheck, fit, calibrated, name)
     if output_format == "markdown":
         lines = [f"### {markdown_text(summary[0])}", "", *(f"- {markdown_text(line)}" for line in summary[1:]), ""]
-        lines += crosscheck_markdown(crosscheck)
         if calibrated is not None:
-            lines += ["### With the missing ops added", "", "```", *calibrated_lines(calibrated), "```", ""]
+            lines += ["```", *swap_lines(calibrated, fit), "```", ""]
+        lines += crosscheck_markdown(crosscheck)
         if fit is not None:
             lines += fit_markdown_lines(fit)
         return "\n".join(lines).rstrip("\n") + "\n"
     console, out = console_for(color, width)
     console.print(summary[0], style="bold green" if passed(crosscheck, fit) else "bold red", markup=False,
                   highlight=False)
-    for line in summary[1:]:
+    for index, line in enumerate(summary[1:]):
         console.print(line, markup=False, highlight=False)
+        if index == 0 and calibrated is not None:
+            for part in swap_summary_lines(calibrated):
+                console.print(part, markup=False, highlight=False)
     if verbose:
-        crosscheck_tree(console, crosscheck)
         if calibrated is not None:
-            for index, line in enumerate(calibrated_lines(calibrated)):
-                console.print(line, style="bold" if index == 0 else None, markup=False, highlight=False)
             console.print()
+            for index, line in enumerate(swap_lines(calibrated, fit)):
+                console.print(line, style="bold" if index == 0 else None, markup=False, highlight=False)
+        console.print()
+        crosscheck_tree(console, crosscheck)
         if fit is not None:
             fit_tree(console, fit)
     else:
@@ -78,7 +83,7 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
 
 
 def _what_to_act_on(console, crosscheck: ModelCrosscheck, fit: ArenaFit | None,
-                    calibrated: CalibratedFlash | None) -> None:
+                    calibrated: ModelSwap | None) -> None:
     """Below the verdict, what a person changes: the ops to register, the types that fail, the registrations to
     drop, where the arena is; the rest is under --verbose."""
     if crosscheck.missing:
@@ -87,9 +92,6 @@ def _what_to_act_on(console, crosscheck: ModelCrosscheck, fit: ArenaFit | None,
     if crosscheck.type_problems:
         console.print()
         type_problems_tree(console, crosscheck)
-    if calibrated is not None and calibrated.unprovided:
-        console.print(f"not counted: {', '.join(calibrated.unprovided)} (neither this firmware nor the profile has a "
-                      "kernel for it)", markup=False, highlight=False)
     if crosscheck.unused:
         console.print()
         saving = crosscheck.sets.unused.saving if crosscheck.sets is not None else crosscheck.unused_bytes

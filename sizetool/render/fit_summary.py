@@ -2,7 +2,8 @@
 `size-report fit` (its first lines) and `size-report ops` with models (under its headline).
 
     does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)
-    flash: 28,254 B with exactly the models' ops, the 2 missing added (calibrated, 26,306 to 31,556); 32,256 B now
+    flash: 28,814 B running the models in place of its own (26,851 to 32,131: 1 model array out, 1 in, 2 missing
+           added (calibrated)); 32,256 B now
     RAM: tensor arena 4,160 B needed (exact), 12,288 B linked (8,128 spare)
 
 Figures are bytes with thousands separators and a B, as gen-resolver --fit writes them.
@@ -16,11 +17,12 @@ if TYPE_CHECKING:
     from sizetool.fit.model_fit import ArenaFit
     from sizetool.operators.model_crosscheck import ModelCrosscheck
     from sizetool.profile.calibrated_fit import CalibratedFlash
+    from sizetool.profile.model_swap import ModelSwap
 
 SHOWN_NAMES = 4
 
 
-def summary_lines(crosscheck: ModelCrosscheck, fit: ArenaFit | None, calibrated: CalibratedFlash | None,
+def summary_lines(crosscheck: ModelCrosscheck, fit: ArenaFit | None, calibrated: CalibratedFlash | ModelSwap | None,
                   firmware: str) -> list[str]:
     """The verdict line, the flash line and the RAM line."""
     return [verdict_line(crosscheck, fit, firmware), flash_line(crosscheck, calibrated), ram_line(fit)]
@@ -56,11 +58,13 @@ def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: st
     return f"fits: {firmware} has every op {needs}{arena}"
 
 
-def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | None) -> str:
+def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | ModelSwap | None) -> str:
     sets = crosscheck.sets
     if sets is None:
         return "flash: the operator graph was not read (no set answer)"
     now = f"{sets.rom:,} B now"
+    if calibrated is not None and hasattr(calibrated, "models_in"):  # size-report fit: the firmware running them
+        return _swap_line(calibrated, now)
     if calibrated is not None:
         added = len(calibrated.missing)
         return (f"flash: {calibrated.flash:,} B with exactly the models' ops, the {added} missing added (calibrated, "
@@ -74,6 +78,28 @@ def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | None) 
     count = len(sets.unused.ops)
     return (f"flash: {sets.predicted_rom:,} B with exactly the models' ops; {now} ({saving:,} B in {count} "
             f"registration{'s' if count != 1 else ''} no model uses)")
+
+
+def _swap_line(swap, now: str) -> str:
+    """The flash of the firmware running the models (sizetool/profile/model_swap.py) and what it is made of."""
+    parts = []
+    if swap.models_out or swap.models_in:
+        parts.append(f"{len(swap.models_out)} model array{'s' if len(swap.models_out) != 1 else ''} out, "
+                     f"{len(swap.models_in)} in")
+    if swap.dropped:
+        parts.append(f"{len(swap.dropped)} registration{'s' if len(swap.dropped) != 1 else ''} no model uses out")
+    if swap.ops.missing:
+        parts.append(f"{len(swap.ops.missing)} missing added (calibrated)")
+    if not swap.models_in and not swap.models_out:  # the firmware's own models (none asked about)
+        ops = swap.ops
+        if ops.missing:
+            return (f"flash: {swap.flash:,} B with exactly the models' ops, the {len(ops.missing)} missing added "
+                    f"(calibrated, {swap.low:,} to {swap.high:,}); {now}")
+        how = "with exactly the models' ops"
+    else:
+        how = "running the models " + ("beside its own" if swap.mode == "add" else "in place of its own")
+    return (f"flash: {swap.flash:,} B {how} ({swap.low:,} to {swap.high:,}"
+            + (f": {', '.join(parts)}" if parts else "") + f"); {now}")
 
 
 def ram_line(fit: ArenaFit | None) -> str:

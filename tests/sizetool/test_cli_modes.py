@@ -41,10 +41,13 @@ def test_fit_prints_the_models_answer_without_the_operator_table(capsys):
     assert status == 0
     assert "alone saves: what removing this one AddXxx() saves" in ops_text
     assert "alone saves: what removing this one AddXxx() saves" not in fit_text + verbose_text
-    summary = fit_text.splitlines()[:3]  # the verdict and its figures first, the same lines in ops and --verbose
+    lines = fit_text.splitlines()  # the verdict and its figures first, the same lines in --verbose
+    summary = [lines[0], lines[1], lines[4]]  # under the flash line: its parts and static RAM (the model swapped in)
     assert summary[0].startswith("fits: firmware.elf (arm) has every op") and summary[1].startswith("flash: ")
-    assert summary[2].startswith("RAM: ") and verbose_text.splitlines()[:3] == summary
-    assert "\n".join(summary) in ops_text
+    assert lines[2].startswith("  = ") and lines[3].startswith("static RAM: ")
+    assert summary[2].startswith("RAM: ") and verbose_text.splitlines()[:5] == lines[:5]
+    # ops answers the firmware with exactly the models' ops; fit, the firmware running them (its arrays out and in)
+    assert summary[0] in ops_text and summary[2] in ops_text and "running the models in place of its own" in summary[1]
     models_section = ops_text[ops_text.index("Models: "):]
     assert models_section in verbose_text  # --verbose: the same words as after the table
 
@@ -56,10 +59,11 @@ def test_fit_gives_its_verdict_first_and_what_to_act_on_within_30_lines(capsys):
     assert status == 1 and len(lines) <= 30
     assert lines[0] == "does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)"
     assert lines[1].startswith("flash: ") and " B with exactly the models' ops, the 2 missing added (calibrated, " in lines[1]
-    assert lines[2].startswith("RAM: tensor arena ") and " B needed (exact), 12,288 B linked (" in lines[2]
+    assert lines[4].startswith("RAM: tensor arena ") and " B needed (exact), 12,288 B linked (" in lines[4]
     assert "AddPad()" in text and "Registered, but used by no model: 5" in text
     status, verbose, _ = run(capsys, "fit", firmware, "--verbose")
-    assert "With the missing ops added (calibrated on this firmware)" in verbose and "non-persistent tensors" in verbose
+    assert "This firmware with exactly its models' ops (gen-resolver's resolver for them)" in verbose
+    assert "non-persistent tensors" in verbose
     assert "non-persistent tensors" not in text and len(verbose.splitlines()) > len(lines)
 
 
