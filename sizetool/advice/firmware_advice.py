@@ -292,3 +292,34 @@ def _build_flags(facts: FirmwareFacts) -> list[Change]:
                        "speed (kernels slower, by how much depends on the model)",
                        note="no shipped profile of this distribution and CPU was built both ways, so it is not sized")]
     return []
+
+
+@dataclass(frozen=True)
+class Budget:
+    flash: int | None = None  # bytes of flash the firmware may use
+    ram: int | None = None
+
+
+def over_budget(budget: Budget, rom: int, ram: int) -> dict[str, int]:
+    """memory -> bytes over its limit, for each limit missed."""
+    over = {}
+    if budget.flash is not None and rom > budget.flash:
+        over["flash"] = rom - budget.flash
+    if budget.ram is not None and ram > budget.ram:
+        over["ram"] = ram - budget.ram
+    return over
+
+
+def firmware_facts(firmware, crosscheck, arena, model_paths) -> FirmwareFacts:
+    """The facts from a loaded firmware (sizetool/commands/firmware.py's Firmware) and its models' answers."""
+    from sizetool.errors import SizeToolError
+    from sizetool.profile.profile_export import export_profile
+
+    report = firmware.report
+    try:
+        profile = export_profile(firmware.elf_image(), firmware.operator_graph(), report.rom_total,
+                                 os.path.basename(report.source), stack=False)
+    except SizeToolError:
+        profile = None
+    return FirmwareFacts(report.source, report.rom_total, crosscheck, arena, list(report.models or []),
+                         list(model_paths), profile)

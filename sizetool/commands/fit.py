@@ -32,6 +32,9 @@ class FitOptions:
     reasons: bool = False
     verbose: bool = False
     tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
+    flash_limit: int | None = None  # the flash budget: over it, exit 1 with the advice
+    ram_limit: int | None = None
+    advise: bool = False  # the advice even when it fits
 
 
 def build_parser(prog: str = "size-report fit"):
@@ -49,6 +52,11 @@ def build_parser(prog: str = "size-report fit"):
                              "type-reduced registrations, the arena's breakdown and the facts it was estimated with "
                              "(by default: the verdict, its figures and what to act on).")
     add_arena_arguments(parser)
+    parser.add_argument("--flash", metavar="LIMIT", help="The flash budget (bytes, or 512K, 1M): over it, exit 1 and "
+                        "list the changes that would make it fit (sizetool/advice/).")
+    parser.add_argument("--ram", metavar="LIMIT", help="The RAM budget, as --flash.")
+    parser.add_argument("--advise", action="store_true",
+                        help="List the changes that save flash or RAM, ranked, even when it fits.")
     parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
                              "from, scaled on this firmware (default: the nearest shipped one).")
@@ -60,10 +68,13 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     values = vars(build_parser(prog).parse_intermixed_args(args))
     firmware = firmware_options(values)
     output = output_options(values, FORMATS, "fit")
+    from sizetool.sizes import parse_size
+
+    limits = [None if values[key] is None else parse_size(values.pop(key), f"--{key}") for key in ("flash", "ram")]
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
                               values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose"),
-                              values.pop("tflm")))
+                              values.pop("tflm"), *limits, values.pop("advise")))
 
 
 def run_fit(options: FitOptions) -> int:
@@ -87,10 +98,16 @@ def run_fit(options: FitOptions) -> int:
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
                       color=options.output.color, width=options.output.width, embedded=firmware.report.models,
                       calibrated=calibrated, verbose=options.verbose)
+    over, advice = {}, None
+    if options.flash_limit is not None or options.ram_limit is not None or options.advise:
+        from sizetool.commands.advise import firmware_advice_text
+
+        text, over, advice = firmware_advice_text(firmware, crosscheck, fit, models, options, text)
     write_output(text, options.output)
     print_warnings(firmware.report)
-    if options.reasons and not passed(crosscheck, fit):
-        from sizetool.ci.fit_reasons import fit_failure_reasons
+    if options.reasons and (over or not passed(crosscheck, fit)):
+        from sizetool.ci.fit_reasons import budget_reasons, fit_failure_reasons
 
-        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in fit_failure_reasons(crosscheck, fit))
-    return 0 if passed(crosscheck, fit) else 1
+        reasons = fit_failure_reasons(crosscheck, fit) + budget_reasons(over, advice or [])
+        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in reasons)
+    return 0 if passed(crosscheck, fit) and not over else 1
