@@ -49,6 +49,7 @@ class FirmwareFacts:
     model_paths: list = field(default_factory=list)
     profile: TargetProfile | None = None  # the firmware as a profile
     profiles: tuple[str, ...] | None = None  # the shipped profiles to compare with (None: all)
+    operator_graph: object | None = None  # OperatorGraph: registration changes together in one set question
 
 
 def firmware_advice(facts: FirmwareFacts) -> list[Change]:
@@ -106,7 +107,10 @@ def _type_reduced(facts: FirmwareFacts) -> list[Change]:
         text = f"register {suggestion.variant} instead of {suggestion.op} ({suggestion.reason})"
         costs = "none while every model's use stays of these types; a model with other types fails at start-up"
         if suggestion.saving is not None:
+            combined = _with_unused(facts, suggestion.op)
             changes.append(Change("type-reduced", text, suggestion.saving, "flash", "measured", how, costs,
+                                  combined_bytes=combined,
+                                  shares=("unused-registrations",) if combined is not None else (),
                                   note="the variant is linked already: dropping the generic registration, measured "
                                        "on this ELF"))
             continue
@@ -122,6 +126,17 @@ def _type_reduced(facts: FirmwareFacts) -> list[Change]:
                                   note=f"from profile {profile_name}" + (", scaled on this firmware" if scaled
                                                                          else "")))
     return changes
+
+
+def _with_unused(facts: FirmwareFacts, op: str) -> int | None:
+    """What dropping `op` adds once the registrations no model uses are dropped too (one set question for both)."""
+    check = facts.crosscheck
+    if facts.operator_graph is None or check is None or not check.unused or check.sets is None:
+        return None
+    from sizetool.operators.operator_sets import set_cost
+
+    together = set_cost(facts.operator_graph, {u.op for u in check.unused} | {op}).saving
+    return together - check.sets.unused.saving
 
 
 def candidate_profiles(facts: FirmwareFacts, kernels: str | None = None) -> list[TargetProfile]:
@@ -322,4 +337,4 @@ def firmware_facts(firmware, crosscheck, arena, model_paths) -> FirmwareFacts:
     except SizeToolError:
         profile = None
     return FirmwareFacts(report.source, report.rom_total, crosscheck, arena, list(report.models or []),
-                         list(model_paths), profile)
+                         list(model_paths), profile, operator_graph=firmware.operator_graph())

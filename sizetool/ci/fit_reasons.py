@@ -40,3 +40,12 @@ def budget_reasons(over: dict[str, int], changes) -> list[str]:
         hint = f"; largest saving: {top.change} ({top.bytes} bytes, {top.certainty}): {top.how}" if top else ""
         reasons.append(console_line(f"{memory} is {bytes_over} bytes over budget{hint}"))
     return reasons
+
+
+def top_change_reason(changes, memories=("flash", "ram")) -> str:
+    """The change that saves the most bytes of the memories over budget, in one line (the CMake check's reasons name
+    it)."""
+    top = next((c for c in changes if c.bytes and c.memory in memories), None)
+    if top is None:
+        return "no change found that would save bytes"
+    return console_line(f"largest saving: {top.change}: {top.bytes} bytes {top.memory} ({top.certainty}): {top.how}")
