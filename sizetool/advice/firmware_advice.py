@@ -224,7 +224,8 @@ def _kernel_set(facts: FirmwareFacts, unused_dropped: bool) -> list[Change]:
     if answer is None or answer[0] <= 0:
         return []
     saving, other, source, scaled = answer
-    combined = kernel_set_saving(facts, kept)[0] if unused_dropped else None
+    on_kept = kernel_set_saving(facts, kept) if unused_dropped else None
+    combined = on_kept[0] if on_kept is not None else None
     flag = "OPTIMIZED_KERNEL_DIR=cmsis_nn" if other == "cmsis_nn" else "no OPTIMIZED_KERNEL_DIR"
     return [Change("kernel-set", f"build with the {KERNEL_SETS.get(other, other)} kernels instead of "
                    f"{KERNEL_SETS.get(facts.profile.build.kernels, facts.profile.build.kernels)}", saving, "flash",
