@@ -27,6 +27,8 @@ MEMORIES = ("flash", "ram")
 
 # Kinds of change, the order the toolkit lists them in at equal bytes (the ones that cost the user nothing first).
 KINDS = ("unused-registrations", "type-reduced", "model-strip", "arena", "kernel-set", "build-flags")
+# Kinds that cost speed: the combination takes them only when the others do not reach the budget.
+COSTS_SPEED = ("kernel-set", "build-flags")
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,13 @@ def combined_saving(chosen: list[Change]) -> list[int]:
 
 
 def combination(changes, memory: str, over_by: int) -> Plan:
-    """The fewest ranked changes (greedy, largest first) of one memory whose savings together reach `over_by`, or all
-    of them when even they do not. Only sized savings count; a change that would add nothing once the others are
-    made is left out."""
+    """Ranked changes of one memory whose savings together reach `over_by`, or all of them when even they do not:
+    the changes that cost no speed first, largest first, then the others. Only sized savings count; a change that
+    would add nothing once the others are made is left out."""
     chosen: list[Change] = []
-    for change in ranked(c for c in changes if c.memory == memory and c.bytes and c.bytes > 0):
+    candidates = ranked(c for c in changes if c.memory == memory and c.bytes and c.bytes > 0)
+    candidates.sort(key=lambda c: c.kind in COSTS_SPEED)  # stable: by bytes within each group
+    for change in candidates:
         if sum(combined_saving(chosen)) >= over_by:
             break
         trial = chosen + [change]

@@ -81,6 +81,10 @@ def _unused_registrations(facts: FirmwareFacts) -> Change | None:
         return None
     cost = check.sets.unused
     names = [u.op for u in check.unused]
+    if facts.operator_graph is not None:  # as --drop counts it: with the alignment fill the relink gives back
+        from sizetool.operators.operator_sets import set_cost
+
+        cost = set_cost(facts.operator_graph, set(names), relink_fill=True)
     methods = ", ".join(sorted(names)[:6]) + (", ..." if len(names) > 6 else "")
     models = " ".join(os.path.basename(m) for m in check.models)
     bound = ""
@@ -135,8 +139,9 @@ def _with_unused(facts: FirmwareFacts, op: str) -> int | None:
         return None
     from sizetool.operators.operator_sets import set_cost
 
-    together = set_cost(facts.operator_graph, {u.op for u in check.unused} | {op}).saving
-    return together - check.sets.unused.saving
+    unused = {u.op for u in check.unused}
+    together = set_cost(facts.operator_graph, unused | {op}, relink_fill=True).saving
+    return together - set_cost(facts.operator_graph, unused, relink_fill=True).saving
 
 
 def candidate_profiles(facts: FirmwareFacts, kernels: str | None = None) -> list[TargetProfile]:

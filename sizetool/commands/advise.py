@@ -12,8 +12,12 @@ def firmware_advice_text(firmware, crosscheck, fit, models, options, text: str):
     from sizetool.advice.firmware_advice import Budget, firmware_advice, firmware_facts, over_budget
     from sizetool.render.advice import advice_lines, advice_markdown, advice_to_dict
 
+    from sizetool.operators.operator_graph import image_total
+
     report = firmware.report
-    over = over_budget(Budget(options.flash_limit, options.ram_limit), report.rom_total, report.ram_total)
+    # an image that loads whole into RAM (no ROM: newlib's default script) is stored whole: that is its flash
+    flash = image_total(report.rom_total, firmware.operator_graph())
+    over = over_budget(Budget(options.flash_limit, options.ram_limit), flash, report.ram_total)
     changes = firmware_advice(firmware_facts(firmware, crosscheck, fit, models))
     plans = [combination(changes, memory, bytes_over) for memory, bytes_over in sorted(over.items())]
     output_format = options.output.output_format

@@ -16,10 +16,18 @@ def test_ranked_puts_most_bytes_first_and_unsized_last():
 
 
 def test_the_combination_stops_once_the_budget_is_reached():
-    changes = [change("kernel-set", 9000), change("unused-registrations", 4000), change("model-strip", 700)]
+    changes = [change("type-reduced", 9000), change("unused-registrations", 4000), change("model-strip", 700)]
     plan = combination(changes, "flash", 12000)
-    assert [step.change.kind for step in plan.steps] == ["kernel-set", "unused-registrations"]
+    assert [step.change.kind for step in plan.steps] == ["type-reduced", "unused-registrations"]
     assert plan.saved == 13000 and plan.reaches
+
+
+def test_the_combination_takes_what_costs_no_speed_first():
+    changes = [change("kernel-set", 9000), change("unused-registrations", 4000), change("model-strip", 700)]
+    assert [s.change.kind for s in combination(changes, "flash", 4500).steps] == ["unused-registrations",
+                                                                                 "model-strip"]
+    assert [s.change.kind for s in combination(changes, "flash", 6000).steps] == ["unused-registrations",
+                                                                                 "model-strip", "kernel-set"]
 
 
 def test_a_shared_saving_is_counted_once():
@@ -30,7 +38,7 @@ def test_a_shared_saving_is_counted_once():
     assert combined_saving([kernels]) == [9000]
     plan = combination([kernels, unused, change("model-strip", 700)], "flash", 11500)
     assert plan.saved == 11700 and plan.reaches
-    assert [step.bytes for step in plan.steps] == [7000, 4000, 700]
+    assert [step.bytes for step in plan.steps] == [4000, 700, 7000]
 
 
 def test_a_budget_no_combination_reaches_says_how_short_it_falls():
