@@ -5,7 +5,10 @@ set-up with firmware.elf and firmware.map). The prediction is the advice's for t
 (sizetool/advice/firmware_advice.py: kernel code of its registrations in the shipped profiles of the other kernel
 set, scaled on this firmware), the real figure the difference of the two builds' flash (text + data).
 
-    python benchmarks/advice_truth.py FROM=DIR TO=DIR [--csv tests/data/advice_truth.csv]
+    python benchmarks/advice_truth.py FROM=DIR TO=DIR [--strip SETUP ORIGINAL.elf STRIPPED.elf ...] [--csv FILE]
+
+model-strip: the same app linked once with a model's array as given and once with the model written again without
+names and metadata (tflm_model.model_layout.rewrite(strip=True)); the prediction is the advice's on the first.
 
 e.g. cmsis_nn=/path/relinks/cmsis_nn reference=/path/relinks/reference: what building the CMSIS-NN firmware with
 the reference kernels saves.
@@ -51,13 +54,30 @@ def kernel_set_row(name_from: str, directory_from: Path, name_to: str, directory
             "source": source + (" (scaled)" if scaled else "")}
 
 
+def model_strip_row(setup: str, original: Path, stripped: Path) -> dict:
+    """The advice's model-strip figure on the firmware with the model as given (the model found in its read-only
+    data, written again without names and metadata) against the firmware rebuilt with that stripped model."""
+    from sizetool.advice.firmware_advice import FirmwareFacts, firmware_advice
+
+    report = build_report(str(original), use_cache=False)
+    facts = FirmwareFacts(str(original), report.rom_total, embedded=list(report.models or []))
+    change = next(c for c in firmware_advice(facts) if c.kind == "model-strip" and "names" in c.change)
+    real = flash(original) - flash(stripped)
+    return {"kind": "model-strip", "setup": setup, "change": change.change, "predicted": change.bytes, "real": real,
+            "error": change.bytes - real, "error_percent": f"{100 * (change.bytes - real) / real:.2f}",
+            "source": "the firmware's model written again without names and metadata"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("builds", nargs=2, metavar="SETUP=DIR")
+    parser.add_argument("--strip", nargs=3, action="append", default=[], metavar=("SETUP", "ORIGINAL", "STRIPPED"),
+                        help="a firmware with a model and the same rebuilt with the model stripped (repeatable)")
     parser.add_argument("--csv", help="write the rows to this CSV file (replacing it)")
     args = parser.parse_args()
     (name_from, _, dir_from), (name_to, _, dir_to) = (b.partition("=") for b in args.builds)
     rows = [kernel_set_row(name_from, Path(dir_from), name_to, Path(dir_to))]
+    rows += [model_strip_row(setup, Path(original), Path(stripped)) for setup, original, stripped in args.strip]
     out = open(args.csv, "w", newline="") if args.csv else sys.stdout
     writer = csv.DictWriter(out, FIELDS, lineterminator="\n")
     writer.writeheader()

@@ -32,6 +32,8 @@ from tflm_facts.target_profile import ProfileError, TargetProfile, load_profile,
 from tflm_model.profile_sets import ProfileSets
 
 KERNEL_SETS = {"cmsis_nn": "CMSIS-NN", "reference": "reference", "esp_nn": "ESP-NN"}
+STRIP_HOW = ("python -c \"from tflm_model.model_layout import rewrite; open('stripped.tflite', 'wb')"
+             ".write(rewrite('MODEL.tflite', strip=True))\"")
 SPEED_COST = {"reference": "speed: the reference kernels run int8 convolutions several times slower than CMSIS-NN",
               "cmsis_nn": "none in speed (CMSIS-NN is the faster set); a rebuild with the CMSIS-NN library"}
 
@@ -244,13 +246,13 @@ def _kernel_set(facts: FirmwareFacts, unused_dropped: bool) -> list[Change]:
 def _model_changes(facts: FirmwareFacts) -> list[Change]:
     changes = []
     for record in facts.embedded:
-        if record.strip_saving:
+        saving = None if record.stripped is None else record.size - record.stripped
+        if saving and saving > 0:
             changes.append(Change(
-                "model-strip", f"strip names and metadata from the model {record.symbol}", record.strip_saving,
-                "flash", "measured", "python tensorflow/lite/tools/strip_strings.py --input_tflite_file MODEL "
-                "--output_tflite_file MODEL (then regenerate the C array)", "none: TFLM never reads them (tensor "
-                "names go from error messages)", note="the model written again with and without them; the "
-                "array's alignment can move the linked saving by less than that alignment"))
+                "model-strip", f"strip names and metadata from the model {record.symbol}", saving, "flash",
+                "measured", STRIP_HOW + " (then regenerate the C array)", "none: TFLM never reads them (tensor "
+                "names go from error messages)", note="the model as linked against the toolkit's writer's output "
+                "without them; the array's alignment can move the linked saving by less than that alignment"))
     for path in facts.model_paths:
         unused = unused_buffer_bytes(path)
         if unused:

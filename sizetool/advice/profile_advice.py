@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from sizetool.advice.changes import Change, ranked
-from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, unused_buffer_bytes
+from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, STRIP_HOW, unused_buffer_bytes
 from tflm_facts.target_profile import ProfileError, load_profile, shipped_profiles
 from tflm_model.target_fit import FitReport, embedded_bytes
 
@@ -83,13 +83,12 @@ def _model_changes(models) -> list[Change]:
             size = source_size(path)
         except (ModelError, OSError):
             continue
-        linked = embedded_bytes(size) - embedded_bytes(size - saving.saving)
+        linked = embedded_bytes(size) - embedded_bytes(saving.stripped)
         if linked > 0:
             changes.append(Change("model-strip", f"strip names and metadata from {name}", linked, "flash",
-                                  "measured", f"python tensorflow/lite/tools/strip_strings.py --input_tflite_file "
-                                  f"{name} --output_tflite_file {name}", "none: TFLM never reads them",
-                                  note=f"the model written again with and without them ({saving.saving} bytes), "
-                                       "as a 16-byte aligned array"))
+                                  "measured", STRIP_HOW.replace("MODEL.tflite", name), "none: TFLM never reads them",
+                                  note=f"the model ({size} bytes) against the toolkit's writer's output without "
+                                       f"them ({saving.stripped} bytes), as 16-byte aligned arrays"))
         unused = unused_buffer_bytes(path)
         if unused:
             changes.append(Change("model-strip", f"remove the buffers no tensor uses from {name}", unused, "flash",

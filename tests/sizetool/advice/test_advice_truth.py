@@ -23,6 +23,14 @@ def test_the_kernel_set_saving_is_within_one_percent_of_the_rebuild():
         assert abs(predicted - real) <= 0.01 * real, row
 
 
+def test_the_model_strip_saving_is_what_the_rebuild_saves():
+    rows = [row for row in ROWS if row["kind"] == "model-strip"]
+    assert len(rows) >= 2
+    for row in rows:
+        assert int(row["predicted"]) - int(row["real"]) == int(row["error"])
+        assert abs(int(row["error"])) <= 16, row  # the array's alignment at most
+
+
 @pytest.mark.skipif(not os.environ.get("TFLM_RELINKS_DIR"), reason="TFLM_RELINKS_DIR (the relink builds, outside "
                     "this repository) is not set")
 def test_the_rebuilds_give_what_the_table_says():
