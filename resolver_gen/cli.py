@@ -82,6 +82,10 @@ def run_fit(args: argparse.Namespace) -> int:
             report = report_with_application(report, application)
             text = render_fit(report, output_format, args.verbose)
             status = 0 if report.main.passed else 1
+            if args.advise or report.main.over_flash or report.main.over_ram:
+                from resolver_gen.fit_advice import with_advice
+
+                text = with_advice(report, text, output_format)
     if args.output:
         write_atomically(Path(args.output), text)
     else:
@@ -108,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--app-statics, --app-flash and --app-ram describe your app for --fit PROFILE")
     if args.verbose:
         raise ResolverGenError("--verbose goes with --fit PROFILE (the whole stack path)")
+    if getattr(args, "advise", False):
+        raise ResolverGenError("--advise goes with --fit PROFILE")
     if args.format in ("text", "markdown"):
         raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
     if not args.models:

@@ -107,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --fit: the RAM your application adds (its .data, .bss, heap and stack reserve)")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
+    parser.add_argument("--advise", action="store_true",
+                        help="with --fit: the changes that save flash or RAM, ranked (given anyway over a limit)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="with --fit: every step of the stack path (by default its first frames, the largest, the "
                              "deepest and the total)")

@@ -24,6 +24,23 @@ EPILOG = ("Exit status: 0 it fits, 1 a model needs an op the firmware does not r
 
 
 @dataclass(frozen=True)
+class SwapOptions:
+    """How the models asked about meet the ones the firmware embeds."""
+
+    add: bool = False  # keep the embedded models and add the new ones (default: the new ones replace them)
+    replace: tuple[str, ...] = ()  # the embedded models the new ones replace (default: all)
+
+
+@dataclass(frozen=True)
+class FitBudget:
+    """The budget the answer is held to, and whether to advise when it is met."""
+
+    flash_limit: int | None = None  # the flash budget: over it, exit 1 with the advice
+    ram_limit: int | None = None
+    advise: bool = False  # the advice even when it fits
+
+
+@dataclass(frozen=True)
 class FitOptions:
     firmware: FirmwareOptions
     output: OutputOptions
@@ -33,8 +50,8 @@ class FitOptions:
     reasons: bool = False
     verbose: bool = False
     tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
-    add: bool = False  # keep the embedded models and add the new ones (default: the new ones replace them)
-    replace: tuple[str, ...] = ()  # the embedded models the new ones replace (default: all)
+    swap: SwapOptions = SwapOptions()
+    budget: FitBudget = FitBudget()
 
 
 def build_parser(prog: str = "size-report fit"):
@@ -52,6 +69,11 @@ def build_parser(prog: str = "size-report fit"):
                              "type-reduced registrations, the arena's breakdown and the facts it was estimated with "
                              "(by default: the verdict, its figures and what to act on).")
     add_arena_arguments(parser)
+    parser.add_argument("--flash", metavar="LIMIT", help="The flash budget (bytes, or 512K, 1M): over it, exit 1 and "
+                        "list the changes that would make it fit (sizetool/advice/).")
+    parser.add_argument("--ram", metavar="LIMIT", help="The RAM budget, as --flash.")
+    parser.add_argument("--advise", action="store_true",
+                        help="List the changes that save flash or RAM, ranked, even when it fits.")
     parser.add_argument("--profile", dest="calibration_profile", metavar="PROFILE",
                         help="The target profile (shipped name or file) the ops the firmware lacks are taken "
                              "from, scaled on this firmware (default: the nearest shipped one).")
@@ -70,10 +92,14 @@ def main(args: list[str], prog: str = "size-report fit") -> int:
     values = vars(build_parser(prog).parse_intermixed_args(args))
     firmware = firmware_options(values)
     output = output_options(values, FORMATS, "fit")
+    from sizetool.sizes import parse_size
+
+    limits = [None if values[key] is None else parse_size(values.pop(key), f"--{key}") for key in ("flash", "ram")]
     return run_fit(FitOptions(firmware, output, tuple(model_references(values.pop("models"))),
                               ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")),
                               values.pop("calibration_profile"), values.pop("reasons"), values.pop("verbose"),
-                              values.pop("tflm"), values.pop("add"), tuple(values.pop("replace") or ())))
+                              values.pop("tflm"), SwapOptions(values.pop("add"), tuple(values.pop("replace") or ())),
+                              FitBudget(*limits, values.pop("advise"))))
 
 
 def run_fit(options: FitOptions) -> int:
@@ -81,13 +107,13 @@ def run_fit(options: FitOptions) -> int:
 
     from sizetool.profile.model_swap import plan_swap, swap_models
 
-    if (options.add or options.replace) and not options.models:
+    if (options.swap.add or options.swap.replace) and not options.models:
         raise SizeToolError("--add and --replace go with the models to run (give them after the ELF)")
     firmware = load_firmware(options.firmware)
     embedded = firmware.embedded_models()
     if options.models:
-        plan = plan_swap(embedded, options.firmware.elf, list(options.models), "add" if options.add else "replace",
-                         options.replace)
+        plan = plan_swap(embedded, options.firmware.elf, list(options.models),
+                         "add" if options.swap.add else "replace", options.swap.replace)
     else:
         plan = plan_swap(embedded, options.firmware.elf, [], "add")  # the firmware as it is, its own models
     models = plan.models_after
@@ -99,13 +125,35 @@ def run_fit(options: FitOptions) -> int:
     fit = arena_fit(firmware, models, options.arena)
     calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total, plan,
                              options.calibration_profile, strict=options.calibration_profile is not None)
+    over = budget_over(firmware, options, calibrated)
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,
                       color=options.output.color, width=options.output.width, embedded=firmware.report.models,
-                      calibrated=calibrated, verbose=options.verbose)
+                      calibrated=calibrated, verbose=options.verbose, over=over)
+    advice = None
+    if options.budget.flash_limit is not None or options.budget.ram_limit is not None or options.budget.advise:
+        from sizetool.commands.advise import firmware_advice_text
+
+        text, advice = firmware_advice_text(firmware, crosscheck, fit, models, options, text, over)
     write_output(text, options.output)
     print_warnings(firmware.report)
-    if options.reasons and not passed(crosscheck, fit):
-        from sizetool.ci.fit_reasons import fit_failure_reasons
+    if options.reasons and (over or not passed(crosscheck, fit)):
+        from sizetool.ci.fit_reasons import budget_reasons, fit_failure_reasons
 
-        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in fit_failure_reasons(crosscheck, fit))
-    return 0 if passed(crosscheck, fit) else 1
+        reasons = fit_failure_reasons(crosscheck, fit) + budget_reasons(over, advice or [])
+        sys.stderr.writelines(f"size-report fit: FAIL {reason}\n" for reason in reasons)
+    return 0 if passed(crosscheck, fit) and not over else 1
+
+
+def budget_over(firmware, options: FitOptions, answer) -> dict[str, int]:
+    """memory -> bytes over the budget: the flash of the firmware running the models asked about (the swap answer),
+    or of the firmware as it is when none were asked about; its static RAM as linked."""
+    budget = options.budget
+    if budget.flash_limit is None and budget.ram_limit is None:
+        return {}
+    from sizetool.advice.firmware_advice import Budget, over_budget
+    from sizetool.operators.operator_graph import image_total
+
+    # an image that loads whole into RAM (no ROM: newlib's default script) is stored whole: that is its flash
+    flash = answer.flash if options.models and answer is not None else image_total(firmware.report.rom_total,
+                                                                                    firmware.operator_graph())
+    return over_budget(Budget(budget.flash_limit, budget.ram_limit), flash, firmware.report.ram_total)

@@ -69,7 +69,7 @@ def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names:
     registered = sorted(o.op for o in operator_graph.operators)
     chosen, notes = resolve(names, registered, mode)
     dropped = set(chosen) if mode == "drop" else set(registered) - set(chosen)
-    cost = set_cost(operator_graph, dropped)
+    cost = set_cost(operator_graph, dropped, relink_fill=True)
     result = WhatIf(mode, tuple(names), tuple(sorted(dropped)), tuple(sorted(set(registered) - dropped)), cost,
                     image_total(report.rom_total, operator_graph), notes=notes)
     graph = operator_graph.graph

@@ -35,15 +35,16 @@ UNUSED_SHOWN = 6
 
 def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format: str, source: str, arch: str = "",
                color: bool = False, width: int | None = None, embedded: list | None = None,
-               calibrated: ModelSwap | None = None, verbose: bool = False) -> str:
+               calibrated: ModelSwap | None = None, verbose: bool = False, over: dict[str, int] | None = None) -> str:
     """The flash and RAM answer for the models in one of FORMATS, with the firmware running them (`calibrated`: its
-    models out and theirs in, the ops dropped and added), the verdict and its figures first. `embedded`: the report's records of the models linked
-    into the firmware (JSON lists them). `verbose`: every section in full (the per-model firmware, type-reduced
+    models out and theirs in, the ops dropped and added), the verdict and its figures first (`over`: memory -> bytes
+    over the budget given). `embedded`: the report's records of the models linked into the firmware (JSON lists them). `verbose`: every section in full (the per-model firmware, type-reduced
     registrations, the arena's breakdown and the facts it read); JSON always has everything."""
     name = os.path.basename(source) + (f" ({arch})" if arch else "")
     if output_format == "json":
         data = {"source": os.path.basename(source), "arch": arch, "tool": f"size-report {__version__}",
-                "fits": passed(crosscheck, fit), "summary": summary_lines(crosscheck, fit, calibrated, name),
+                "fits": passed(crosscheck, fit) and not over,
+                "summary": summary_lines(crosscheck, fit, calibrated, name, over),
                 **crosscheck_to_dict(crosscheck)}
         if fit is not None:
             data["arena"] = fit_to_dict(fit)
@@ -51,7 +52,7 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
             data["embedded_models"] = records_to_list(embedded)
         data["calibrated"] = None if calibrated is None else swap_to_dict(calibrated, fit)
         return dump_json(data)
-    summary = summary_lines(crosscheck, fit, calibrated, name)
+    summary = summary_lines(crosscheck, fit, calibrated, name, over)
     if output_format == "markdown":
         lines = [f"### {markdown_text(summary[0])}", "", *(f"- {markdown_text(line)}" for line in summary[1:]), ""]
         if calibrated is not None:
@@ -61,7 +62,7 @@ def render_fit(crosscheck: ModelCrosscheck, fit: ArenaFit | None, output_format:
             lines += fit_markdown_lines(fit)
         return "\n".join(lines).rstrip("\n") + "\n"
     console, out = console_for(color, width)
-    console.print(summary[0], style="bold green" if passed(crosscheck, fit) else "bold red", markup=False,
+    console.print(summary[0], style="bold green" if passed(crosscheck, fit) and not over else "bold red", markup=False,
                   highlight=False)
     for index, line in enumerate(summary[1:]):
         console.print(line, markup=False, highlight=False)

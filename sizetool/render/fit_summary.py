@@ -23,17 +23,18 @@ SHOWN_NAMES = 4
 
 
 def summary_lines(crosscheck: ModelCrosscheck, fit: ArenaFit | None, calibrated: CalibratedFlash | ModelSwap | None,
-                  firmware: str) -> list[str]:
-    """The verdict line, the flash line and the RAM line."""
-    return [verdict_line(crosscheck, fit, firmware), flash_line(crosscheck, calibrated), ram_line(fit)]
+                  firmware: str, over: dict[str, int] | None = None) -> list[str]:
+    """The verdict line, the flash line and the RAM line; `over`: memory -> bytes over the budget given."""
+    return [verdict_line(crosscheck, fit, firmware, over), flash_line(crosscheck, calibrated), ram_line(fit)]
 
 
 def passed(crosscheck: ModelCrosscheck, fit: ArenaFit | None) -> bool:
     return crosscheck.passed and (fit is None or fit.passed)
 
 
-def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: str) -> str:
-    problems = []
+def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: str,
+                 over: dict[str, int] | None = None) -> str:
+    problems = [f"{memory} {bytes_over:,} B over the budget" for memory, bytes_over in sorted((over or {}).items())]
     if crosscheck.missing:
         names = [m.op.name for m in crosscheck.missing]
         problems.append(f"lacks {len(names)} op{'s' if len(names) != 1 else ''} the models need ({_names(names)})")

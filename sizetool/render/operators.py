@@ -478,6 +478,9 @@ def calls_text(cost) -> str:
         calls = f" + {cost.call_site_bytes} in {cost.call_sites} AddXxx() call{'s' if cost.call_sites != 1 else ''}"
     if cost.inline_estimate:
         calls += f" + {cost.inline_estimate} of registration code inlined into its one caller"
+    fill = getattr(cost, "fill_bytes", 0)
+    if fill:
+        calls += f" {'+' if fill > 0 else '-'} {abs(fill)} of alignment fill the relink {'gives back' if fill > 0 else 'adds'}"
     return calls
 
 

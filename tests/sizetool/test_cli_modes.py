@@ -88,3 +88,12 @@ def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
 def test_a_mode_takes_only_its_own_options(capsys, argv, message):
     status, _, err = run(capsys, *argv)
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_missed_budget_is_in_fits_first_line(capsys):
+    firmware = str(REPO_ROOT / "fixtures/embedded_models/out/tflm-two-models/firmware.elf")
+    status, text, _ = run(capsys, "fit", firmware, "--flash", "20K")
+    assert status == 1 and text.splitlines()[0].startswith("does not fit: firmware.elf (arm) flash ")
+    assert " B over the budget" in text.splitlines()[0]
+    status, data, _ = run(capsys, "fit", firmware, "--flash", "1M", "-f", "json")
+    assert json.loads(data)["budget"]["over"] == {}
