@@ -4,9 +4,9 @@ benchmarks/bench_dwarf_speed.py: the ELF issue 43 measured (about 13 MB at TFLM 
 The TFLM, CMSIS-NN, flatbuffers, gemmlowp and ruy trees are checkouts you give (nothing is downloaded; TFLM's own
 Makefile would fetch them): by option or environment variable (TFLM_TREE, CMSIS_NN_TREE, FLATBUFFERS_TREE,
 GEMMLOWP_TREE, RUY_TREE). The library's sources are the ones TFLM's Makefile lists for
-`TARGET=cortex_m_generic TARGET_ARCH=cortex-m4 OPTIMIZED_KERNEL_DIR=cmsis_nn` (`make list_library_sources`, run with
-the trees linked into its downloads folder, so it downloads nothing), less the signal library (it needs kissfft), and
-CMSIS-NN's Source/*.c; compiled with Debian's arm-none-eabi-gcc at TFLM's flags (-Os core, -O2 kernels) plus -g, and
+`TARGET=cortex_m_generic TARGET_ARCH=cortex-m4 OPTIMIZED_KERNEL_DIR=cmsis_nn` (`make list_library_sources
+list_third_party_sources`, run with the trees linked into its downloads folder, so it downloads nothing: CMSIS-NN's
+int sources), less the signal library (it needs kissfft); compiled with Debian's arm-none-eabi-gcc at TFLM's flags (-Os core, -O2 kernels) plus -g, and
 linked with a generated main: a MicroMutableOpResolver that adds every builtin TFLM registers and a model (a .tflite
 you name, embedded as a C array) run by a MicroInterpreter.
 
@@ -29,7 +29,7 @@ TARGET = ["TARGET=cortex_m_generic", "TARGET_ARCH=cortex-m4", "OPTIMIZED_KERNEL_
 ARCH = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-mlittle-endian", "-fsigned-char"]
 COMMON = ["-g", "-fno-unwind-tables", "-fno-asynchronous-unwind-tables", "-ffunction-sections", "-fdata-sections",
           "-DTF_LITE_STATIC_MEMORY", "-DTF_LITE_DISABLE_X86_NEON", "-DTF_LITE_MCU_DEBUG_LOG", "-DCMSIS_NN",
-          "-DCPU_M4=1", "-fomit-frame-pointer", "-w"]
+          "-DCPU_M4=1", "-DARM_NN_ENABLE_F16=0", "-DARM_NN_ENABLE_F32=0", "-fomit-frame-pointer", "-w"]
 CXX = ["-std=c++17", "-fno-rtti", "-fno-exceptions", "-fno-threadsafe-statics"]
 
 MAIN = """#include <stdint.h>
@@ -66,20 +66,24 @@ def library_sources(tflm: Path, trees: dict[str, Path]) -> list[str]:
         link = downloads / name
         if not link.exists():
             link.symlink_to(path)
-    listed = subprocess.run(["make", "-f", MAKEFILE, *TARGET, "list_library_sources"], cwd=tflm, check=True,
-                            capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(["make", "-f", MAKEFILE, *TARGET, "list_library_sources", "list_third_party_sources"],
+                            cwd=tflm, check=True, capture_output=True, text=True).stdout.split()
     # The target's micro_time.cc reads the DWT cycle counter through CMSIS-Core's device headers: the generic one
     return [source.replace("micro/cortex_m_generic/micro_time.cc", "micro/micro_time.cc") for source in listed
             if source.endswith((".cc", ".c")) and not source.startswith("signal/")]
 
 
 def resolver_adds(tflm: Path) -> list[str]:
-    """Every AddXxx() of MicroMutableOpResolver that takes no argument or only defaulted ones."""
+    """Every AddXxx() of MicroMutableOpResolver that takes no argument or only defaulted ones, less the signal
+    library's (tflm_signal::, not built)."""
     header = (tflm / "tensorflow/lite/micro/micro_mutable_op_resolver.h").read_text()
+    methods = list(re.finditer(r"TfLiteStatus (Add\w+)\(([^)]*)\)", header))
     adds = []
-    for name, parameters in re.findall(r"TfLiteStatus (Add\w+)\(([^)]*)\)", header):
+    for method, following in zip(methods, [*methods[1:], None]):
+        name, parameters = method.group(1), method.group(2)
+        body = header[method.end() : following.start() if following else len(header)]
         if (not parameters.strip() or "=" in parameters) and name not in ("AddCustom", "AddBuiltin") \
-                and name not in adds:
+                and "tflm_signal" not in parameters + body and name not in adds:
             adds.append(name)
     return adds
 
@@ -99,8 +103,7 @@ def main() -> int:
              "gemmlowp": _tree(args.gemmlowp, "GEMMLOWP_TREE"), "ruy": _tree(args.ruy, "RUY_TREE")}
     out = Path(args.outdir).resolve()
     (out / "obj").mkdir(parents=True, exist_ok=True)
-    sources = [tflm / source for source in library_sources(tflm, trees)]
-    sources += sorted((trees["cmsis_nn"] / "Source").rglob("*.c"))
+    sources = [tflm / source for source in library_sources(tflm, trees)]  # CMSIS-NN's by their downloads path
     adds = resolver_adds(tflm)
     (out / "main.cc").write_text(MAIN % {"count": len(adds), "adds": "\n".join(f"  resolver.{a}();" for a in adds)})
     model = Path(args.model).read_bytes()
@@ -115,7 +118,7 @@ def main() -> int:
         target = out / "obj" / (re.sub(r"[^A-Za-z0-9_.]", "_", str(source.relative_to(source.anchor))) + ".o")
         if target.exists() and target.stat().st_mtime > source.stat().st_mtime:
             return target
-        kernel = "/kernels/" in str(source) or "CMSIS-NN" in str(source) or str(source).startswith(str(trees["cmsis_nn"]))
+        kernel = "/kernels/" in str(source) or "/cmsis_nn/" in str(source)  # TFLM: -O2 kernels, CMSIS-NN too
         level = "-O2" if kernel else "-Os"
         tool = ["arm-none-eabi-gcc", "-std=c11"] if source.suffix == ".c" else ["arm-none-eabi-g++", *CXX]
         subprocess.run(["nice", "-n", "10", *tool, *ARCH, level, *COMMON, *includes, "-c", str(source),

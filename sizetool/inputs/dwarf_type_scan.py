@@ -17,8 +17,9 @@ through pyelftools instead: the answer is the same either way, only its speed di
 from __future__ import annotations
 
 import bisect
+from itertools import accumulate
 
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, unit_header
+from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, unit_header
 from sizetool.inputs.dwarf_format import (
     AT_NAME, AT_SIBLING, AT_STR_OFFSETS_BASE, CU_REF_FORMS, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
     F_IMPLICIT_CONST, F_LINE_STRP, F_REF_ADDR, F_SDATA, F_STRING, F_STRP, LEB_FORMS, STRX_FORMS, CorruptDwarf,
@@ -49,11 +50,22 @@ class NotHandled(Exception):
 class _Plan:
     """What the walk needs of one abbreviation: its kind, its attributes, and whether it can be passed over by size."""
 
-    __slots__ = ("kind", "tag", "has_children", "specs", "fixed_size", "sibling_at", "sibling_size")
+    __slots__ = ("kind", "tag", "has_children", "specs", "fixed_size", "sibling_at", "sibling_size", "strp_name_at",
+                 "offset_size")
 
-    def __init__(self, tag: int, has_children: bool, specs: tuple) -> None:
+    def __init__(self, tag: int, has_children: bool, specs: tuple, offset_size: int) -> None:
         self.tag, self.has_children, self.kind = tag, has_children, _KINDS.get(tag, _OTHER)
         self.specs = tuple((attribute, form, implicit, size) for attribute, form, implicit, _, size in specs)
+        self.offset_size = offset_size
+        # A type's DW_AT_name in DW_FORM_strp at a fixed place in the DIE: its .debug_str offset tells a name that is
+        # not looked up without decoding the DIE (-1: decode it)
+        self.strp_name_at, offset = -1, 0
+        for attribute, form, _, size in self.specs:
+            if attribute == AT_NAME and form == F_STRP and self.kind in (_RECORD, _TYPEDEF, _ENUM):
+                self.strp_name_at = offset
+            if size < 0:
+                break
+            offset += size
         sizes = [size for _, _, _, size in self.specs]
         self.fixed_size = sum(sizes) if all(size >= 0 for size in sizes) else -1
         self.sibling_at, self.sibling_size = -1, 0
@@ -77,8 +89,14 @@ class TypeScan:
         self.names, self.members_of = names, members_of
         self.abbreviations = AbbreviationTables()
         self.plans: dict[int, list] = {}  # id(unit's abbreviation dict) -> plan by code (None: not made yet)
+        self.plan_by_body: dict[tuple, dict[bytes, _Plan]] = {}  # (unit sizes, version) -> encoded entry -> plan
+        self.plan_by_abbrev: dict[int, _Plan] = {}
+        self.abbrevs_kept: list = []
         self.units: list[Unit] = []
         self.unit_starts: list[int] = []
+        # The .debug_str offsets where a looked-up name starts (the linker merges strings: one name may be another
+        # string's tail, and every place counts)
+        self.wanted_offsets = set() if names is None else name_offsets(sections.get(".debug_str", b""), names)
 
     # -- units -------------------------------------------------------------------------------------------------
     def scan(self) -> list[tuple[str, str, str, int, tuple[str, ...]]]:
@@ -96,20 +114,35 @@ class TypeScan:
             self._scan_unit(unit, out)
         return out
 
-    def _plan(self, unit: Unit, code: int) -> _Plan:
+    def _plans(self, unit: Unit) -> list:
+        """The unit's plans by code (None: not made yet): filled (in C) with the plans of the entries other units met,
+        the same encoded bytes under any code (most units repeat the same few hundred)."""
         plans = self.plans.get(id(unit.abbrevs))
         if plans is None:
-            plans = self.plans[id(unit.abbrevs)] = []
-        if code < len(plans) and plans[code] is not None:
+            bodies = unit.bodies
+            known = self.plan_by_body.setdefault((unit.address_size, unit.offset_size, unit.version), {})
+            plans = self.plans[id(unit.abbrevs)] = [*map(known.get, bodies)] if bodies.__class__ is list else []
+        return plans
+
+    def _plan(self, unit: Unit, code: int) -> _Plan:
+        plans = self._plans(unit)
+        if 0 < code < len(plans) and plans[code] is not None:
             return plans[code]
         abbrev = self.abbreviations.abbrev(unit, code)
         if abbrev is None:
             raise CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
+        plan = self.plan_by_abbrev.get(id(abbrev))
+        if plan is None:
+            plan = self.plan_by_abbrev[id(abbrev)] = _Plan(abbrev.tag, abbrev.has_children, abbrev.specs,
+                                                           unit.offset_size)
+            self.abbrevs_kept.append(abbrev)  # its id stays its own while the scan runs
+        body = body_of(unit.bodies, code)
+        if body is not None:
+            self.plan_by_body[(unit.address_size, unit.offset_size, unit.version)][body] = plan
         if code < 4096:
             plans.extend([None] * (code + 1 - len(plans)))
-            plans[code] = _Plan(abbrev.tag, abbrev.has_children, abbrev.specs)
-            return plans[code]
-        return _Plan(abbrev.tag, abbrev.has_children, abbrev.specs)
+            plans[code] = plan
+        return plan
 
     def _scan_unit(self, unit: Unit, out: list) -> None:
         data, pos, end = self.info, unit.first_die, unit.end
@@ -124,8 +157,8 @@ class TypeScan:
         unit_name = self._text(unit, values.get(AT_NAME)) or ""
         if not top.has_children:
             return
-        names, members_of, base = self.names, self.members_of, unit.offset
-        plans = self.plans[id(unit.abbrevs)]
+        names, members_of, base, wanted_offsets = self.names, self.members_of, unit.offset, self.wanted_offsets
+        plans = self._plans(unit)
         scopes: list[list[str]] = []  # the enclosing namespaces' scopes, innermost last
         scope: list[str] = []
         while pos < end:
@@ -139,11 +172,18 @@ class TypeScan:
                     return
                 scope = scopes.pop()
                 continue
-            plan = plans[code] if code < len(plans) else None
+            try:
+                plan = plans[code]
+            except IndexError:  # a code past the list: made below
+                plan = None
             if plan is None:
                 plan = self._plan(unit, code)
-                plans = self.plans[id(unit.abbrevs)]
-            if plan.kind == _OTHER:  # passed over: most DIEs
+            kind = plan.kind
+            if kind != _OTHER and plan.strp_name_at >= 0 and names is not None:
+                at = pos + plan.strp_name_at
+                if int.from_bytes(data[at : at + plan.offset_size], self.endian) not in wanted_offsets:
+                    kind = _OTHER  # a type of another name: passed over
+            if kind == _OTHER:  # passed over: most DIEs
                 if plan.fixed_size >= 0:
                     if not plan.has_children:
                         pos += plan.fixed_size
@@ -333,6 +373,31 @@ class TypeScan:
             raise NotHandled("a type reference to a null entry")
         plan = self._plan(unit, code)
         return unit, plan.tag, self._values(unit, plan, pos)[0]
+
+
+def name_offsets(strings: bytes, names: frozenset[str]) -> set[int]:
+    """Every offset in a string section (.debug_str) where one of the names starts and runs to a NUL, a whole string
+    or the tail of a longer one. Split at the NULs (in C), each string's last bytes looked up in a dict: a byte
+    search per name would cost five times as long on a -g TFLM build's 1.2 MB."""
+    encoded = [name.encode() for name in names if name]
+    if not encoded or not strings:
+        return set()
+    width = min(map(len, encoded))
+    by_tail: dict[bytes, list[bytes]] = {}
+    for name in encoded:
+        by_tail.setdefault(name[-width:], []).append(name)
+    parts = strings.split(b"\0")
+    hits = [index for index, part in enumerate(parts) if part[-width:] in by_tail]
+    if not hits:
+        return set()
+    starts = list(accumulate(map(len, parts), initial=0))  # + index (the NULs before): where each part starts
+    found = set()
+    for index in hits:
+        part = parts[index]
+        for name in by_tail[part[-width:]]:
+            if part.endswith(name):
+                found.add(starts[index] + index + len(part) - len(name))
+    return found
 
 
 def _integer(attribute) -> int | None:
