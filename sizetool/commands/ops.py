@@ -156,7 +156,7 @@ def arena_fit(firmware: Firmware, models: list, arena: ArenaOptions):
     from sizetool.fit.model_fit import model_fit
 
     return model_fit(firmware.elf_image(), firmware.operator_graph().graph, firmware.report, models, arena.kernels,
-                     arena.arena_symbol)
+                     arena.arena_symbol, use_cache=firmware.options.use_cache)
 
 
 def passed(crosscheck, fit) -> bool:
