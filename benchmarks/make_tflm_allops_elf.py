@@ -49,6 +49,34 @@ int main() {
 extern "C" void _exit(int) { for (;;) {} }
 """
 
+# A Cortex-M4 part's memory: 2 MB of flash at 0x08000000, 320 KB of RAM at 0x20000000 (an STM32F4-like layout of our
+# own), so the report places code and constants in flash and the arena in RAM
+LINKER_SCRIPT = """MEMORY
+{
+  FLASH (rx) : ORIGIN = 0x08000000, LENGTH = 2048K
+  RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 320K
+}
+ENTRY(_start)
+__stack = ORIGIN(RAM) + LENGTH(RAM);
+_stack = __stack;
+SECTIONS
+{
+  .text : { KEEP(*(.isr_vector)) *(.text*) KEEP(*(.init)) KEEP(*(.fini)) *(.rodata*) . = ALIGN(4); } > FLASH
+  .ARM.extab : { *(.ARM.extab* .gnu.linkonce.armextab.*) } > FLASH
+  .ARM.exidx : { __exidx_start = .; *(.ARM.exidx*) __exidx_end = .; } > FLASH
+  .preinit_array : { PROVIDE_HIDDEN(__preinit_array_start = .); KEEP(*(.preinit_array*))
+                     PROVIDE_HIDDEN(__preinit_array_end = .); } > FLASH
+  .init_array : { PROVIDE_HIDDEN(__init_array_start = .); KEEP(*(SORT(.init_array.*))) KEEP(*(.init_array*))
+                  PROVIDE_HIDDEN(__init_array_end = .); } > FLASH
+  .fini_array : { PROVIDE_HIDDEN(__fini_array_start = .); KEEP(*(SORT(.fini_array.*))) KEEP(*(.fini_array*))
+                  PROVIDE_HIDDEN(__fini_array_end = .); } > FLASH
+  .data : { __data_start__ = .; *(.data*) . = ALIGN(4); __data_end__ = .; } > RAM AT> FLASH
+  .bss (NOLOAD) : { __bss_start__ = .; *(.bss*) *(COMMON) . = ALIGN(4); __bss_end__ = .; } > RAM
+  end = .;
+  PROVIDE(_end = .);
+}
+"""
+
 
 def _tree(value: str | None, variable: str) -> Path:
     text = value or os.environ.get(variable)
@@ -128,8 +156,10 @@ def main() -> int:
     with ThreadPoolExecutor(args.jobs) as pool:
         objects = list(pool.map(compile_one, sources))
     elf = out / "allops_cmsis.elf"
+    (out / "layout.ld").write_text(LINKER_SCRIPT)
     subprocess.run(["arm-none-eabi-g++", *ARCH, "-Wl,--gc-sections", "--specs=nosys.specs", "--specs=nano.specs",
-                    *map(str, objects), "-lm", "-o", str(elf)], check=True)
+                    f"-T{out / 'layout.ld'}", f"-Wl,-Map={out / 'allops_cmsis.map'}", *map(str, objects), "-lm",
+                    "-o", str(elf)], check=True)
     print(elf)
     return 0
 
