@@ -185,6 +185,20 @@ class AbbreviationTables:
         return abbrev, pos
 
 
+_SHARED: list[tuple[bytes, AbbreviationTables]] = []  # the last .debug_abbrev read and its tables
+
+
+def shared_tables(data: bytes) -> AbbreviationTables:
+    """The abbreviation tables of this .debug_abbrev, shared by the scans of one ELF in one run (the source paths,
+    then the struct facts): the second finds the tables framed and the entries it meets decoded (an entry's decoding
+    lists every attribute with its form and size, whichever a scan reads)."""
+    if _SHARED and _SHARED[0][0] == data:
+        return _SHARED[0][1]
+    tables = AbbreviationTables()
+    _SHARED[:] = [(data, tables)]
+    return tables
+
+
 def fixed_size(form: int, address_size: int, offset_size: int, version: int) -> int:
     """The size of an attribute value of this form in a unit of these sizes and version; -1 when it varies."""
     if form in CONSTANT_SIZES:

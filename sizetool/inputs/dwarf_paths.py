@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from elftools.common.exceptions import ELFError, ELFParseError
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, fixed_size, unit_header
+from sizetool.inputs.dwarf_abbreviations import body_of, shared_tables, fixed_size, unit_header
 from sizetool.inputs.dwarf_format import (
     CorruptDwarf, debug_sections, Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR,
     AT_DECL_FILE, AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES,
@@ -127,7 +127,7 @@ class _DwarfScanner:
         self.unpackers = {size: struct.Struct(("<" if little_endian else ">") + letter).unpack_from
                           for size, letter in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))}
         self.index = index
-        self.abbreviations = AbbreviationTables()
+        self.abbreviations = shared_tables(sections.get(".debug_abbrev", b""))
         self.line_tables = LineTables(sections.get(".debug_line", b""), self.endian, index.line_table_versions,
                                       self._string)
         self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 from itertools import accumulate
 
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, unit_header
+from sizetool.inputs.dwarf_abbreviations import body_of, shared_tables, unit_header
 from sizetool.inputs.dwarf_format import (
     AT_NAME, AT_SIBLING, AT_STR_OFFSETS_BASE, CU_REF_FORMS, F_BLOCK, F_BLOCK1, F_BLOCK2, F_BLOCK4, F_EXPRLOC, F_FLAG_PRESENT,
     F_IMPLICIT_CONST, F_LINE_STRP, F_REF_ADDR, F_SDATA, F_STRING, F_STRP, LEB_FORMS, STRX_FORMS, CorruptDwarf,
@@ -51,7 +51,7 @@ class _Plan:
     """What the walk needs of one abbreviation: its kind, its attributes, and whether it can be passed over by size."""
 
     __slots__ = ("kind", "tag", "has_children", "specs", "fixed_size", "sibling_at", "sibling_size", "strp_name_at",
-                 "offset_size")
+                 "offset_size", "entry")
 
     def __init__(self, tag: int, has_children: bool, specs: tuple, offset_size: int) -> None:
         self.tag, self.has_children, self.kind = tag, has_children, _KINDS.get(tag, _OTHER)
@@ -69,6 +69,9 @@ class _Plan:
         sizes = [size for _, _, _, size in self.specs]
         self.fixed_size = sum(sizes) if all(size >= 0 for size in sizes) else -1
         self.sibling_at, self.sibling_size = -1, 0
+        # What a unit's list holds for the code: the DIE's size when the walk only passes over it (no children, a
+        # fixed size, nothing read), else this plan
+        self.entry = self.fixed_size if self.kind == _OTHER and self.fixed_size >= 0 and not has_children else self
         if self.fixed_size >= 0:
             offset = 0
             for attribute, form, _, size in self.specs:
@@ -87,9 +90,9 @@ class TypeScan:
         self.sections = sections
         self.endian = "little" if little_endian else "big"
         self.names, self.members_of = names, members_of
-        self.abbreviations = AbbreviationTables()
+        self.abbreviations = shared_tables(sections.get(".debug_abbrev", b""))
         self.plans: dict[int, list] = {}  # id(unit's abbreviation dict) -> plan by code (None: not made yet)
-        self.plan_by_body: dict[tuple, dict[bytes, _Plan]] = {}  # (unit sizes, version) -> encoded entry -> plan
+        self.entry_by_body: dict[tuple, dict[bytes, int | _Plan]] = {}  # (sizes, version) -> encoded entry -> entry
         self.plan_by_abbrev: dict[int, _Plan] = {}
         self.abbrevs_kept: list = []
         self.units: list[Unit] = []
@@ -115,18 +118,19 @@ class TypeScan:
         return out
 
     def _plans(self, unit: Unit) -> list:
-        """The unit's plans by code (None: not made yet): filled (in C) with the plans of the entries other units met,
-        the same encoded bytes under any code (most units repeat the same few hundred)."""
+        """The unit's entries by code (a plan's entry: an int, the size of a DIE passed over, or the plan; None: not
+        made yet): filled (in C) with the entries of the encoded abbreviations other units met, the same bytes under
+        any code (most units repeat the same few hundred)."""
         plans = self.plans.get(id(unit.abbrevs))
         if plans is None:
             bodies = unit.bodies
-            known = self.plan_by_body.setdefault((unit.address_size, unit.offset_size, unit.version), {})
+            known = self.entry_by_body.setdefault((unit.address_size, unit.offset_size, unit.version), {})
             plans = self.plans[id(unit.abbrevs)] = [*map(known.get, bodies)] if bodies.__class__ is list else []
         return plans
 
     def _plan(self, unit: Unit, code: int) -> _Plan:
         plans = self._plans(unit)
-        if 0 < code < len(plans) and plans[code] is not None:
+        if 0 < code < len(plans) and plans[code].__class__ is _Plan:
             return plans[code]
         abbrev = self.abbreviations.abbrev(unit, code)
         if abbrev is None:
@@ -138,10 +142,10 @@ class TypeScan:
             self.abbrevs_kept.append(abbrev)  # its id stays its own while the scan runs
         body = body_of(unit.bodies, code)
         if body is not None:
-            self.plan_by_body[(unit.address_size, unit.offset_size, unit.version)][body] = plan
+            self.entry_by_body[(unit.address_size, unit.offset_size, unit.version)][body] = plan.entry
         if code < 4096:
             plans.extend([None] * (code + 1 - len(plans)))
-            plans[code] = plan
+            plans[code] = plan.entry
         return plan
 
     def _scan_unit(self, unit: Unit, out: list) -> None:
@@ -176,6 +180,9 @@ class TypeScan:
                 plan = plans[code]
             except IndexError:  # a code past the list: made below
                 plan = None
+            if plan.__class__ is int:  # a DIE passed over by its size: most of them
+                pos += plan
+                continue
             if plan is None:
                 plan = self._plan(unit, code)
             kind = plan.kind
@@ -242,7 +249,7 @@ class TypeScan:
         return self._skip_subtree(unit, pos)
 
     def _skip_subtree(self, unit: Unit, pos: int) -> int:
-        data, end, depth = self.info, unit.end, 1
+        data, end, depth, plans = self.info, unit.end, 1, self._plans(unit)
         while pos < end:
             code = data[pos]
             if code < 0x80:
@@ -253,6 +260,10 @@ class TypeScan:
                 depth -= 1
                 if depth == 0:
                     return pos
+                continue
+            plan = plans[code] if code < len(plans) else None
+            if plan.__class__ is int:
+                pos += plan
                 continue
             plan = self._plan(unit, code)
             if plan.fixed_size >= 0 and not plan.has_children:
