@@ -15,7 +15,10 @@ an installation. Without bloaty (--bloaty PATH, else `bloaty` on PATH) its colum
 Targets: ops and fit <= 1 s cold and <= 0.3 s cached on the 13 MB ELF; a cold tree <= 1.5x bloaty -d compileunits;
 the symbol-only tree <= 2x bloaty -d symbols.
 
-    python benchmarks/bench_dwarf_speed.py --elf allops_cmsis.elf [--pico-elf example.elf] [--repeat 5]
+With --before DIR (a checkout of the code before, e.g. `git worktree add /tmp/before main`), each row also gives
+that code's cold and cached runs, taking turns with the others.
+
+    python benchmarks/bench_dwarf_speed.py --elf allops_cmsis.elf [--pico-elf example.elf] [--before DIR] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -34,14 +37,15 @@ REPO = Path(__file__).resolve().parent.parent
 SIZE_REPORT = [sys.executable, "-c", "import sys; from sizetool.cli import main; sys.exit(main())"]
 
 
-def run(argv: list[str], env: dict, fresh_cache: str | None = None) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MiB) of one run of argv; with fresh_cache, on that cache directory emptied first."""
+def run(argv: list[str], env: dict, fresh_cache: str | None = None, cwd: Path = REPO) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one run of argv from cwd (the checkout whose sizetool runs); with fresh_cache,
+    on that cache directory emptied first."""
     if fresh_cache is not None:
         shutil.rmtree(fresh_cache, ignore_errors=True)
         env = dict(env, SIZETOOL_CACHE_DIR=fresh_cache)
     start = time.perf_counter()
     with open(os.devnull, "wb") as sink:
-        child = subprocess.Popen(argv, stdout=sink, stderr=sink, env=env, cwd=REPO)
+        child = subprocess.Popen(argv, stdout=sink, stderr=sink, env=env, cwd=cwd)
         _, status, usage = os.wait4(child.pid, 0)
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):  # 1: a gate failed (a model that does not fit), still a whole answer
@@ -49,12 +53,12 @@ def run(argv: list[str], env: dict, fresh_cache: str | None = None) -> tuple[flo
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def row(commands: list[tuple[list[str], str | None]], env: dict, repeat: int) -> list[tuple[float, float, float]]:
-    """run() of each (argv, fresh cache directory or None) taking turns, the median of each figure."""
+def row(commands: list[tuple], env: dict, repeat: int) -> list[tuple[float, float, float]]:
+    """run() of each (argv, fresh cache directory or None, env, cwd) taking turns, the median of each figure."""
     samples: list[list[tuple[float, float, float]]] = [[] for _ in commands]
     for _ in range(repeat):
-        for (argv, fresh), taken in zip(commands, samples):
-            taken.append(run(argv, env, fresh))
+        for (argv, fresh, command_env, cwd), taken in zip(commands, samples):
+            taken.append(run(argv, command_env or env, fresh, cwd))
     return [tuple(statistics.median(sample[i] for sample in taken) for i in range(3)) for taken in samples]
 
 
@@ -85,6 +89,7 @@ def main() -> None:
     parser.add_argument("--pico-elf", help="a pico-tflmicro example ELF (its `ops` row)")
     parser.add_argument("--bloaty", default=shutil.which("bloaty"), help="bloaty executable (default: on PATH)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", help="a checkout of the code before (its cold and cached runs printed beside)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         cache, fresh = os.path.join(scratch, "cache"), os.path.join(scratch, "fresh")
@@ -105,15 +110,28 @@ def main() -> None:
         if args.pico_elf:
             rows.append(("ops, pico example", SIZE_REPORT + ["ops", args.pico_elf], args.pico_elf, "compileunits",
                          (None, None, None)))
-        print(f"{'command':18} {'ELF MB':>6}  {'cold':>24}  {'cached':>24}  {'bloaty':>24}  targets")
+        before = Path(args.before).resolve() if args.before else None
+        before_env = dict(env, SIZETOOL_CACHE_DIR=os.path.join(scratch, "before-cache"),
+                          PYTHONPYCACHEPREFIX=os.path.join(scratch, "before-pycache"))
+        before_columns = f"  {'cold before':>24}  {'cached before':>24}" if before else ""
+        print(f"{'command':18} {'ELF MB':>6}{before_columns}  {'cold':>24}  {'cached':>24}  {'bloaty':>24}  targets")
         for label, argv, elf, view, (cold_limit, cached_limit, ratio_limit) in rows:
+            commands = []
+            if before:
+                run(argv, before_env, fresh, before)
+                run(argv, before_env, None, before)
+                commands += [(argv, fresh, before_env, before), (argv, None, before_env, before)]
             run(argv, env, fresh)  # compiles the bytecode
             run(argv, env)  # fills the cache
-            commands = [(argv, fresh), (argv, None)]
+            commands += [(argv, fresh, None, REPO), (argv, None, None, REPO)]
             if args.bloaty:
-                commands.append(([args.bloaty, "-d", view, elf], None))
-            cold, cached, *peer = row(commands, env, args.repeat)
-            line = f"{label:18} {os.path.getsize(elf) / 1e6:6.1f}  {_figure(cold)}  {_figure(cached)}  "
+                commands.append(([args.bloaty, "-d", view, elf], None, None, REPO))
+            figures = row(commands, env, args.repeat)
+            old = figures[:2] if before else []
+            cold, cached, *peer = figures[len(old):]
+            line = f"{label:18} {os.path.getsize(elf) / 1e6:6.1f}  "
+            line += "".join(f"{_figure(figure)}  " for figure in old)
+            line += f"{_figure(cold)}  {_figure(cached)}  "
             line += f"{_figure(peer[0]) if peer else 'absent':>24}  "
             targets = []
             if cold_limit is not None:
