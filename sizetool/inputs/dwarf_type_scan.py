@@ -69,9 +69,6 @@ class _Plan:
         sizes = [size for _, _, _, size in self.specs]
         self.fixed_size = sum(sizes) if all(size >= 0 for size in sizes) else -1
         self.sibling_at, self.sibling_size = -1, 0
-        # What a unit's list holds for the code: the DIE's size when the walk only passes over it (no children, a
-        # fixed size, nothing read), else this plan
-        self.entry = self.fixed_size if self.kind == _OTHER and self.fixed_size >= 0 and not has_children else self
         if self.fixed_size >= 0:
             offset = 0
             for attribute, form, _, size in self.specs:
@@ -79,6 +76,15 @@ class _Plan:
                     self.sibling_at, self.sibling_size = offset, size
                     break
                 offset += size
+        # What a unit's list holds for the code, for the DIEs the walk only passes over (nothing read): an int, the
+        # DIE's size (no children, a fixed size); a tuple (where DW_AT_sibling is, its size, the DIE's size) for one
+        # with children; else this plan
+        self.entry = self
+        if self.kind == _OTHER and self.fixed_size >= 0:
+            if not has_children:
+                self.entry = self.fixed_size
+            elif self.sibling_at >= 0:
+                self.entry = (self.sibling_at, self.sibling_size, self.fixed_size)
 
 
 class TypeScan:
@@ -131,7 +137,7 @@ class TypeScan:
     def _plan(self, unit: Unit, code: int) -> _Plan:
         plans = self._plans(unit)
         if 0 < code < len(plans) and plans[code].__class__ is _Plan:
-            return plans[code]
+            return plans[code]  # (an int or tuple entry: its plan from the abbreviation, below)
         abbrev = self.abbreviations.abbrev(unit, code)
         if abbrev is None:
             raise CorruptDwarf(f"unknown abbreviation {code} in unit at .debug_info offset {unit.offset:#x}")
@@ -162,6 +168,7 @@ class TypeScan:
         if not top.has_children:
             return
         names, members_of, base, wanted_offsets = self.names, self.members_of, unit.offset, self.wanted_offsets
+        endian, from_bytes = self.endian, int.from_bytes
         plans = self._plans(unit)
         scopes: list[list[str]] = []  # the enclosing namespaces' scopes, innermost last
         scope: list[str] = []
@@ -171,17 +178,23 @@ class TypeScan:
                 pos += 1
             else:
                 code, pos = read_uleb(data, pos)
-            if code == 0:  # the end of a namespace's children, or of the unit's
-                if not scopes:
-                    return
-                scope = scopes.pop()
-                continue
             try:
-                plan = plans[code]
+                plan = plans[code]  # (code 0's entry is None)
             except IndexError:  # a code past the list: made below
                 plan = None
             if plan.__class__ is int:  # a DIE passed over by its size: most of them
                 pos += plan
+                continue
+            if plan.__class__ is tuple:  # one passed over with its children: straight to its sibling
+                at = pos + plan[0]
+                target = base + from_bytes(data[at : at + plan[1]], endian)
+                pos += plan[2]
+                pos = target if pos < target <= end else self._skip_subtree(unit, pos)
+                continue
+            if code == 0:  # the end of a namespace's children, or of the unit's
+                if not scopes:
+                    return
+                scope = scopes.pop()
                 continue
             if plan is None:
                 plan = self._plan(unit, code)
