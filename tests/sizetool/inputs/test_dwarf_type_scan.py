@@ -128,3 +128,15 @@ def test_dwarf5_type_units_fail_as_before(host_gxx, tmp_path):
     elf = _build(host_gxx, tmp_path, ["-gdwarf-5", "-fdebug-types-section"])
     with pytest.raises(SizeToolError, match="cannot read its DWARF"):
         read_dwarf_types(elf, MEMBER_STRUCTS)
+
+
+def test_name_offsets_find_whole_strings_and_merged_tails():
+    """The linker merges .debug_str: a DIE's name may start inside a longer string (OpData in LeakyReluOpData)."""
+    from sizetool.inputs.dwarf_type_scan import name_offsets
+
+    strings = b"\0LeakyReluOpData\0OpData\0OpDataX\0tflite\0OpDat\0"
+    expected = {strings.index(b"OpData\0"), strings.index(b"OpData\0", strings.index(b"OpData\0") + 1)}
+    assert name_offsets(strings, frozenset({"OpData", "Missing"})) == expected
+    assert all(strings[at:].split(b"\0", 1)[0] == b"OpData" for at in expected)
+    assert name_offsets(strings, frozenset({"tflite"})) == {strings.index(b"tflite")}
+    assert name_offsets(b"", frozenset({"OpData"})) == set()
