@@ -140,3 +140,25 @@ def test_name_offsets_find_whole_strings_and_merged_tails():
     assert all(strings[at:].split(b"\0", 1)[0] == b"OpData" for at in expected)
     assert name_offsets(strings, frozenset({"tflite"})) == {strings.index(b"tflite")}
     assert name_offsets(b"", frozenset({"OpData"})) == set()
+
+
+@pytest.mark.parametrize("path", DWARF_ELFS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fast_resolver_api_reads_what_pyelftools_reads(path):
+    """dwarf_resolver_api's methods and registrations through the same decoder (dwarf_resolver_scan.py)."""
+    from sizetool.inputs.dwarf_resolver_api import read_resolver_api, read_resolver_api_pyelftools
+    from sizetool.inputs.dwarf_resolver_scan import ResolverScan
+
+    with open(path, "rb") as stream:
+        sections, little_endian = debug_sections(stream)
+    methods, registrations, classes, types = ResolverScan(sections, little_endian).scan_api()  # no fallback
+    reference = read_resolver_api_pyelftools(path)
+    assert (methods if classes else None, frozenset(registrations), frozenset(types)) == (
+        reference.methods, reference.registrations, reference.registration_types)
+    assert read_resolver_api(path) == reference
+
+
+def test_the_fixtures_hold_resolver_classes_of_both_kinds():
+    from sizetool.inputs.dwarf_resolver_api import read_resolver_api
+
+    kinds = {frozenset(read_resolver_api(path).registration_types) for path in DWARF_ELFS}
+    assert frozenset({"TfLiteRegistration"}) in kinds and frozenset() in kinds
