@@ -64,6 +64,17 @@ def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct:
     return candidates[0].byte_size if candidates else None
 
 
+def looked_up_names() -> frozenset[str]:
+    """The last name part of every type dwarf_facts can look up, whatever the kernel set and ops: the runtime structs,
+    every kernel set's OpData structs, the builtin params typedefs, the structs whose members tell a rule, the enum.
+    A type list kept to these names (dwarf_structs.read_dwarf_types' names) gives the same facts as the whole list."""
+    wanted = {name for name in STRUCTS if name not in NOT_STRUCTS} | set(PARAM_STRUCTS) | {ENUM}
+    wanted |= {struct for struct, _member in MEMBER_RULES}
+    for table in (REFERENCE_OP_DATA, *KERNEL_OP_DATA.values()):
+        wanted |= {fact.struct.rsplit("::", 1)[-1] for fact in table.values() if fact is not None}
+    return frozenset(wanted)
+
+
 def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: str) -> DwarfFacts:
     """The sizes the DWARF gives for a kernel set and the models' ops (builtin names), and which stay defaults."""
     units = {t.unit for t in types}

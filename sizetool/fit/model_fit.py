@@ -29,7 +29,7 @@ from tflm_model.errors import ModelError
 from tflm_model.model_source import ModelData, source_bytes
 from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
-from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
+from tflm_facts.build_sizes import BuildSizes, differences
 from tflm_facts.kernel_memory import KERNEL_SETS
 from tflm_facts.linked_types import beyond_today, linked_kernel_types
 from sizetool.errors import SizeToolError
@@ -38,8 +38,8 @@ from sizetool.fit.arena_finder import (
     FOUND_BY_HEAP, LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
 from sizetool.fit.dwarf_facts import DwarfFacts, dwarf_facts
+from sizetool.fit.dwarf_types_cache import load_dwarf_types
 from sizetool.fit.heap_arena import complete_heap_arena, heap_arena_pointers
-from sizetool.inputs.dwarf_structs import read_dwarf_types
 from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
 
@@ -260,12 +260,12 @@ def _ram_regions(report: SizeReport):
 
 
 def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport, model_paths: list[str],
-              kernels: str | None = None, arena_symbol: str | None = None) -> ArenaFit:
-    """The whole fit answer for a firmware and its models."""
+              kernels: str | None = None, arena_symbol: str | None = None, use_cache: bool = True) -> ArenaFit:
+    """The whole fit answer for a firmware and its models (use_cache: the DWARF types from the report cache)."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
     short_enums = pointer == 4 and arm_short_enums(image.path)
-    facts = facts_from_dwarf(image, choice.kernels, model_paths)
+    facts = facts_from_dwarf(image, choice.kernels, model_paths, use_cache)
     if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
         short_enums = facts.sizes.enum_bytes == 1
     sizes = facts.sizes if facts is not None else None
@@ -291,9 +291,10 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     return replace(unanswered, error=error, **extra)
 
 
-def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> DwarfFacts | None:
+def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str],
+                     use_cache: bool = True) -> DwarfFacts | None:
     """The struct sizes of the linked TFLM from the ELF's DWARF (None without DWARF or without a TFLM struct in it)."""
-    types = read_dwarf_types(image.path, MEMBER_STRUCTS)
+    types = load_dwarf_types(image.path, use_cache)
     if not types:
         return None
     ops: list[str] = []

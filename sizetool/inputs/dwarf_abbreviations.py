@@ -185,6 +185,20 @@ class AbbreviationTables:
         return abbrev, pos
 
 
+_SHARED: list[tuple[bytes, AbbreviationTables]] = []  # the last .debug_abbrev read and its tables
+
+
+def shared_tables(data: bytes) -> AbbreviationTables:
+    """The abbreviation tables of this .debug_abbrev, shared by the scans of one ELF in one run (the source paths,
+    then the struct facts): the second finds the tables framed and the entries it meets decoded (an entry's decoding
+    lists every attribute with its form and size, whichever a scan reads)."""
+    if _SHARED and _SHARED[0][0] == data:
+        return _SHARED[0][1]
+    tables = AbbreviationTables()
+    _SHARED[:] = [(data, tables)]
+    return tables
+
+
 def fixed_size(form: int, address_size: int, offset_size: int, version: int) -> int:
     """The size of an attribute value of this form in a unit of these sizes and version; -1 when it varies."""
     if form in CONSTANT_SIZES:
@@ -219,3 +233,48 @@ def body_of(bodies: list[bytes | None] | dict[int, bytes], code: int) -> bytes |
     if bodies.__class__ is dict:
         return bodies.get(code)
     return bodies[code] if 0 < code < len(bodies) else None
+
+
+def _integer(data: bytes, pos: int, size: int, endian: str) -> int:
+    if pos + size > len(data):
+        raise CorruptDwarf(f"a value at offset {pos:#x} runs past the end of its section")
+    return int.from_bytes(data[pos : pos + size], endian)
+
+
+def unit_header(info: bytes, pos: int, endian: str, abbreviations: AbbreviationTables,
+                abbrev_data: bytes) -> Unit | None:
+    """The unit whose header starts at pos in .debug_info (None: a zero length, the section's padding), with its
+    abbreviation table; DWARF 2 to 5, 32- and 64-bit. Its first DIE follows the header (a type unit's too)."""
+    length = _integer(info, pos, 4, endian)
+    offset_size, header = 4, pos + 4
+    if length == 0xFFFFFFFF:
+        length, offset_size, header = _integer(info, pos + 4, 8, endian), 8, pos + 12
+    elif length >= 0xFFFFFFF0:
+        raise CorruptDwarf(f"bad unit length at .debug_info offset {pos:#x}")
+    end = header + length
+    if length == 0:
+        return None
+    if end > len(info):
+        raise CorruptDwarf(f"unit at .debug_info offset {pos:#x} runs past the end of the section")
+    version = _integer(info, header, 2, endian)
+    if not 2 <= version <= 5:
+        raise CorruptDwarf(f"unsupported DWARF version {version} at .debug_info offset {pos:#x}")
+    unit_type = 1
+    if version >= 5:
+        unit_type, address_size = _integer(info, header + 2, 1, endian), _integer(info, header + 3, 1, endian)
+        abbrev_offset = _integer(info, header + 4, offset_size, endian)
+        first = header + 4 + offset_size
+        if unit_type in (4, 5):  # skeleton / split compile: 8-byte dwo id
+            first += 8
+        elif unit_type in (2, 6):  # type units: signature and type offset
+            first += 8 + offset_size
+    else:
+        abbrev_offset = _integer(info, header + 2, offset_size, endian)
+        address_size = _integer(info, header + 2 + offset_size, 1, endian)
+        first = header + 3 + offset_size
+    if address_size not in (2, 4, 8):
+        raise CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
+    abbrevs, bodies = abbreviations.table(abbrev_data, abbrev_offset, address_size, offset_size, version)
+    unit = Unit(pos, end, version, address_size, offset_size, abbrevs, first)
+    unit.bodies, unit.unit_type = bodies, unit_type
+    return unit

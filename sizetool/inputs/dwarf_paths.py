@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from elftools.common.exceptions import ELFError, ELFParseError
 
 from sizetool.errors import SizeToolError
-from sizetool.inputs.dwarf_abbreviations import AbbreviationTables, body_of, fixed_size
+from sizetool.inputs.dwarf_abbreviations import body_of, shared_tables, fixed_size, unit_header
 from sizetool.inputs.dwarf_format import (
     CorruptDwarf, debug_sections, Abbrev, ADDRESS_FORMS, ADDRX_FORMS, AT_ABSTRACT_ORIGIN, AT_ADDR_BASE, AT_COMP_DIR,
     AT_DECL_FILE, AT_GNU_ADDR_BASE, AT_HIGH_PC, AT_LOCATION, AT_LOW_PC, AT_NAME, AT_PRODUCER, AT_RANGES,
@@ -127,7 +127,7 @@ class _DwarfScanner:
         self.unpackers = {size: struct.Struct(("<" if little_endian else ">") + letter).unpack_from
                           for size, letter in ((1, "B"), (2, "H"), (4, "I"), (8, "Q"))}
         self.index = index
-        self.abbreviations = AbbreviationTables()
+        self.abbreviations = shared_tables(sections.get(".debug_abbrev", b""))
         self.line_tables = LineTables(sections.get(".debug_line", b""), self.endian, index.line_table_versions,
                                       self._string)
         self.fast_paths: dict[tuple, tuple[dict, dict]] = {}  # (abbreviation table, visited scopes) -> _fast_paths
@@ -158,42 +158,9 @@ class _DwarfScanner:
         return int.from_bytes(data[pos : pos + size], self.endian)
 
     def _unit_header(self, pos: int) -> Unit | None:
-        info = self.info
-        length = self._int(info, pos, 4)
-        offset_size, header = 4, pos + 4
-        if length == 0xFFFFFFFF:
-            length, offset_size, header = self._int(info, pos + 4, 8), 8, pos + 12
-        elif length >= 0xFFFFFFF0:
-            raise CorruptDwarf(f"bad unit length at .debug_info offset {pos:#x}")
-        end = header + length
-        if length == 0:
-            return None
-        if end > len(info):
-            raise CorruptDwarf(f"unit at .debug_info offset {pos:#x} runs past the end of the section")
-        version = self._int(info, header, 2)
-        if not 2 <= version <= 5:
-            raise CorruptDwarf(f"unsupported DWARF version {version} at .debug_info offset {pos:#x}")
-        unit_type = 1
-        if version >= 5:
-            unit_type, address_size = info[header + 2], info[header + 3]
-            abbrev_offset = self._int(info, header + 4, offset_size)
-            first = header + 4 + offset_size
-            if unit_type in (4, 5):  # skeleton / split compile: 8-byte dwo id
-                first += 8
-            elif unit_type in (2, 6):  # type units: signature and type offset
-                first += 8 + offset_size
-        else:
-            abbrev_offset = self._int(info, header + 2, offset_size)
-            address_size = info[header + 2 + offset_size]
-            first = header + 3 + offset_size
-        if address_size not in (2, 4, 8):
-            raise CorruptDwarf(f"bad address size {address_size} at .debug_info offset {pos:#x}")
-        abbrevs, bodies = self.abbreviations.table(self.sections.get(".debug_abbrev", b""), abbrev_offset,
-                                                   address_size, offset_size, version)
-        unit = Unit(pos, end, version, address_size, offset_size, abbrevs, first)
-        unit.bodies = bodies
-        if unit_type in (2, 6):
-            unit.first_die = end  # type units carry no addresses
+        unit = unit_header(self.info, pos, self.endian, self.abbreviations, self.sections.get(".debug_abbrev", b""))
+        if unit is not None and unit.unit_type in (2, 6):
+            unit.first_die = unit.end  # type units carry no addresses
         return unit
 
     # -- DIEs --------------------------------------------------------------------------------------------------

@@ -98,9 +98,17 @@ def tool_fingerprint() -> str:
             + source_fingerprint(TFLM_MODEL_SOURCE))
 
 
-def source_fingerprint(package: str) -> str:
-    """A digest of every .py file below a directory: its name, size and modification time, as Python itself decides
-    whether a .pyc is stale (reading every file's contents would cost a cached run more than the rest of its work)."""
+@functools.lru_cache(maxsize=1)
+def answer_fingerprint() -> str:
+    """tool_fingerprint, and what else shapes an `ops` or `fit` answer: tflm_facts' data files (the shipped target
+    profiles)."""
+    return tool_fingerprint() + source_fingerprint(TFLM_FACTS_SOURCE, "")
+
+
+def source_fingerprint(package: str, suffix: str = ".py") -> str:
+    """A digest of every .py file below a directory (suffix "": every file): its name, size and modification time, as
+    Python itself decides whether a .pyc is stale (reading every file's contents would cost a cached run more than the
+    rest of its work)."""
     digest = blake2b(digest_size=16)
     pending = [("", package)]
     while pending:
@@ -109,7 +117,7 @@ def source_fingerprint(package: str) -> str:
             entries = {entry.name: entry for entry in scanned}
         for name in sorted(entries):
             entry = entries[name]
-            if name.endswith(".py"):
+            if name.endswith(suffix) and name != "__pycache__" and entry.is_file():
                 status = entry.stat()
                 digest.update(f"{prefix}{name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
             elif name != "__pycache__" and entry.is_dir():

@@ -17,7 +17,9 @@ import os
 import sys
 
 from sizetool import __version__
-from sizetool.report.cache_files import blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry
+from sizetool.report.cache_files import (
+    answer_fingerprint, blake2b, cache_dir, cache_enabled, file_digest, tool_fingerprint, write_entry,
+)
 
 SUFFIX = ".output"
 MAX_ENTRIES = 64
@@ -64,6 +66,34 @@ def output_key(args: list[str]) -> str | None:
     return digest.hexdigest()
 
 
+# The answers of `size-report ops` and `fit` are kept too (their width is fixed when stdout is no terminal): keyed by
+# every argument and the content of every file one names (the ELF, the map, models, a model inside a file as
+# FILE:ARRAY, a --profile file), the working directory and the code and data that shape them (answer_fingerprint). A
+# run that writes elsewhere or fills nothing (-o, --save, --no-cache) or asks for help runs as usual.
+ANSWER_COMMANDS = ("ops", "fit")
+_UNCACHED_ANSWER_OPTIONS = ("-o", "--output", "--save", "--no-cache", "-h", "--help")
+
+
+def answer_key(command: str, args: list[str]) -> str | None:
+    """The cache key of an `ops` or `fit` run with these arguments, or None when its output is not kept."""
+    if command not in ANSWER_COMMANDS or not cache_enabled() or _is_terminal(sys.stdout):
+        return None
+    if any(word.split("=", 1)[0] in _UNCACHED_ANSWER_OPTIONS for word in args):
+        return None
+    digest = blake2b(f"size-report {command} answer {_FORMAT} {__version__} {answer_fingerprint()}".encode(),
+                     digest_size=32)
+    digest.update(marshal.dumps((args, os.getcwd())))
+    try:
+        for word in args:
+            path = word if os.path.isfile(word) else word.rpartition(":")[0]
+            if path and os.path.isfile(path):
+                digest.update(marshal.dumps(word))
+                digest.update(file_digest(path))
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
 def replay(key: str) -> int | None:
     """Write the stored output of the run with this key and return its exit status, or None when there is none."""
     try:
@@ -80,16 +110,16 @@ def replay(key: str) -> int | None:
     return status
 
 
-def run_recorded(key: str, run) -> int:
+def run_recorded(key: str, run, kept_statuses: tuple[int, ...] = (0,)) -> int:
     """`run()` (the report command: returns its exit status), with what it writes to stdout and stderr kept under
-    `key` when it succeeds."""
+    `key` when its status is one of kept_statuses (the report: success; an answer: also 1, a gate that failed)."""
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     sys.stdout, sys.stderr = out, err
     try:
         status = run()
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream
-    if status == 0:
+    if status in kept_statuses:
         write_entry(key + SUFFIX, (_FORMAT, "".join(out.kept), "".join(err.kept), status), (SUFFIX,), MAX_ENTRIES)
     return status
 
