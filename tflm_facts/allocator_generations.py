@@ -167,6 +167,20 @@ def from_struct_names(names: set[str]) -> Generation | None:
     return None
 
 
+def from_symbols(names) -> Generation | None:
+    """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
+    for an ELF without DWARF; None when none of the allocator classes is named."""
+    simple = graph = False
+    for name in names:
+        if "SingleArenaBufferAllocator::" in name:
+            return GEN_2022
+        simple = simple or "SimpleMemoryAllocator::" in name
+        graph = graph or "MicroGraph::" in name
+    if simple:
+        return GEN_2021 if graph else GEN_2020
+    return None
+
+
 def from_tree_files(has_file, header_text: str) -> Generation | None:
     """The generation of a TFLM source tree: has_file(path) tells whether tensorflow/lite/micro/<path> exists;
     header_text is its micro_allocator.h ("" when absent)."""

@@ -539,7 +539,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         raise refusals[-1]
     largest = max(found, key=lambda e: e.total_bytes)
     figures = ", ".join(f"{e.total_bytes} B for {e.revision}" for e in found)
-    reason = (f"TFLM revision {generation.label} was not measured" if generation is not None
+    reason = (f"the allocator of {generation.label} was not measured" if generation is not None
               else f"TFLM revision not known{': ' + why if why else ''}")
     note = f"{reason}; upper bound: the largest figure of the measured allocator generations ({figures})"
     return replace(largest, exact=False, notes=(note, *largest.notes),

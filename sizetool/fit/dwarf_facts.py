@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
+from tflm_facts.allocator_generations import STAND_INS, Generation, from_struct_names
 from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
@@ -32,6 +33,7 @@ class DwarfFacts:
     sizes: BuildSizes
     from_elf: tuple[str, ...]  # the facts the DWARF gave ("TfLiteTensor", "OpData CONV_2D")
     defaults: tuple[str, ...]  # the facts the estimate uses that it did not give
+    generation: Generation | None = None  # the allocator generation its classes tell (None: it names none)
 
 
 def _stem(path: str) -> str:
@@ -72,9 +74,19 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     params: dict[str, int] = {}
     from_elf: list[str] = []
     defaults: list[str] = []
-    for name in STRUCTS:
-        if name in NOT_STRUCTS:
-            continue
+    classes = {entry.name.split("::")[-1] for entry in types if entry.kind == "struct"
+               and (entry.name.startswith("tflite::") or "::" not in entry.name)}
+    generation = from_struct_names(classes)
+    wanted_structs = [name for name in STRUCTS if name not in NOT_STRUCTS]
+    if generation is not None:  # an older generation's allocator stands in for the current one's
+        for old, new in STAND_INS.items():
+            if old in generation.creation and new not in generation.creation:
+                wanted_structs[wanted_structs.index(new)] = old
+        wanted_structs = [name for name in wanted_structs if name in generation.creation
+                          or name not in ("GreedyMemoryPlanner", "MicroBuiltinDataAllocator", "SubgraphAllocations")
+                          or name == "MicroBuiltinDataAllocator" and generation.arena_builtin_allocator
+                          or name == "SubgraphAllocations" and generation.subgraph_allocations]
+    for name in wanted_structs:
         size = _runtime_struct(types, name)
         (from_elf if size is not None else defaults).append(name)
         if size is not None:
@@ -104,4 +116,4 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     if enum is not None:
         from_elf.append(f"enum size ({ENUM})")
     return DwarfFacts(BuildSizes(structs, data, params, enum, source, frozenset(rules)), tuple(from_elf),
-                      tuple(defaults))
+                      tuple(defaults), generation)

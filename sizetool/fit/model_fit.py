@@ -29,6 +29,7 @@ from tflm_model.errors import ModelError
 from tflm_model.model_source import ModelData, source_bytes
 from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
+from tflm_facts.allocator_generations import CURRENT, Generation, from_symbols
 from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
 from tflm_facts.kernel_memory import KERNEL_SETS
 from sizetool.errors import SizeToolError
@@ -82,6 +83,7 @@ class ArenaFit:
     error: str = ""  # why the arena could not be estimated
     facts: DwarfFacts | None = None  # struct sizes the ELF's DWARF gave the estimate (None: no DWARF, all defaults)
     facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
+    revision: str = ""  # the TFLM allocator generation the figure holds for, and how it was told
 
     @property
     def linked(self) -> int | None:
@@ -145,11 +147,12 @@ def pointer_bytes(image: ElfImage) -> int:
 
 
 def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False,
-             sizes: BuildSizes | None = None) -> ArenaEstimate:
+             sizes: BuildSizes | None = None, generation: Generation | None = CURRENT, why: str = "") -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
         return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
-                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes)
+                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, generation=generation,
+                              why=why)
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 
@@ -220,6 +223,7 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     sizes = facts.sizes if facts is not None else None
     differ = tuple(differences(sizes, "eabi" if short_enums else "ilp32" if pointer == 4 else "lp64",
                                choice.kernels)) if sizes is not None else ()
+    generation, how = linked_generation(image, facts)
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
     chip = esp_nn_chip(image) if choice.kernels == "esp_nn" else None
@@ -228,13 +232,25 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
                  "esp-nn's generic C: every chip but the ESP32-S3 and P4)")
     else:
         try:
-            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes)
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, generation, how)
         except SizeToolError as estimate_error:
             error = str(estimate_error)
         else:
-            return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), **extra)
+            revision = arena_estimate.revision + (f" ({how})" if generation is not None else "")
+            return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), revision=revision,
+                           **extra)
     unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
     return replace(unanswered, error=error, **extra)
+
+
+def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Generation | None, str]:
+    """The TFLM allocator generation the firmware links, and how it was told (or why it was not)."""
+    if facts is not None and facts.generation is not None:
+        return facts.generation, "told by its allocator classes in the DWARF"
+    found = from_symbols(symbol.name for symbol in image.symbols if symbol.kind == "func")
+    if found is not None:
+        return found, "told by its allocator functions' names"
+    return None, "the ELF names none of TFLM's allocator classes (SimpleMemoryAllocator, SingleArenaBufferAllocator)"
 
 
 def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> DwarfFacts | None:
@@ -255,9 +271,11 @@ def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str]) -> D
 
 def facts_lines(result: ArenaFit) -> list[str]:
     """Which arena facts came from the ELF and which are defaults, and one line when they differ from tflm_facts."""
+    head = [f"TFLM allocator: {result.revision}"] if result.revision else []
     if result.facts is None:
-        return [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's structs"]
-    lines = [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]
+        return head + [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's "
+                       "structs"]
+    lines = head + [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]
     if result.facts.defaults:
         lines.append(f"arena facts not in the DWARF, tflm_facts' defaults ({TFLM_REVISION}): "
                      f"{', '.join(result.facts.defaults)}")
