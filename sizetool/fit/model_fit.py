@@ -216,14 +216,10 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     """The whole fit answer for a firmware and its models."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
-    short_enums = pointer == 4 and arm_short_enums(image.path)
-    facts = facts_from_dwarf(image, choice.kernels, model_paths)
-    if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
-        short_enums = facts.sizes.enum_bytes == 1
-    sizes = facts.sizes if facts is not None else None
+    build = build_facts(image, choice.kernels, model_paths)
+    short_enums, facts, sizes, generation, how = build
     differ = tuple(differences(sizes, "eabi" if short_enums else "ilp32" if pointer == 4 else "lp64",
                                choice.kernels)) if sizes is not None else ()
-    generation, how = linked_generation(image, facts)
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
     arena, notes = linked_arena(image, graph, model_paths, arena_symbol)
     chip = esp_nn_chip(image) if choice.kernels == "esp_nn" else None
@@ -241,6 +237,25 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
                            **extra)
     unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
     return replace(unanswered, error=error, **extra)
+
+
+def build_facts(image: ElfImage, kernels: str, model_paths: list[str]) -> tuple:
+    """What the firmware tells the arena estimate: (short enums, DWARF facts or None, their sizes or None, the
+    allocator generation or None, how it was told). size-report fit and check both estimate from it, so one build
+    and one model give one figure."""
+    pointer = pointer_bytes(image)
+    short_enums = pointer == 4 and arm_short_enums(image.path)
+    facts = facts_from_dwarf(image, kernels, model_paths)
+    if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
+        short_enums = facts.sizes.enum_bytes == 1
+    generation, how = linked_generation(image, facts)
+    return short_enums, facts, facts.sizes if facts is not None else None, generation, how
+
+
+def build_estimate(image: ElfImage, kernels: str, model_paths: list[str]) -> tuple[ArenaEstimate, bool]:
+    """The arena estimate for models on this firmware, as size-report fit computes it, and whether short enums."""
+    short_enums, _facts, sizes, generation, how = build_facts(image, kernels, model_paths)
+    return estimate(model_paths, kernels, pointer_bytes(image), short_enums, sizes, generation, how), short_enums
 
 
 def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Generation | None, str]:

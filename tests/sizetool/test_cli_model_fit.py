@@ -137,6 +137,19 @@ def estimated(model, kernels="reference", pointer=4, short_enums=True, sizes=Non
                           sizes=sizes, generation=None).total_bytes
 
 
+def _needed(data):
+    """needed_bytes in size-report fit's JSON, wherever the answer nests it."""
+    if isinstance(data, dict):
+        if "needed_bytes" in data:
+            return data["needed_bytes"]
+        data = list(data.values())
+    for value in data if isinstance(data, list) else ():
+        found = _needed(value)
+        if found is not None:
+            return found
+    return None
+
+
 def fixture_dwarf_sizes():
     """The struct sizes the fixture firmware's DWARF gives (its own TFLM-shaped structs), which size-report fit takes."""
     from tflm_facts.build_sizes import BuildSizes
@@ -212,7 +225,7 @@ def test_a_model_the_estimate_refuses_leaves_ram_unanswered_and_the_flash_gate_d
 
 
 def test_check_gates_a_models_arena(tmp_path, capsys):
-    need = estimated(INT8_VISION)
+    need = estimated(INT8_VISION, sizes=fixture_dwarf_sizes())  # the figure size-report fit gives for this build
     budget = tmp_path / "size-budget.toml"
     budget.write_text(f'[models]\n"{INT8_VISION}" = {{ arena = {need} }}\n')
     status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--format", "json")
@@ -223,7 +236,9 @@ def test_check_gates_a_models_arena(tmp_path, capsys):
     assert status == 1 and "FAIL" in out and str(need) in out
     assert "tensor arena for reference kernels, 32-bit pointers, short enums" in out
     status, out, _ = run(capsys, "check", ELF, "--budget", budget, "--kernels", "cmsis_nn", "--format", "json")
-    assert json.loads(out)["rules"][0]["actual"] == estimated(INT8_VISION, "cmsis_nn")
+    actual = json.loads(out)["rules"][0]["actual"]
+    status, out, _ = run(capsys, "fit", ELF, INT8_VISION, "--kernels", "cmsis_nn", "--format", "json")
+    assert actual == _needed(json.loads(out))  # one build, one model: the figure size-report fit gives
     budget.write_text(f'[models]\n"{MODEL}" = {{ arena = "64K" }}\n')  # a model the estimate refuses: bad input
     status, out, err = run(capsys, "check", ELF, "--budget", budget)
     assert status == 2 and "vision_subset.tflite" in err and err.count("\n") == 1
