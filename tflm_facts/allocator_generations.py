@@ -4,6 +4,9 @@ which revisions were measured (the arena estimate is exact only for those), and 
 Read from tflite-micro's history of micro_allocator.cc, micro_interpreter.cc, the memory allocators and the greedy
 planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Impulse's SDK still carried in 2021):
 
+- "2019": TensorFlow's micro up to 2.3 (before TfLiteEvalTensor, 2020-08; Edge Impulse's SDK to 2021-03): every
+  tensor has a persistent TfLiteTensor in the arena. Not measured and too unlike the others to be bounded by them:
+  the estimate refuses it.
 - "2020": TensorFlow 2.4 and 2.5's micro (TfLiteEvalTensor, from August 2020) up to tflite-micro 73c5fa4 (2021-05-12).
   One subgraph only (AllocateTensors() fails on more); a SimpleMemoryAllocator and the MicroAllocator are all the
   allocator objects in the arena (the planner and the builtin-data allocator live on the stack); no
@@ -59,6 +62,7 @@ class Generation:
     measured_ops: frozenset[str] = frozenset()
     measured_kernels: tuple[str, ...] = ()
     measured_abis: tuple[str, ...] = ()
+    modelled: bool = True  # False: the estimate refuses it (its allocation is too unlike any measured generation's)
 
 
 _INT8, _UINT8 = 9, 3
@@ -73,6 +77,24 @@ def _reduce_max_2020(in_type: int) -> tuple:
     # PrepareMax: PrepareSimple (input, axis, output for int8), then input, output, axis
     return (_IN0, _IN1) + ((_OUT0,) if in_type == _INT8 else ()) + (_IN0, _OUT0, _IN1)
 
+
+# Before TfLiteEvalTensor: a persistent TfLiteTensor per tensor of the model (context->tensors), and no temporary
+# ones. Nothing measured bounds it (it keeps far more in the arena), so the estimate refuses it.
+GEN_2019 = Generation(
+    key="2019",
+    label="TFLM before 2020-08 (TensorFlow 2.3 and earlier: a TfLiteTensor per tensor in the arena)",
+    covers="TensorFlow's tensorflow/lite/micro up to 2.3 (before TfLiteEvalTensor, 2020-08), Edge Impulse's SDK up "
+           "to 2021-03 (e.g. 7adcab5)",
+    measured=(),
+    single_subgraph=True,
+    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    arena_builtin_allocator=False,
+    subgraph_allocations=False,
+    plan_beside_requests=True,
+    variables_after_plan=True,
+    subgraph_sizes_array=False,
+    modelled=False,
+)
 
 GEN_2020 = Generation(
     key="2020",
@@ -152,7 +174,7 @@ GEN_2022 = Generation(
 )
 
 CURRENT = GEN_2022
-GENERATIONS: tuple[Generation, ...] = (GEN_2020, GEN_2021, GEN_2022)
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
 
@@ -163,6 +185,8 @@ def from_struct_names(names: set[str]) -> Generation | None:
     if "SingleArenaBufferAllocator" in names:
         return GEN_2022
     if "SimpleMemoryAllocator" in names:
+        if "TfLiteEvalTensor" not in names:
+            return GEN_2019
         return GEN_2021 if "SubgraphAllocations" in names else GEN_2020
     return None
 
@@ -170,14 +194,15 @@ def from_struct_names(names: set[str]) -> Generation | None:
 def from_symbols(names) -> Generation | None:
     """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
     for an ELF without DWARF; None when none of the allocator classes is named."""
-    simple = graph = False
+    simple = graph = tensor_array = False
     for name in names:
         if "SingleArenaBufferAllocator::" in name:
             return GEN_2022
         simple = simple or "SimpleMemoryAllocator::" in name
         graph = graph or "MicroGraph::" in name
+        tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
     if simple:
-        return GEN_2021 if graph else GEN_2020
+        return GEN_2019 if tensor_array else GEN_2021 if graph else GEN_2020
     return None
 
 
@@ -187,12 +212,14 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
     if has_file("arena_allocator/single_arena_buffer_allocator.h") or has_file("single_arena_buffer_allocator.h"):
         return GEN_2022
     if has_file("simple_memory_allocator.h") or has_file("arena_allocator/simple_memory_allocator.h"):
+        if "TfLiteEvalTensor" not in header_text:
+            return GEN_2019
         return GEN_2021 if "SubgraphAllocations" in header_text else GEN_2020
     return None
 
 
 # Names users give (--tflm-revision), besides the keys
-ALIASES = {"current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
+ALIASES = {"7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
            "be7b099": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020}
 
 

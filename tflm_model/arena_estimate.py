@@ -527,6 +527,9 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         raise ModelError("short enums are modelled for 32-bit Arm bare metal only (pointer size 4)")
     abi = abi_for(pointer_bytes, short_enums)
     sizes = sizes or BuildSizes()
+    if generation is not None and not generation.modelled:
+        raise ModelError(f"the arena of {generation.label} is not modelled (it keeps a TfLiteTensor per tensor in the "
+                         "arena, which no measured generation does): no figure")
     if generation is not None and generation.measured:
         return _estimate(model_paths, kernels, abi, cpu_features, sizes, generation)
     found, refusals = [], []

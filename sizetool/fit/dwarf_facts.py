@@ -74,7 +74,7 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     params: dict[str, int] = {}
     from_elf: list[str] = []
     defaults: list[str] = []
-    classes = {entry.name.split("::")[-1] for entry in types if entry.kind == "struct"
+    classes = {entry.name.split("::")[-1] for entry in types if entry.kind in ("struct", "typedef")
                and (entry.name.startswith("tflite::") or "::" not in entry.name)}
     generation = from_struct_names(classes)
     wanted_structs = [name for name in STRUCTS if name not in NOT_STRUCTS]

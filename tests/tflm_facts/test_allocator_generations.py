@@ -3,15 +3,15 @@
 import pytest
 
 from tflm_facts.allocator_generations import (
-    BY_KEY, CURRENT, GEN_2020, GEN_2021, GEN_2022, GENERATIONS, MEASURED, from_struct_names, from_symbols,
+    BY_KEY, CURRENT, GEN_2019, GEN_2020, GEN_2021, GEN_2022, GENERATIONS, MEASURED, from_struct_names, from_symbols,
     from_tree_files, named,
 )
 from tflm_facts.kernel_memory import PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS
 
 
 def test_the_generations_are_ordered_and_only_measured_ones_are_used_as_rules():
-    assert [g.key for g in GENERATIONS] == ["2020", "2021", "2022"] and CURRENT is GEN_2022
-    assert MEASURED == (GEN_2020, GEN_2022) and not GEN_2021.measured
+    assert [g.key for g in GENERATIONS] == ["2019", "2020", "2021", "2022"] and CURRENT is GEN_2022
+    assert MEASURED == (GEN_2020, GEN_2022) and not GEN_2021.measured and not GEN_2019.modelled
     for generation in MEASURED:
         assert generation.measured_kernels and generation.measured_abis
 
@@ -30,8 +30,9 @@ def test_tables_name_only_known_facts():
 
 def test_dwarf_struct_names_tell_the_generation():
     assert from_struct_names({"SingleArenaBufferAllocator", "MicroAllocator"}) is GEN_2022
-    assert from_struct_names({"SimpleMemoryAllocator", "MicroAllocator", "SubgraphAllocations"}) is GEN_2021
-    assert from_struct_names({"SimpleMemoryAllocator", "MicroAllocator"}) is GEN_2020
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "SubgraphAllocations"}) is GEN_2021
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "MicroAllocator"}) is GEN_2020
+    assert from_struct_names({"SimpleMemoryAllocator", "MicroAllocator", "TfLiteTensor"}) is GEN_2019
     assert from_struct_names({"MicroAllocator", "TfLiteTensor"}) is None
 
 
@@ -40,6 +41,9 @@ def test_function_names_tell_the_generation_without_dwarf():
     assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateTemp(unsigned int, unsigned int)",
                          "tflite::MicroGraph::InitSubgraphs()"]) is GEN_2021
     assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateFromTail(unsigned int, unsigned int)"]) is GEN_2020
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateFromTail(unsigned int, unsigned int)",
+                         "tflite::MicroAllocator::AllocateTfLiteTensorArray(TfLiteContext*, tflite::SubGraph const*)"]
+                        ) is GEN_2019
     assert from_symbols(["main", "tflite::MicroAllocator::Create(unsigned char*, unsigned int)"]) is None
 
 
@@ -48,8 +52,10 @@ def test_tree_files_tell_the_generation():
         return lambda path: path in paths
 
     assert from_tree_files(has("arena_allocator/single_arena_buffer_allocator.h"), "") is GEN_2022
-    assert from_tree_files(has("simple_memory_allocator.h"), "struct SubgraphAllocations {") is GEN_2021
-    assert from_tree_files(has("simple_memory_allocator.h"), "class MicroAllocator {") is GEN_2020
+    assert from_tree_files(has("simple_memory_allocator.h"), "TfLiteEvalTensor* tensors; SubgraphAllocations") \
+        is GEN_2021
+    assert from_tree_files(has("simple_memory_allocator.h"), "TfLiteEvalTensor** eval_tensors") is GEN_2020
+    assert from_tree_files(has("simple_memory_allocator.h"), "AllocateTfLiteTensorArray(") is GEN_2019
     assert from_tree_files(has(), "") is None
 
 
@@ -58,3 +64,12 @@ def test_names_users_give():
     assert all(named(key) is generation for key, generation in BY_KEY.items())
     with pytest.raises(ValueError, match="unknown TFLM revision"):
         named("1999")
+
+
+def test_the_generation_before_eval_tensors_is_refused_not_bounded():
+    from tests.conftest import FIXTURES
+    from tflm_model.arena_estimate import estimate_arena
+    from tflm_model.errors import ModelError
+
+    with pytest.raises(ModelError, match="not modelled"):
+        estimate_arena([FIXTURES / "models" / "arena_add_chain.tflite"], generation=named("tf2.3"))
