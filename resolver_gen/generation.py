@@ -133,18 +133,18 @@ def _estimate(args: argparse.Namespace, tree=None):
     from tflm_model.arena_estimate import estimate_arena
     from tflm_facts.allocator_generations import CURRENT, named
 
-    generation, why = CURRENT, ""
+    generation, why, revision = CURRENT, "", ""
     if args.tflm_revision:
         try:
             generation = named(args.tflm_revision)
         except ValueError as error:
             raise ResolverGenError(f"--tflm-revision: {error}") from None
     elif tree is not None:
-        generation = tree.generation
+        generation, revision = tree.generation, f"the --tflm tree, {tree.revision.describe()}"
         why = "the --tflm tree has neither simple_memory_allocator.h nor single_arena_buffer_allocator.h"
     return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
                           short_enums=args.short_enums, cpu_features="mve" if args.mve else "dsp",
-                          generation=generation, why=why)
+                          generation=generation, why=why, revision=revision)
 
 
 def generate(args: argparse.Namespace) -> tuple[int, str | None]:

@@ -63,6 +63,8 @@ class Generation:
     measured_kernels: tuple[str, ...] = ()
     measured_abis: tuple[str, ...] = ()
     modelled: bool = True  # False: the estimate refuses it (its allocation is too unlike any measured generation's)
+    tables_of: str = ""  # the one revision whose sizes the tables hold, when they are not the whole generation's
+    tables_elsewhere: str = ""  # how far they were off for other revisions of the generation (measured)
 
 
 _INT8, _UINT8 = 9, 3
@@ -158,10 +160,14 @@ GEN_2021 = Generation(
 
 GEN_2022 = Generation(
     key="2022",
-    label="tflite-micro since 2022-07 (SingleArenaBufferAllocator; measured at 90b983c, August 2026)",
+    label="tflite-micro since 2022-07 (SingleArenaBufferAllocator)",
     covers="tflite-micro 86abc0a (2022-07-07) to 90b983c (2026) and the distributions synced from it "
            "(Arduino's and pico-tflmicro's syncs, esp-tflite-micro, Zephyr's module)",
-    measured=("tflite-micro 90b983c (August 2026)",),
+    measured=("tflite-micro 90b983c (August 2026)", "tflite-micro 02414075e (2023-06-16), with its DWARF sizes",
+              "pico-tflmicro dfea53b (2024-12), with its DWARF sizes"),
+    tables_of="tflite-micro 90b983c (August 2026)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 90b983c's; at 02414075e (2023-06) they were 0 to "
+                     "60 B above the measured minimum (smaller OpData), at pico-tflmicro dfea53b 0 to 36 B (MEAN)",
     single_subgraph=False,
     creation=("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
     arena_builtin_allocator=True,

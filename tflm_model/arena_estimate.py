@@ -497,7 +497,7 @@ def _counted(part: str, steps: list[tuple]) -> str:
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
                    pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp",
                    sizes: BuildSizes | None = None, generation: Generation | None = CURRENT,
-                   why: str = "") -> ArenaEstimate:
+                   why: str = "", revision: str = "") -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
@@ -514,7 +514,11 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     generation: the TFLM allocator generation (tflm_facts.allocator_generations) the firmware links; the current one
     by default. None (not known) or a generation whose rules were not measured gives the largest figure of the
     measured generations, as an upper bound (exact False), with a note saying why (`why`: how the revision was
-    looked for)."""
+    looked for).
+
+    revision: the TFLM revision the caller knows the firmware is ("" when it names none: the generation's tables'
+    own revision is assumed). A generation whose tables hold one revision only (the current one: 90b983c's sizes)
+    is exact for another revision only with the build's sizes (`sizes`)."""
     if kernels not in KERNEL_SETS:
         raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
@@ -531,7 +535,16 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         raise ModelError(f"the arena of {generation.label} is not modelled (it keeps a TfLiteTensor per tensor in the "
                          "arena, which no measured generation does): no figure")
     if generation is not None and generation.measured:
-        return _estimate(model_paths, kernels, abi, cpu_features, sizes, generation)
+        found = _estimate(model_paths, kernels, abi, cpu_features, sizes, generation)
+        if not generation.tables_of:
+            return found
+        if sizes.structs or sizes.op_data:
+            return replace(found, revision=f"{generation.label}, with the build's own sizes")
+        if not revision or generation.tables_of.split(" (")[0] in revision:
+            return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
+        note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
+        return replace(found, exact=False, notes=(note, *found.notes),
+                       revision=f"{generation.label} ({revision}), with {generation.tables_of}'s sizes")
     found, refusals = [], []
     for candidate in MEASURED:
         try:

@@ -150,9 +150,10 @@ def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bo
              sizes: BuildSizes | None = None, generation: Generation | None = CURRENT, why: str = "") -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
+        # without the build's sizes its revision is not the tables' own: say so
         return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
                               pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, generation=generation,
-                              why=why)
+                              why=why, revision="" if sizes is not None else "the linked TFLM (no DWARF sizes)")
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 

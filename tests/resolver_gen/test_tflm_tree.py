@@ -189,7 +189,10 @@ def test_a_tree_whose_generation_cannot_be_told_gets_the_bound(fixtures_dir, tmp
 def test_without_a_tree_the_arena_names_the_current_revision_and_a_named_one_overrides(fixtures_dir, capsys):
     model = fixtures_dir / "models" / "arena_add_chain.tflite"
     status, out, _ = run(capsys, model, "--arena", "--format", "json")
-    assert status == 0 and json.loads(out)["arena"]["revision"].startswith("tflite-micro since 2022-07")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and arena["exact"]
+    assert arena["revision"] == "tflite-micro 90b983c (August 2026), of tflite-micro since 2022-07 " \
+                               "(SingleArenaBufferAllocator)"
     status, out, _ = run(capsys, model, "--arena", "--tflm-revision", "edge-impulse-2021", "--format", "json")
     assert status == 0 and json.loads(out)["arena"]["revision"].startswith("TFLM 2020-2021")
     status, out, _ = run(capsys, model, "--arena", "--tflm-revision", "2021", "--format", "json")
@@ -199,3 +202,18 @@ def test_without_a_tree_the_arena_names_the_current_revision_and_a_named_one_ove
     assert status == 2 and "unknown TFLM revision" in err and err.count("\n") == 1
     status, _, err = run(capsys, model, "--tflm-revision", "2020")
     assert status == 2 and "add --arena" in err
+
+
+def test_a_current_generation_tree_of_another_revision_is_a_bound_saying_why(fixtures_dir, tmp_path, capsys):
+    """The current generation's tables are 90b983c's sizes: for another revision's tree (here an unknown one) the
+    figure is not called exact, and the note says how far off they were where measured."""
+    from tflm_model.arena_estimate import estimate_arena
+
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    write_tree(tmp_path, {"AddAdd": True})
+    _allocator_files(tmp_path, {"arena_allocator/single_arena_buffer_allocator.h": "class SingleArenaBufferAllocator;"})
+    status, out, _ = run(capsys, model, "--tflm", tmp_path, "--arena", "--short-enums", "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and not arena["exact"]
+    assert arena["total_bytes"] == estimate_arena([model], short_enums=True).total_bytes
+    assert "unknown revision" in arena["notes"][0] and "at 02414075e (2023-06)" in arena["notes"][0]
