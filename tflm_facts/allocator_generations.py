@@ -16,6 +16,8 @@ planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Imp
 - "2021": tflite-micro d7ac83e (2021-05-13) to 86abc0a (2022-07-07): subgraphs (MicroGraph, SubgraphAllocations),
   the builtin-data allocator in the arena, AllocateTempInputTensor from 2022-01, planning across subgraphs from
   2022-03. Not measured: its figure is the bound over the measured generations.
+- "2022-04": tflite-micro 45022bb (2022-04-05, the buffer-allocator interfaces) to 86abc0a: today's allocation
+  sequence behind a SimpleMemoryAllocator, measured at 1bdc373d4 (2022-04-25); MEAN/SUM take only the accumulator.
 - "2022": SingleArenaBufferAllocator (86abc0a, 2022-07-07) to today: the rules of tflm_facts.kernel_memory, measured
   at 90b983c (2026) and 02414075e (2023-06).
 
@@ -145,9 +147,8 @@ GEN_2020 = Generation(
 # Its allocation steps are not modelled: an estimate for it is the bound over the measured generations.
 GEN_2021 = Generation(
     key="2021",
-    label="TFLM 2021-2022 (tflite-micro d7ac83e of 2021-05-13 to 86abc0a of 2022-07-07, SimpleMemoryAllocator "
-          "with subgraphs)",
-    covers="tflite-micro d7ac83e to 86abc0a (2021-05-13 to 2022-07-07)",
+    label="TFLM 2021-2022 (tflite-micro d7ac83e of 2021-05-13 to 2022-04-04, SimpleMemoryAllocator with subgraphs)",
+    covers="tflite-micro d7ac83e to 45022bb (2021-05-13 to 2022-04-04)",
     measured=(),
     single_subgraph=False,
     creation=("SimpleMemoryAllocator", "MicroAllocator"),
@@ -156,6 +157,38 @@ GEN_2021 = Generation(
     plan_beside_requests=True,
     variables_after_plan=True,
     subgraph_sizes_array=False,
+)
+
+# The current allocation sequence with a SimpleMemoryAllocator: measured at 1bdc373d4 (2022-04-25), where the
+# estimate with the current generation's steps equals the smallest arena on all 50 models once MEAN/SUM take only
+# the accumulator (the anonymous OpData of reduce.cc holds temp_buffer_idx, 36 B)
+GEN_2022_04 = Generation(
+    key="2022-04",
+    label="tflite-micro 2022-04 to 2022-07 (SimpleMemoryAllocator behind the buffer-allocator interfaces)",
+    covers="tflite-micro 45022bb (2022-04-05) to 86abc0a (2022-07-07)",
+    measured=("tflite-micro 1bdc373d4 (2022-04-25)",),
+    single_subgraph=False,
+    creation=("SimpleMemoryAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
+    arena_builtin_allocator=True,
+    subgraph_allocations=True,
+    plan_beside_requests=False,
+    variables_after_plan=False,
+    subgraph_sizes_array=True,
+    rules=frozenset({REDUCE_ACCUMULATOR_ONLY}),
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY) and allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 40, "GreedyMemoryPlanner": 44, "MicroAllocator": 40,
+                      "MicroBuiltinDataAllocator": 8, "SubgraphAllocations": 8, "NodeAndRegistration": 32,
+                      "TfLiteTensor": 32, "ScratchBufferRequest": 12, "TfLiteEvalTensor": 12,
+                      "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4, "ScratchBufferHandle": 4,
+                      "AllocationInfo": 24, "void*": 4, "size_t": 4}},
+    params={"eabi": {"TfLiteAddParams": 2, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1, "TfLiteBatchMatMulParams": 3, "TfLiteCallOnceParams": 4, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8, "TfLiteConvParams": 24, "TfLiteCumsumParams": 2, "TfLiteDepthToSpaceParams": 4, "TfLiteDepthwiseConvParams": 28, "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4, "TfLiteGatherParams": 8, "TfLiteIfParams": 8, "TfLiteL2NormParams": 1, "TfLiteLSTMParams": 16, "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1, "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1, "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2, "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1, "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4, "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20, "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12, "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8, "TfLiteVarHandleParams": 8, "TfLiteWhileParams": 8}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "EQUAL": 32, "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MUL": 36, "NOT_EQUAL": 32, "QUANTIZE": 32, "RELU": 28, "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SVDF": 36, "TRANSPOSE_CONV": 72, "WHILE": 8, "MEAN": 36, "SUM": 36}},
+    measured_ops=frozenset(['ADD', 'AVERAGE_POOL_2D', 'CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED', 'LESS', 'MEAN', 'MUL', 'QUANTIZE', 'RESHAPE', 'SOFTMAX', 'SVDF', 'TRANSPOSE_CONV', 'WHILE']),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+    tables_of="tflite-micro 1bdc373d4 (2022-04-25)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 1bdc373d4's (no other revision of 2022-04 to "
+                     "2022-07 was measured)",
 )
 
 GEN_2022 = Generation(
@@ -180,7 +213,7 @@ GEN_2022 = Generation(
 )
 
 CURRENT = GEN_2022
-GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022)
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
 
@@ -193,6 +226,8 @@ def from_struct_names(names: set[str]) -> Generation | None:
     if "SimpleMemoryAllocator" in names:
         if "TfLiteEvalTensor" not in names:
             return GEN_2019
+        if "INonPersistentBufferAllocator" in names or "IPersistentBufferAllocator" in names:
+            return GEN_2022_04
         return GEN_2021 if "SubgraphAllocations" in names else GEN_2020
     return None
 
@@ -200,15 +235,16 @@ def from_struct_names(names: set[str]) -> Generation | None:
 def from_symbols(names) -> Generation | None:
     """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
     for an ELF without DWARF; None when none of the allocator classes is named."""
-    simple = graph = tensor_array = False
+    simple = graph = tensor_array = interfaces = False
     for name in names:
         if "SingleArenaBufferAllocator::" in name:
             return GEN_2022
         simple = simple or "SimpleMemoryAllocator::" in name
         graph = graph or "MicroGraph::" in name
         tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
+        interfaces = interfaces or "PersistentBufferAllocator::" in name
     if simple:
-        return GEN_2019 if tensor_array else GEN_2021 if graph else GEN_2020
+        return (GEN_2019 if tensor_array else GEN_2022_04 if interfaces else GEN_2021 if graph else GEN_2020)
     return None
 
 
@@ -220,12 +256,14 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
     if has_file("simple_memory_allocator.h") or has_file("arena_allocator/simple_memory_allocator.h"):
         if "TfLiteEvalTensor" not in header_text:
             return GEN_2019
+        if has_file("ibuffer_allocator.h") or has_file("arena_allocator/ibuffer_allocator.h"):
+            return GEN_2022_04
         return GEN_2021 if "SubgraphAllocations" in header_text else GEN_2020
     return None
 
 
 # Names users give (--tflm-revision), besides the keys
-ALIASES = {"7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
+ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
            "be7b099": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020}
 
 

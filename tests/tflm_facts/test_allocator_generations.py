@@ -3,15 +3,15 @@
 import pytest
 
 from tflm_facts.allocator_generations import (
-    BY_KEY, CURRENT, GEN_2019, GEN_2020, GEN_2021, GEN_2022, GENERATIONS, MEASURED, from_struct_names, from_symbols,
+    BY_KEY, CURRENT, GEN_2019, GEN_2020, GEN_2021, GEN_2022, GEN_2022_04, GENERATIONS, MEASURED, from_struct_names, from_symbols,
     from_tree_files, named,
 )
 from tflm_facts.kernel_memory import PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS
 
 
 def test_the_generations_are_ordered_and_only_measured_ones_are_used_as_rules():
-    assert [g.key for g in GENERATIONS] == ["2019", "2020", "2021", "2022"] and CURRENT is GEN_2022
-    assert MEASURED == (GEN_2020, GEN_2022) and not GEN_2021.measured and not GEN_2019.modelled
+    assert [g.key for g in GENERATIONS] == ["2019", "2020", "2021", "2022-04", "2022"] and CURRENT is GEN_2022
+    assert MEASURED == (GEN_2020, GEN_2022_04, GEN_2022) and not GEN_2021.measured and not GEN_2019.modelled
     for generation in MEASURED:
         assert generation.measured_kernels and generation.measured_abis
 
@@ -33,6 +33,8 @@ def test_dwarf_struct_names_tell_the_generation():
     assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "SubgraphAllocations"}) is GEN_2021
     assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "MicroAllocator"}) is GEN_2020
     assert from_struct_names({"SimpleMemoryAllocator", "MicroAllocator", "TfLiteTensor"}) is GEN_2019
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "SubgraphAllocations",
+                              "INonPersistentBufferAllocator"}) is GEN_2022_04
     assert from_struct_names({"MicroAllocator", "TfLiteTensor"}) is None
 
 
@@ -45,6 +47,8 @@ def test_function_names_tell_the_generation_without_dwarf():
                          "tflite::MicroAllocator::AllocateTfLiteTensorArray(TfLiteContext*, tflite::SubGraph const*)"]
                         ) is GEN_2019
     assert from_symbols(["main", "tflite::MicroAllocator::Create(unsigned char*, unsigned int)"]) is None
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateTemp(unsigned int, unsigned int)",
+                         "tflite::INonPersistentBufferAllocator::~INonPersistentBufferAllocator()"]) is GEN_2022_04
 
 
 def test_tree_files_tell_the_generation():
@@ -56,6 +60,9 @@ def test_tree_files_tell_the_generation():
         is GEN_2021
     assert from_tree_files(has("simple_memory_allocator.h"), "TfLiteEvalTensor** eval_tensors") is GEN_2020
     assert from_tree_files(has("simple_memory_allocator.h"), "AllocateTfLiteTensorArray(") is GEN_2019
+    assert from_tree_files(has("arena_allocator/simple_memory_allocator.h", "arena_allocator/ibuffer_allocator.h"),
+                           "SubgraphAllocations* StartModelAllocation(const Model* model); TfLiteEvalTensor") \
+        is GEN_2022_04
     assert from_tree_files(has(), "") is None
 
 
