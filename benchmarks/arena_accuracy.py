@@ -38,6 +38,8 @@ from tflm_facts.allocator_generations import CURRENT, named  # noqa: E402
 TRUTHS = [REPO / "tests" / "data" / "arena_truth.csv", REPO / "tests" / "data" / "mve_arena_truth.csv",
           REPO / "tests" / "data" / "esp_arena_truth.csv", REPO / "tests" / "data" / "ei2021_arena_truth.csv",
           REPO / "tests" / "data" / "tflm2022_arena_truth.csv"]
+# (tflm2023_ and ei2023_arena_truth.csv are the current generation measured at other revisions: exact there with the
+# build's DWARF sizes only, which this benchmark does not read; their tests hold them)
 # a table's TFLM (its `tflm` column) -> the allocator generation it runs (tflm_facts.allocator_generations)
 GENERATION_OF_TFLM = {"Edge Impulse inferencing-sdk-cpp be7b099": "2020", "tflite-micro 1bdc373d4": "2022-04"}
 DEFAULT_MODELS = [REPO.parent / "shared" / "models"]

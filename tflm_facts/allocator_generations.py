@@ -67,6 +67,9 @@ class Generation:
     modelled: bool = True  # False: the estimate refuses it (its allocation is too unlike any measured generation's)
     tables_of: str = ""  # the one revision whose sizes the tables hold, when they are not the whole generation's
     tables_elsewhere: str = ""  # how far they were off for other revisions of the generation (measured)
+    # ABI -> struct -> sizeof in a build without TF_LITE_STATIC_MEMORY (full TfLiteTensor and TfLiteNode), which
+    # distributions such as Edge Impulse's SDK use: the tables' figure is no bound for them
+    full_structs: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 _INT8, _UINT8 = 9, 3
@@ -197,10 +200,18 @@ GEN_2022 = Generation(
     covers="tflite-micro 86abc0a (2022-07-07) to 90b983c (2026) and the distributions synced from it "
            "(Arduino's and pico-tflmicro's syncs, esp-tflite-micro, Zephyr's module)",
     measured=("tflite-micro 90b983c (August 2026)", "tflite-micro 02414075e (2023-06-16), with its DWARF sizes",
-              "pico-tflmicro dfea53b (2024-12), with its DWARF sizes"),
+              "pico-tflmicro dfea53b (2024-12), with its DWARF sizes",
+              "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15), with its DWARF sizes"),
     tables_of="tflite-micro 90b983c (August 2026)",
-    tables_elsewhere="its struct and OpData sizes are tflite-micro 90b983c's; at 02414075e (2023-06) they were 0 to "
-                     "60 B above the measured minimum (smaller OpData), at pico-tflmicro dfea53b 0 to 36 B (MEAN)",
+    # eabi: Edge Impulse inferencing-sdk-cpp 29ca890's DWARF (measured); ilp32 and lp64: the same fields laid out by
+    # the ABI's rules (not compiled)
+    full_structs={"eabi": {"TfLiteTensor": 64, "NodeAndRegistration": 44},
+                  "ilp32": {"TfLiteTensor": 64, "NodeAndRegistration": 44},
+                  "lp64": {"TfLiteTensor": 112, "NodeAndRegistration": 88}},
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 90b983c's, or a build without "
+                     "TF_LITE_STATIC_MEMORY's (full TfLiteTensor and TfLiteNode, as Edge Impulse's SDK), whichever "
+                     "needs more; at 02414075e (2023-06) 90b983c's were 0 to 60 B above the measured minimum, at "
+                     "pico-tflmicro dfea53b 0 to 36 B, and Edge Impulse's 2023 SDK needed up to 380 B more",
     single_subgraph=False,
     creation=("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
     arena_builtin_allocator=True,

@@ -542,13 +542,18 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
             return replace(found, revision=f"{generation.label}, with the build's own sizes")
         if not revision or generation.tables_of.split(" (")[0] in revision:
             return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
+        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation)
         note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
         return replace(found, exact=False, notes=(note, *found.notes),
-                       revision=f"{generation.label} ({revision}), with {generation.tables_of}'s sizes")
+                       revision=f"{generation.label} ({revision}), with the larger of {generation.tables_of}'s "
+                                "sizes and a full-struct build's")
     found, refusals = [], []
     for candidate in MEASURED:
         try:
-            found.append(_estimate(model_paths, kernels, abi, cpu_features, sizes, candidate))
+            figure = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate)
+            if not (sizes.structs or sizes.op_data):
+                figure = _with_full_structs(figure, model_paths, kernels, abi, cpu_features, candidate)
+            found.append(figure)
         except ModelError as error:
             refusals.append(error)
     if not found:
@@ -561,6 +566,17 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     return replace(largest, exact=False, notes=(note, *largest.notes),
                    revision=generation.label if generation is not None else "not known (bound over the measured "
                    "generations)", assumed=tuple(sorted({a for e in found for a in e.assumed})))
+
+
+def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str, cpu_features: str,
+                       generation: Generation) -> ArenaEstimate:
+    """The larger of found and the generation's figure for a build without TF_LITE_STATIC_MEMORY (its full
+    TfLiteTensor and TfLiteNode), for a revision whose build flags are not known."""
+    full = generation.full_structs.get(abi)
+    if not full:
+        return found
+    wider = _estimate(model_paths, kernels, abi, cpu_features, BuildSizes(dict(full)), generation)
+    return wider if wider.total_bytes > found.total_bytes else found
 
 
 def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,
