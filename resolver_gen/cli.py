@@ -24,7 +24,8 @@ __all__ = ["main", "run", "run_fit", "build_parser", "cmake_package_dir"]
 
 def run_fit(args: argparse.Namespace) -> int:
     """--fit PROFILE: flash, RAM and stack from a target profile; exit 1 when over a limit or an op is missing."""
-    from resolver_gen.render_fit import render_fit, render_profile_list
+    from resolver_gen.render_fit import render_fit
+    from resolver_gen.render_profiles import render_profile, render_profile_list
     from tflm_facts.target_profile import load_profile, shipped_profiles
 
     output_format = "text" if args.format == "header" else args.format
@@ -42,6 +43,11 @@ def run_fit(args: argparse.Namespace) -> int:
         if args.models:
             raise ResolverGenError("--fit list names the shipped profiles: give no model")
         text = render_profile_list([load_profile(name) for name in shipped_profiles()], output_format)
+        status = 0
+    elif args.fit == "show":
+        if len(args.models) != 1:
+            raise ResolverGenError("--fit show takes one profile: gen-resolver --fit show NAME (--fit list names them)")
+        text = render_profile(load_profile(args.models[0]), output_format)
         status = 0
     else:
         from tflm_model.target_fit import fit_report
@@ -62,14 +68,24 @@ def run_fit(args: argparse.Namespace) -> int:
         if args.calibrate:
             from resolver_gen.calibrate import render_calibrated
 
-            if args.ram or args.reduce_types or args.app_statics:
-                raise ResolverGenError("--calibrate answers flash on the firmware as it is: leave out --ram, "
-                                       "--reduce-types and --app-statics")
+            if args.ram or args.reduce_types or args.app_statics or args.app_flash or args.app_ram:
+                raise ResolverGenError("--calibrate answers flash on the firmware as it is (your application "
+                                       "included): leave out --ram, --reduce-types, --app-statics, --app-flash and "
+                                       "--app-ram")
             text, status = render_calibrated(args.fit, args.calibrate, args.models, output_format, flash)
         else:
+            from tflm_model.target_fit import Application, report_with_application
+
+            application = Application(parse_size(args.app_flash, "--app-flash") if args.app_flash else None,
+                                      parse_size(args.app_ram, "--app-ram") if args.app_ram else None)
             report = fit_report(args.fit, args.models, args.reduce_types, flash, ram, args.app_statics)
+            report = report_with_application(report, application)
             text = render_fit(report, output_format, args.verbose)
             status = 0 if report.main.passed else 1
+            if args.advise or report.main.over_flash or report.main.over_ram:
+                from resolver_gen.fit_advice import with_advice
+
+                text = with_advice(report, text, output_format)
     if args.output:
         write_atomically(Path(args.output), text)
     else:
@@ -83,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
         args.models = expand_model_arguments(args.models)
     if args.fit:
+        if args.fit == "show":  # the argument is a profile's name or file, not a model
+            return run_fit(args)
         if args.tflm:
             raise ResolverGenError("--tflm checks a resolver header against a TFLM tree: leave it out with --fit")
         return run_fit(args)
@@ -90,10 +108,12 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--calibrate goes with --fit PROFILE")
     if args.flash or args.ram:
         raise ResolverGenError("--flash and --ram are limits for --fit PROFILE")
-    if args.app_statics:
-        raise ResolverGenError("--app-statics describes your app for --fit PROFILE")
+    if args.app_statics or args.app_flash or args.app_ram:
+        raise ResolverGenError("--app-statics, --app-flash and --app-ram describe your app for --fit PROFILE")
     if args.verbose:
         raise ResolverGenError("--verbose goes with --fit PROFILE (the whole stack path)")
+    if getattr(args, "advise", False):
+        raise ResolverGenError("--advise goes with --fit PROFILE")
     if args.format in ("text", "markdown"):
         raise ResolverGenError(f"--format {args.format} goes with --fit (the resolver is header, lite or json)")
     if not args.models:

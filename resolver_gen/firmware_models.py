@@ -1,7 +1,7 @@
 """gen-resolver on a firmware: an ELF given as a model stands for the TFLite models linked into it.
 
-The ELF is told by its magic (\\x7fELF), read with pyelftools (read-only, stored, allocated sections and the data
-symbols), and searched by tflm_model.embedded_models, which size-report's finder uses too; each model found is passed on
+The ELF is told by its magic (\\x7fELF), read with pyelftools (stored, allocated sections, read-only or writable: an
+`xxd -i` array without `const` is in .data; and the data symbols), and searched by tflm_model.embedded_models, which size-report's finder uses too; each model found is passed on
 as bytes labelled FIRMWARE:SYMBOL (the symbol demangled), so the header names it by the array that holds it.
 """
 
@@ -29,10 +29,32 @@ def expand_firmware(paths: list[str]) -> list:
             continue
         models = models_in_elf(path)
         if not models:
-            raise ResolverGenError(f"{path}: an ELF with no TFLite model in its read-only data (a model is found by "
-                                   "its FlatBuffer identifier TFL3)")
-        out.extend(model.source(path) for model in models)
+            raise ResolverGenError(f"{path}: an ELF with no TFLite model in its stored data (a model is found by its "
+                                   "FlatBuffer identifier TFL3)")
+        kernel_types = linked_kernel_types(path)
+        out.extend(model.source(path, kernel_types) for model in models)
     return out
+
+
+def linked_kernel_types(path: str) -> dict:
+    """The tensor types the firmware's own kernel functions take (tflm_facts.linked_types): its models are checked
+    against them, so a 2020 firmware's uint8 model is not refused. Only the symbols naming TFLM's reference kernels
+    are demangled."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    from tflm_facts import linked_types
+
+    names = []
+    try:
+        with open(path, "rb") as handle:
+            table = ELFFile(handle).get_section_by_name(".symtab")
+            for symbol in table.iter_symbols() if table is not None else ():
+                if symbol["st_info"]["type"] == "STT_FUNC" and "reference_" in symbol.name:
+                    names.append(_demangled(symbol.name))
+    except (ELFError, OSError, ValueError):
+        return {}
+    return linked_types.linked_kernel_types(names)
 
 
 def models_in_elf(path: str):
@@ -45,17 +67,18 @@ def models_in_elf(path: str):
     from tflm_model.embedded_models import DataSymbol, SectionBytes, find_embedded_models
     from tflm_model.tflite_reader import FILE_IDENTIFIER
 
-    SHF_WRITE, SHF_ALLOC = 0x1, 0x2
+    SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, SHF_TLS = 0x1, 0x2, 0x4, 0x400
     try:
         with open(path, "rb") as handle:
             elf = ELFFile(handle)
             sections = []
             for section in elf.iter_sections():
                 flags = section["sh_flags"]
-                if flags & SHF_ALLOC and not flags & SHF_WRITE and section["sh_type"] != "SHT_NOBITS":
+                if flags & SHF_ALLOC and not flags & SHF_TLS and section["sh_type"] != "SHT_NOBITS":
                     data = section.data()
                     if FILE_IDENTIFIER in data:
-                        sections.append(SectionBytes(section.name, section["sh_addr"], data))
+                        writable = bool(flags & SHF_WRITE) and not flags & SHF_EXECINSTR
+                        sections.append(SectionBytes(section.name, section["sh_addr"], data, writable))
             symbols = []
             table = elf.get_section_by_name(".symtab") if sections else None
             if table is not None:

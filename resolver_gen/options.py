@@ -97,8 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "CMAKE_PREFIX_PATH) and exit")
     parser.add_argument("--fit", metavar="PROFILE",
                         help="will the models fit this target: flash, RAM and stack from a target profile (a shipped "
-                             "profile's name or a .json path; 'list' names the shipped ones); --format text (default), "
-                             "json or markdown")
+                             "profile's name or a .json path; 'list' names the shipped ones, 'show NAME' one in full); --format "
+                             "text (default), json or markdown")
     parser.add_argument("--calibrate", metavar="FIRMWARE.elf",
                         help="with --fit PROFILE: answer on your own firmware: its runtime and linked operators from "
                              "the ELF, the operators it lacks from the profile, scaled on the firmware")
@@ -106,8 +106,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --fit: your app has C++ function-local statics (TFLM's examples keep their "
                              "resolver and interpreter so): count the guard and exception runtime they link where the "
                              "build compiles thread-safe statics")
+    parser.add_argument("--app-flash", metavar="SIZE",
+                        help="with --fit: the flash your application adds around TFLM and the models (drivers, DSP, "
+                             "USB, printf); counted in the answer, which otherwise leaves it out and says so")
+    parser.add_argument("--app-ram", metavar="SIZE",
+                        help="with --fit: the RAM your application adds (its .data, .bss, heap and stack reserve)")
     parser.add_argument("--flash", metavar="SIZE", help="with --fit: the flash available (e.g. 1M, 256K); over it is exit 1")
     parser.add_argument("--ram", metavar="SIZE", help="with --fit: the RAM available (e.g. 192K); over it is exit 1")
+    parser.add_argument("--advise", action="store_true",
+                        help="with --fit: the changes that save flash or RAM, ranked (given anyway over a limit)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="with --fit: every step of the stack path (by default its first frames, the largest, the "
                              "deepest and the total)")

@@ -120,8 +120,10 @@ def _call(op: PlannedOp) -> str:
 def _model_lines(plan: ResolverPlan) -> list[str]:
     lines = []
     for model in plan.models:
-        operators = sum(use.total_uses for use in model.ops)
-        lines.append(comment_text(f"{model.name}: {_plural(operators, 'operator')} in "
+        # Distinct operators first (what kNumOps counts, over all models), then the graph's nodes, named as such.
+        nodes = sum(use.total_uses for use in model.ops)
+        lines.append(comment_text(f"{model.name}: {_plural(len(model.ops), 'distinct operator')} "
+                                  f"({_plural(nodes, 'operator node')}) in "
                                   f"{_plural(model.subgraph_count, 'subgraph')}"))
     return lines
 

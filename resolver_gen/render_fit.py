@@ -1,4 +1,5 @@
-"""`gen-resolver --fit`: the fit answer (tflm_model/target_fit.py) as text, JSON or markdown, and `--fit list`."""
+"""`gen-resolver --fit`: the fit answer (tflm_model/target_fit.py) as text, JSON or markdown (the shipped profiles' list
+and one profile in full: render_profiles.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def describe_build(build: BuildFacts) -> str:
     then the CPU, kernel set, ABI and compiler."""
     cpu = build.cpu + (f" {build.fpu}" if build.fpu else "")
     enums = ", short enums" if build.short_enums else ""
-    compiler = _compilers(build)
+    compiler = compilers(build)
     return f"{describe_distribution(build)}; {cpu}, {build.kernels} kernels, {build.pointer_bytes * 8}-bit pointers{enums}, {compiler}"
 
 
@@ -27,56 +28,21 @@ def describe_distribution(build: BuildFacts) -> str:
     of format version 1 has none of it recorded but the TFLM commit."""
     name = build.distribution or "distribution not recorded"
     if build.distribution_revision:
-        name += f" {_revision(build.distribution_revision)}"
-    facts = [f"TFLM {_revision(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
+        name += f" {revision_text(build.distribution_revision)}"
+    facts = [f"TFLM {revision_text(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
     facts += [fact for fact in (build.build_system, build.opt_level, build.c_library, build.flags) if fact]
     return f"{name}: {', '.join(facts)}"
 
 
-def _revision(text: str) -> str:
+def revision_text(text: str) -> str:
     """A git commit shortened to 7 digits; any other revision ("sync of 2024-12-26") as it is."""
     return text[:7] if re.fullmatch(r"[0-9a-f]{7,40}", text) else text
 
 
-def _compilers(build: BuildFacts) -> str:
+def compilers(build: BuildFacts) -> str:
     """Every compiler the build's .comment names: a C library built by another one (picolibc by GCC 12.1 beside
     TFLM by GCC 12.2 on RV32) is named too, since which one built TFLM the ELF does not say."""
     return " + ".join(part.strip() for part in build.compiler.split(";") if part.strip())
-
-
-def render_profile_list(profiles: list[TargetProfile], output_format: str) -> str:
-    if output_format == "json":
-        rows = [{"name": p.name, "distribution": p.build.distribution, "build": _build_json(p.build),
-                 "registrations": len(p.registrations),
-                 "rom_total": p.rom_total, "stack_root": p.stack_root} for p in profiles]
-        return json.dumps({"profiles": rows}, indent=2, sort_keys=True) + "\n"
-    if not profiles:
-        return "No target profiles are shipped.\n"
-    groups = _by_distribution(profiles)
-    if output_format == "markdown":
-        lines = ["| distribution | profile | CPU | FPU | kernels | registrations | compiler | TFLM | flags | C library |",
-                 "|---|---|---|---|---|---:|---|---|---|---|"]
-        lines += [f"| {markdown_text(group)} | {markdown_text(p.name)} | {markdown_text(p.build.cpu)} | "
-                  f"{markdown_text(p.build.fpu or '-')} | {p.build.kernels} | {len(p.registrations)} | "
-                  f"{markdown_text(_compilers(p.build))} | {markdown_text(_revision(p.build.tflm_commit))} | "
-                  f"{markdown_text(p.build.opt_level or '-')} | {markdown_text(p.build.c_library or '-')} |"
-                  for group, members in groups for p in members]
-        return "\n".join(lines) + "\n"
-    width = max(len(p.name) for p in profiles)
-    lines = []
-    for group, members in groups:
-        lines += ["" if lines else None, f"{group}:"]
-        lines += [f"  {p.name:<{width}}  {describe_build(p.build)}; {len(p.registrations)} registrations"
-                  for p in members]
-    return "\n".join(line for line in lines if line is not None) + "\n"
-
-
-def _by_distribution(profiles: list[TargetProfile]) -> list[tuple[str, list[TargetProfile]]]:
-    """The profiles grouped by the distribution of TFLM they were made from, groups and members by name."""
-    groups: dict[str, list[TargetProfile]] = {}
-    for profile in profiles:
-        groups.setdefault(profile.build.distribution or "distribution not recorded", []).append(profile)
-    return [(name, sorted(groups[name], key=lambda p: p.name)) for name in sorted(groups)]
 
 
 def render_fit(report: FitReport, output_format: str, verbose: bool = False) -> str:
@@ -104,13 +70,55 @@ def _limit_text(value: int, limit: int | None) -> str:
     return f"  fits the limit of {limit:,} ({limit - value:,} to spare)"
 
 
+def headline(answer: FitAnswer) -> str:
+    """The verdict and its numbers on one line: what a person reads first (text) or sees as the heading (markdown)."""
+    figures = [f"flash {answer.flash:,} B{_against(answer.flash, answer.flash_limit)}",
+               f"RAM {answer.ram:,} B{_against(answer.ram, answer.ram_limit)}"]
+    if answer.stack is not None:
+        figures.append(f"stack {answer.stack:,} B")
+    scope = "" if _application_counted(answer) else "TFLM and the models only"
+    if answer.passed and answer.flash_limit is None and answer.ram_limit is None:
+        scope = "; ".join(part for part in (scope, "no --flash or --ram limit given") if part)
+        return f"needs {', '.join(figures)} on {answer.profile.name} ({scope})"
+    if answer.missing:
+        figures.append(f"{len(answer.missing)} op(s) the profile has no kernel for")
+    word = "fits" if answer.passed else "does not fit"
+    return f"{word}{f' ({scope})' if scope else ''}: {', '.join(figures)} on {answer.profile.name}"
+
+
+def _application_counted(answer: FitAnswer) -> bool:
+    return answer.application.flash is not None and answer.application.ram is not None
+
+
+def _against(value: int, limit: int | None) -> str:
+    if limit is None:
+        return ""
+    return f" of {limit:,} ({format(value - limit, ',') + ' over' if value > limit else format(limit - value, ',') + ' spare'})"
+
+
+def leaves_out(answer: FitAnswer) -> str:
+    """What the answer counts and what it leaves out: it is TFLM and the models in a minimal application."""
+    application = answer.application
+    if _application_counted(answer):
+        return "counts your application as you gave it (--app-flash, --app-ram) beside TFLM and the models"
+    if application.given:
+        missing = "ram" if application.flash is not None else "flash"
+        return f"leaves out your application's {missing.upper() if missing == 'ram' else missing}: --app-{missing} adds it"
+    return ("leaves out your application's code and data (drivers, DSP, USB, printf): --app-flash/--app-ram add "
+            "them; size-report fit FIRMWARE.elf MODEL answers on your firmware")
+
+
 def _text(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
     profile = answer.profile
-    lines = [f"Fit of {len(answer.models)} model(s) on {profile.name} ({describe_build(profile.build)})"
-             + (" with --reduce-types" if answer.reduce_types else "")
-             + (" with --app-statics" if answer.app_statics else ""),
-             f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
+    options = (" with --reduce-types" if answer.reduce_types else "") + (" with --app-statics" if answer.app_statics
+                                                                         else "")
+    lines = [headline(answer), leaves_out(answer),
+             f"{len(answer.models)} model(s){options} on {profile.name}: {_short_build(profile.build)} "
+             f"(gen-resolver --fit show {profile.name}: its build in full)"]
+    if verbose:
+        lines.append(f"build: {describe_build(profile.build)}")
+    lines += [f"registrations: {', '.join(answer.registrations) or 'none'}", ""]
     lines.append(f"flash  {answer.flash:>10,} B{_limit_text(answer.flash, answer.flash_limit)}")
     lines += [f"       {part.bytes:>10,}  {part.label}" for part in answer.flash_parts]
     if answer.flash_may_be_high_by or answer.flash_may_be_low_by:
@@ -138,8 +146,24 @@ def _text(report: FitReport, verbose: bool = False) -> str:
         lines.append("")
         lines += [f"note: {note}" for note in notes]
     lines.append("")
-    lines.append("verdict: " + _verdict(answer))
+    lines.append("verdict: " + _verdict(answer) + _verdict_scope(answer))
     return "\n".join(lines) + "\n"
+
+
+def _short_build(build: BuildFacts) -> str:
+    """The distribution, its revision, TFLM's, the -O level and C library: what the answer holds for, in one line."""
+    name = build.distribution or "distribution not recorded"
+    if build.distribution_revision:
+        name += f" {revision_text(build.distribution_revision)}"
+    facts = [f"TFLM {revision_text(build.tflm_commit)}" if build.tflm_commit else "TFLM revision not recorded"]
+    facts += [fact.split(" (")[0] for fact in (build.opt_level, build.c_library) if fact]
+    return f"{name}, {', '.join(facts)}, {build.kernels} kernels"
+
+
+def _verdict_scope(answer: FitAnswer) -> str:
+    if _application_counted(answer):
+        return " (with your application as given)"
+    return " (TFLM and the models in a minimal app; your application's own code and data are not counted)"
 
 
 def _alternatives(report: FitReport) -> list[tuple[str, FitAnswer]]:
@@ -169,7 +193,7 @@ def _verdict(answer: FitAnswer) -> str:
 
 # -- JSON ---------------------------------------------------------------------------------------------------------
 
-def _build_json(build: BuildFacts) -> dict:
+def build_json(build: BuildFacts) -> dict:
     return {"arch": build.arch, "cpu": build.cpu, "fpu": build.fpu, "kernels": build.kernels,
             "pointer_bytes": build.pointer_bytes, "short_enums": build.short_enums, "compiler": build.compiler,
             "flags": build.flags, "tflm_commit": build.tflm_commit, "source": build.source,
@@ -179,7 +203,7 @@ def _build_json(build: BuildFacts) -> dict:
 
 def _answer_json(answer: FitAnswer) -> dict:
     return {
-        "profile": answer.profile.name, "build": _build_json(answer.profile.build), "models": list(answer.models),
+        "profile": answer.profile.name, "build": build_json(answer.profile.build), "models": list(answer.models),
         "reduce_types": answer.reduce_types, "app_statics": answer.app_statics,
         "registrations": list(answer.registrations),
         "missing": [{"op": m.op, "models": list(m.models), "reason": m.reason} for m in answer.missing],
@@ -194,6 +218,9 @@ def _answer_json(answer: FitAnswer) -> dict:
             "path": [{"function": s.function, "frame": s.frame} for s in answer.stack_path]},
         "notes": list(dict.fromkeys(answer.notes + list(answer.arena.notes))),
         "fits": answer.passed,
+        "counts": leaves_out(answer),
+        "application": {"flash": answer.application.flash, "ram": answer.application.ram,
+                        "counted": answer.application.flash is not None and answer.application.ram is not None},
     }
 
 
@@ -209,8 +236,8 @@ def _json(report: FitReport) -> str:
 
 def _markdown(report: FitReport, verbose: bool = False) -> str:
     answer = report.main
-    lines = [f"### Fit on {markdown_text(answer.profile.name)}", "", markdown_text(describe_build(answer.profile.build)), "",
-             f"**{markdown_text(_verdict(answer))}**", "", "| | bytes | parts |", "|---|---:|---|"]
+    lines = [f"### {markdown_text(headline(answer))}", "", f"_{markdown_text(leaves_out(answer))}_", "",
+             markdown_text(describe_build(answer.profile.build)), "", "| | bytes | parts |", "|---|---:|---|"]
     parts = lambda ps: "<br>".join(f"{p.bytes:,} {markdown_text(p.label)}" for p in ps)  # noqa: E731
     lines.append(f"| flash | {answer.flash:,} | {parts(answer.flash_parts)} |")
     lines.append(f"| RAM | {answer.ram:,} | {parts(answer.ram_parts)} |")

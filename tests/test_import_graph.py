@@ -117,7 +117,7 @@ SIZETOOL_STAGES = {
     "report": 3,
     "operators": 4,
     "stack": 5, "fit": 5,
-    "profile": 6,
+    "profile": 6, "advice": 6,
     "ci": 6,
     "history": 7,
     "render": 8,

@@ -168,9 +168,10 @@ def _check_static_shapes(graph: TensorGraph) -> None:
                                        "TFLM needs every tensor's shape fixed in the model")
 
 
-def _check_supported(path) -> None:
-    """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words."""
-    plan = build_plan([read_model_uses(path, hash_in_background=False)])
+def _check_supported(path, linked_types: dict | None = None) -> None:
+    """Refuse what gen-resolver refuses (ops TFLM has no kernel for, tensor types its kernels reject), same words;
+    with linked_types, the types the firmware's own kernels take are not refused."""
+    plan = build_plan([read_model_uses(path, hash_in_background=False)], linked_types=linked_types)
     for op in plan.unsupported:
         for model in sorted(op.uses_by_model):
             raise ModelError(f"unsupported op {op.name} in {model}: {op.registration.unsupported_reason}")
@@ -496,8 +497,8 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
                    pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp",
-                   sizes: BuildSizes | None = None, generation: Generation | None = CURRENT,
-                   why: str = "", revision: str = "") -> ArenaEstimate:
+                   sizes: BuildSizes | None = None, linked_types: dict | None = None,
+                   generation: Generation | None = CURRENT, why: str = "", revision: str = "") -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
@@ -510,6 +511,9 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
 
     sizes: struct sizes read from the build that runs the models (size-report's DWARF facts), for a TFLM revision whose
     structs differ from tflm_facts.kernel_memory's; what it does not give stays the default.
+
+    linked_types: the tensor types the firmware's own kernels take (tflm_facts.linked_types): a use they take is
+    estimated like today's kernels' uses of the same op, not refused.
 
     generation: the TFLM allocator generation (tflm_facts.allocator_generations) the firmware links; the current one
     by default. None (not known) or a generation whose rules were not measured gives the largest figure of the
@@ -535,14 +539,14 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         raise ModelError(f"the arena of {generation.label} is not modelled (it keeps a TfLiteTensor per tensor in the "
                          "arena, which no measured generation does): no figure")
     if generation is not None and generation.measured:
-        found = _estimate(model_paths, kernels, abi, cpu_features, sizes, generation)
+        found = _estimate(model_paths, kernels, abi, cpu_features, sizes, generation, linked_types)
         if not generation.tables_of:
             return found
         if sizes.structs or sizes.op_data:
             return replace(found, revision=f"{generation.label}, with the build's own sizes")
         if not revision or generation.tables_of.split(" (")[0] in revision:
             return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
-        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation)
+        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation, linked_types)
         note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
         return replace(found, exact=False, notes=(note, *found.notes),
                        revision=f"{generation.label} ({revision}), with the larger of {generation.tables_of}'s "
@@ -550,9 +554,9 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     found, refusals = [], []
     for candidate in MEASURED:
         try:
-            figure = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate)
+            figure = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate, linked_types)
             if not (sizes.structs or sizes.op_data):
-                figure = _with_full_structs(figure, model_paths, kernels, abi, cpu_features, candidate)
+                figure = _with_full_structs(figure, model_paths, kernels, abi, cpu_features, candidate, linked_types)
             found.append(figure)
         except ModelError as error:
             refusals.append(error)
@@ -569,18 +573,18 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
 
 
 def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str, cpu_features: str,
-                       generation: Generation) -> ArenaEstimate:
+                       generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
     """The larger of found and the generation's figure for a build without TF_LITE_STATIC_MEMORY (its full
     TfLiteTensor and TfLiteNode), for a revision whose build flags are not known."""
     full = generation.full_structs.get(abi)
     if not full:
         return found
-    wider = _estimate(model_paths, kernels, abi, cpu_features, BuildSizes(dict(full)), generation)
+    wider = _estimate(model_paths, kernels, abi, cpu_features, BuildSizes(dict(full)), generation, linked_types)
     return wider if wider.total_bytes > found.total_bytes else found
 
 
 def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,
-              generation: Generation) -> ArenaEstimate:
+              generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
     """estimate_arena for one measured generation."""
     out = _Steps([], [], [])
     out.steps.extend(_creation_steps(_Facts(sizes, generation, abi, kernels, out)))
@@ -589,7 +593,7 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
         path = model_path if isinstance(model_path, ModelData) else Path(model_path)
         graph = read_tensor_graph(path)
         _check_static_shapes(graph)
-        _check_supported(path)
+        _check_supported(path, linked_types)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
         _model_steps(graph, kernels, abi, out, cpu_features, sizes, generation)

@@ -1,4 +1,8 @@
-"""TFLite models linked into a firmware: found by their FlatBuffer file identifier in the image's read-only data.
+"""TFLite models linked into a firmware: found by their FlatBuffer file identifier in the image's stored data.
+
+Read-only data and writable data with contents (.data) are both searched: an `xxd -i` array has no `const` and is
+linked into .data, where it costs its size twice (its stored copy and the RAM it is copied to at start-up); the
+caller marks such sections `writable` and each model found there says so.
 
 The caller reads the ELF (size-report through its own reader, gen-resolver through pyelftools) and passes plain
 records: each read-only section's name, address and bytes, and the image's data symbols. A model starts 4 bytes
@@ -27,6 +31,7 @@ class SectionBytes:
     name: str
     address: int
     data: bytes  # or any buffer (an mmap slice)
+    writable: bool = False  # a writable section with contents (.data): its bytes are copied to RAM at start-up
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,23 @@ class EmbeddedModel:
     sized_by: str  # "symbol" (st_size) or "extent" (the FlatBuffer's furthest byte)
     data: bytes
     offset_in_symbol: int = 0  # where the model starts inside its symbol (0: the symbol is the model)
+    writable: bool = False  # in writable data (.data: an array without `const`): stored in flash and copied to RAM
+
+    @property
+    def where(self) -> str:
+        """Where the model lives, in words: "flash (.rodata)" or "RAM (.data, copied from flash at start-up)"."""
+        if self.writable:
+            return f"RAM ({self.section}, initialised from its stored copy at start-up: its size counts twice)"
+        return f"read-only data ({self.section})"
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
-    def source(self, firmware: str) -> ModelData:
-        """The model as a source for tflm_model's readers, labelled FIRMWARE:SYMBOL."""
-        return ModelData(f"{firmware}:{self.symbol}", self.data)
+    def source(self, firmware: str, kernel_types: dict | None = None) -> ModelData:
+        """The model as a source for tflm_model's readers, labelled FIRMWARE:SYMBOL (with the firmware's own kernel
+        types, when the caller read them, so that its uses are checked against the firmware's rules)."""
+        return ModelData(f"{firmware}:{self.symbol}", self.data, kernel_types)
 
 
 def find_embedded_models(sections: list[SectionBytes], symbols: list[DataSymbol]) -> list[EmbeddedModel]:
@@ -107,7 +121,7 @@ def _candidate(section: SectionBytes, start: int, by_start: dict[int, DataSymbol
         read_operator_table(ModelData(f"0x{address:x}", model_bytes))
     except ModelError:
         return None
-    return EmbeddedModel(name, section.name, address, size, sized_by, model_bytes, offset)
+    return EmbeddedModel(name, section.name, address, size, sized_by, model_bytes, offset, section.writable)
 
 
 def _holder(holders: list[DataSymbol], address: int) -> DataSymbol | None:

@@ -24,10 +24,14 @@ class ModelData(str):
     unchanged; code that reads a model goes through the functions below, never through open()."""
 
     data: bytes
+    # For a model read from a firmware: the tensor types that firmware's own kernels take (tflm_facts.linked_types),
+    # whose rules its uses are checked against; None for any other model (the rules of tflm_facts' revision).
+    kernel_types: dict | None
 
-    def __new__(cls, label: str, data: bytes) -> "ModelData":
+    def __new__(cls, label: str, data: bytes, kernel_types: dict | None = None) -> "ModelData":
         obj = super().__new__(cls, label)
         obj.data = bytes(data)
+        obj.kernel_types = kernel_types
         return obj
 
     @property

@@ -88,6 +88,7 @@ class ModelUses:
     ops: list[OperatorUse]
     digest: BackgroundDigest | None = None
     _sha256: str | None = None
+    kernel_types: dict | None = None  # the firmware's own kernel types, for a model read from a firmware (ModelData)
 
     @property
     def name(self) -> str:
@@ -142,7 +143,8 @@ def read_model_uses(source, hash_in_background: bool = True) -> ModelUses:
     first read, a ModelData's at once (its bytes are in memory)."""
     if isinstance(source, ModelData):
         table = read_operator_table(source)
-        return ModelUses(table.path, table.subgraph_count, operator_uses(table), _sha256=source.sha256)
+        return ModelUses(table.path, table.subgraph_count, operator_uses(table), _sha256=source.sha256,
+                         kernel_types=source.kernel_types)
     path = Path(source)
     # Hashing is the long pole: start it before the scan (a file that fails the scan ends the run anyway).
     digest = None

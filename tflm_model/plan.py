@@ -66,7 +66,7 @@ class ResolverPlan:
 
 
 def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None = None,
-               reduce_types: bool = False) -> ResolverPlan:
+               reduce_types: bool = False, linked_types: dict | None = None) -> ResolverPlan:
     """Union of the models' ops. Two models with the same file name would be indistinguishable: that is an error.
 
     reduce_types picks a type-reduced registration per op where one runs every use (not for ops TFLM cannot run,
@@ -88,7 +88,7 @@ def build_plan(models: list[ModelUses], custom_overrides: dict[str, str] | None 
         for op in ops:
             if op.registration.method:
                 op.variant = choose_variant(op.key, op.tensor_types)
-    return ResolverPlan(models, ops, model_rejections(models), reduce_types)
+    return ResolverPlan(models, ops, model_rejections(models, linked_types), reduce_types)
 
 
 def _check_custom_functions_distinct(ops: list[PlannedOp]) -> None:

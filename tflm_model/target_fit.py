@@ -55,6 +55,19 @@ class StackStep:
     frame: int
 
 
+@dataclass(frozen=True)
+class Application:
+    """What the user's application adds around TFLM and its models (drivers, DSP, USB, printf, its own data), as the
+    user gives it; None where not given: the answer then leaves it out and says so."""
+
+    flash: int | None = None
+    ram: int | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.flash is not None or self.ram is not None
+
+
 @dataclass
 class FitAnswer:
     profile: TargetProfile
@@ -78,6 +91,7 @@ class FitAnswer:
     flash_limit: int | None = None
     ram_limit: int | None = None
     app_statics: bool = False  # counted the C++ runtime the app's function-local statics link
+    application: Application = Application()  # the user's application, counted where given
 
     @property
     def over_flash(self) -> bool:
@@ -270,3 +284,26 @@ def fit_report(profile_name: str, model_paths, reduce_types: bool = False, flash
         except ProfileError:
             report.other_kernels = None
     return report
+
+
+def with_application(answer: FitAnswer, application: Application) -> FitAnswer:
+    """The answer with the application's bytes counted in flash and RAM, each as a part of its own."""
+    flash_parts, ram_parts = answer.flash_parts, answer.ram_parts
+    flash, ram = answer.flash, answer.ram
+    if application.flash is not None:
+        flash_parts += (Part("your application (--app-flash, as given)", application.flash),)
+        flash += application.flash
+    if application.ram is not None:
+        ram_parts += (Part("your application (--app-ram, as given)", application.ram),)
+        ram += application.ram
+    return replace(answer, flash=flash, flash_parts=flash_parts, ram=ram, ram_parts=ram_parts,
+                   notes=list(answer.notes), application=application)
+
+
+def report_with_application(report: FitReport, application: Application) -> FitReport:
+    if not application.given:
+        return report
+    counted = {name: (with_application(answer, application) if answer is not None else None)
+               for name, answer in (("main", report.main), ("other_kernels", report.other_kernels),
+                                    ("reduced", report.reduced))}
+    return FitReport(**counted)

@@ -10,6 +10,10 @@ Pure functions over typed operator uses (operator_uses) and TFLM's type facts (t
 type_rejections(), variant_every_model_allows(), variant_choices() and variant_misfits() are the same answers straight
 from model paths, for other tools (size-report --model): they read the models themselves and raise ModelError
 on a missing or corrupt model.
+
+The rules are those of TFLM_REVISION's kernels unless `linked` is given: the types the kernel functions a firmware
+links take (tflm_facts.linked_types), whose TFLM may be older (uint8 kernels, 2020) or newer. A use one linked
+instantiation of its op takes is not refused; a refusal under the assumed revision's rules says which rules they are.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Iterable
 
 from tflm_model.operator_uses import ModelUses, OpKey
 from tflm_model.tflite_reader import TensorTypes
+from tflm_facts import TFLM_REVISION
+from tflm_facts.linked_types import takes
 from tflm_facts.type_rules import (
     ABSENT, TENSOR_TYPE_CODES, TENSOR_TYPE_NAMES, UNALLOCATABLE_TYPES, VARIANTS_BY_OP, KernelVariant, OpTypes,
     op_types, type_name,
@@ -57,8 +63,9 @@ def accepts(rule: OpTypes, types: TensorTypes) -> bool:
     return rule.accepts is None or any(p.matches(types.inputs, types.outputs) for p in rule.accepts)
 
 
-def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
-    """Why TFLM's kernel for the op refuses these tensor types (the likely cause first), or None if it runs them.
+def rejection_reason(key: OpKey, types: TensorTypes, linked: dict | None = None) -> str | None:
+    """Why TFLM's kernel for the op refuses these tensor types (the likely cause first), or None if it runs them
+    (`linked`: the firmware's own kernel types, tflm_facts.linked_types, which take precedence).
 
     An operator without any tensor says nothing about types and is not refused here. Tensors of a type TFLM cannot
     allocate (string, ...) or does not know are refused for any op, custom ops included."""
@@ -72,10 +79,14 @@ def rejection_reason(key: OpKey, types: TensorTypes) -> str | None:
     rule = op_types(key.kind, key.name)
     if (not types.inputs and not types.outputs) or accepts(rule, types):
         return None
+    if key.kind == "builtin" and takes(linked, key.name, (type_name(t) for t in present)):
+        return None
     constant = [t for t, const in zip(types.inputs, types.constant_inputs) if const]
     if _UINT8 in present:
+        whose = ("the firmware links no uint8 kernel for it" if linked is not None
+                 else f"the rules of {TFLM_REVISION}, assumed: no firmware's kernels were read")
         return ("uint8 tensors: legacy uint8 quantization, which TFLM's kernels no longer run "
-                "(convert the model with int8 quantization)")
+                f"(convert the model with int8 quantization; {whose})")
     if _HALF_FLOATS & set(present):
         what = "weights" if _HALF_FLOATS & set(constant) else "tensors"
         return (f"float16 {what}: TFLM has no float16 kernels, and its DEQUANTIZE takes only int8, int16 or uint8 "
@@ -146,8 +157,9 @@ class TypeRejection:
                 f"{self.reason}{takes}")
 
 
-def model_rejections(models: Iterable[ModelUses]) -> list[TypeRejection]:
-    """Every refused type combination of the models, per model in the order given, then by op, subgraph, operator."""
+def model_rejections(models: Iterable[ModelUses], linked: dict | None = None) -> list[TypeRejection]:
+    """Every refused type combination of the models, per model in the order given, then by op, subgraph, operator
+    (`linked`: the firmware's own kernel types, see rejection_reason)."""
     from tflm_facts.registry import registration_for
 
     rejections = []
@@ -157,7 +169,7 @@ def model_rejections(models: Iterable[ModelUses]) -> list[TypeRejection]:
             if not registration_for(use.key.kind, use.key.name).supported:
                 continue  # no TFLM kernel at all: reported as an unsupported op, whatever its types
             for (sub, types), operators in use.typed.items():
-                reason = rejection_reason(use.key, types)
+                reason = rejection_reason(use.key, types, linked if linked is not None else model.kernel_types)
                 if reason is not None:
                     found.append(TypeRejection(str(model.path), use.name, sub, tuple(operators),
                                                signature(use.key, types), reason,
@@ -219,12 +231,12 @@ def _read(model_paths: Iterable[str | os.PathLike]) -> list[ModelUses]:
     return [read_model_uses(path, hash_in_background=False) for path in model_paths]
 
 
-def type_rejections(model_paths: Iterable[str | os.PathLike]) -> list[TypeRejection]:
+def type_rejections(model_paths: Iterable[str | os.PathLike], linked: dict | None = None) -> list[TypeRejection]:
     """Every operator of the models whose tensor types TFLM's kernels refuse (hybrid float32×int8, legacy uint8,
     float16 weights, int64 where unsupported, ...), in model order, then op, subgraph, operator index. Builtin ops
     TFLM has no kernel for at all are not listed (tflm_facts.registry reports those). ModelError on a
-    missing or corrupt model."""
-    return model_rejections(_read(model_paths))
+    missing or corrupt model. `linked`: the firmware's own kernel types (see rejection_reason)."""
+    return model_rejections(_read(model_paths), linked)
 
 
 def variant_every_model_allows(model_paths: Iterable[str | os.PathLike], op: str) -> VariantChoice:

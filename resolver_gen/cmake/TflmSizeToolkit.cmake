@@ -5,12 +5,14 @@
 #                    [ARENA [KERNELS reference|cmsis_nn|esp_nn] [SHORT_ENUMS]] [TFLM_DIR dir])
 #   tflm_size_check(<target> [BUDGET size-budget.toml] [MAP file.map] [BASELINE report.json|db:DB@BRANCH]
 #                   [MODELS a.tflite ...] [ELF file.elf]
-#                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]])
+#                   [EMBEDDED_MODELS a.tflite ...] [HEADER ops.h [HEADER_ARGS --name n ...]] [TFLM_DIR dir])
 #   tflm_size_report(<target> [MAP file.map] [MODELS a.tflite ...] [ELF file.elf])
 #
-# tflm_size_check is a post-build step of <target> (TflmSizeCheck.cmake), so building <target> alone checks it.
+# tflm_size_check is a step of its own, <target>_size_check in ALL, after <target>'s link (TflmSizeCheck.cmake): a
+# failure prints its reasons under that step's short command, never under the link's. It is also a post-build step of
+# <target>, so that building <target> alone prints the reasons (and fails, with Makefile generators).
 # ELF names the binary when <target> does not link it itself (Zephyr: `zephyr` with ELF zephyr/zephyr.elf); the check
-# is then a target of its own in ALL, and the targets added are named after <target> all the same
+# is then only the step of its own, and the targets added are named after <target> all the same
 # (zephyr_size_check, zephyr_rom_report, ...).
 #
 # Loaded by find_package(TflmSizeToolkit) (TflmSizeToolkitConfig.cmake, in the folder `gen-resolver --cmake-dir`
@@ -163,6 +165,7 @@ function(tflm_op_resolver target)
   if(ARG_TFLM_DIR)  # only the methods and registrations that tree declares; an op it lacks fails the build
     get_filename_component(tflm_dir "${ARG_TFLM_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     list(APPEND options --tflm "${tflm_dir}")
+    set_property(TARGET ${target} PROPERTY TFLM_SIZE_TOOLKIT_TFLM_DIR "${tflm_dir}")  # for tflm_size_check
   endif()
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${header}")
   # gen-resolver -o replaces the header atomically and only on success: a failed run leaves no half-written file.
@@ -204,39 +207,51 @@ function(_tflm_binary function target elf out_binary out_base)
 endfunction()
 
 function(tflm_size_check target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF;HEADER" "MODELS;EMBEDDED_MODELS;HEADER_ARGS")
-  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF EMBEDDED_MODELS HEADER HEADER_ARGS)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "BUDGET;MAP;BASELINE;ELF;HEADER;TFLM_DIR"
+                        "MODELS;EMBEDDED_MODELS;HEADER_ARGS")
+  _tflm_check_arguments(tflm_size_check "${target}" BUDGET MAP BASELINE MODELS ELF EMBEDDED_MODELS HEADER HEADER_ARGS
+                        TFLM_DIR)
   _tflm_binary(tflm_size_check "${target}" "${ARG_ELF}" binary base)
   _tflm_find_tool(TFLM_SIZE_REPORT size-report)
   get_property(package_dir GLOBAL PROPERTY TFLM_SIZE_TOOLKIT_CMAKE_DIR)
+  string(MAKE_C_IDENTIFIER "${target}" stamp_name)
+  set(generated "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated")
   set(inputs)  # the files besides the binary whose change reruns the check
   if(ARG_BUDGET)
     _tflm_input_files(tflm_size_check "${target}" BUDGET budget "${ARG_BUDGET}")
     list(APPEND inputs "${budget}")
   else()  # no rules: the check only writes the summary (totals)
-    set(budget "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/no-rules.toml")
+    set(budget "${generated}/no-rules.toml")
     file(WRITE "${budget}" "# tflm_size_check without BUDGET: no rules, the summary gives the totals\n")
   endif()
-  set(defines -DSIZE_REPORT=${TFLM_SIZE_REPORT} -DBINARY=${binary} -DBUDGET=${budget} -DREPORTS=${base}
-              -DNAME=${target})
+  # The settings go into a file the check script reads, so that its command line (which Ninja prints above a failed
+  # step's output) stays short whatever the paths and options.
+  string(CONCAT settings "set(SIZE_REPORT [==[${TFLM_SIZE_REPORT}]==])\nset(BINARY [==[${binary}]==])\n"
+                "set(BUDGET [==[${budget}]==])\nset(REPORTS [==[${base}]==])\nset(NAME [==[${target}]==])\n")
   if(ARG_MAP)
     get_filename_component(map "${ARG_MAP}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-    list(APPEND defines -DMAP=${map})
+    string(APPEND settings "set(MAP [==[${map}]==])\n")
   endif()
   if(ARG_BASELINE)
     if(ARG_BASELINE MATCHES "^db:")
-      list(APPEND defines -DBASELINE=${ARG_BASELINE})
+      string(APPEND settings "set(BASELINE [==[${ARG_BASELINE}]==])\n")
     else()
       _tflm_input_files(tflm_size_check "${target}" BASELINE baseline "${ARG_BASELINE}")
-      list(APPEND defines -DBASELINE=${baseline})
+      string(APPEND settings "set(BASELINE [==[${baseline}]==])\n")
       list(APPEND inputs "${baseline}")
     endif()
   endif()
   if(ARG_MODELS)  # size-report fit: fails when the firmware lacks an op a model needs or its arena is too small
     _tflm_input_files(tflm_size_check "${target}" MODELS models ${ARG_MODELS})
     list(APPEND inputs ${models_files})
-    string(REPLACE ";" "$<SEMICOLON>" model_list "${models}")
-    list(APPEND defines "-DMODELS=${model_list}")
+    string(APPEND settings "set(MODELS [==[${models}]==])\n")
+  endif()
+  # TFLM_DIR (or the one tflm_op_resolver got for this target): the suggestions name only what that tree declares.
+  if(ARG_TFLM_DIR)
+    get_filename_component(tflm_dir "${ARG_TFLM_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    string(APPEND settings "set(TFLM_DIR [==[${tflm_dir}]==])\n")
+  elseif(TARGET ${target})  # read when the build files are written, so tflm_op_resolver may come after this call
+    string(APPEND settings "set(TFLM_DIR [==[$<TARGET_PROPERTY:${target},TFLM_SIZE_TOOLKIT_TFLM_DIR>]==])\n")
   endif()
   # EMBEDDED_MODELS / HEADER: the check fails when the model linked in is not the given model byte for byte, or
   # the header is not what gen-resolver writes for it (HEADER_ARGS: the options it was made with).
@@ -258,24 +273,33 @@ function(tflm_size_check target)
     list(APPEND tie_options --header "${header}" "--header-args=${header_args}")
   endif()
   if(tie_options)
-    string(REPLACE ";" "$<SEMICOLON>" tie_list "${tie_options}")
-    list(APPEND defines "-DTIES=${tie_list}")
+    string(APPEND settings "set(TIES [==[${tie_options}]==])\n")
   endif()
-  set(run "${CMAKE_COMMAND}" ${defines} -P "${package_dir}/TflmSizeCheck.cmake")
+  set(stamp "${generated}/${stamp_name}.size-check.stamp")
+  set(verdict "${generated}/${stamp_name}.size-check.verdict.cmake")
+  string(APPEND settings "set(STAMP [==[${stamp}]==])\n")
+  if(NOT ARG_ELF)
+    string(APPEND settings "set(VERDICT [==[${verdict}]==])\n")
+    if(NOT CMAKE_GENERATOR MATCHES "Ninja")  # a failed post-build step prints one short line there
+      string(APPEND settings "set(FAIL_IN_LINK TRUE)\n")
+    endif()
+  endif()
+  # One file per configuration (multi-config generators), named the same in the command.
+  set(settings_file "${generated}/${stamp_name}.size-check$<$<BOOL:$<CONFIG>>:-$<CONFIG>>.cmake")
+  file(GENERATE OUTPUT "${settings_file}" CONTENT "${settings}")
+  set(script "${package_dir}/TflmSizeCheck.cmake")
 
-  if(ARG_ELF)
-    # The file another target links (Zephyr's zephyr.elf): a check of its own in ALL, after that file, which Ninja
-    # builds first. The stamp is written only when the check passed, so a failed check fails every build until it
-    # passes.
-    string(MAKE_C_IDENTIFIER "${target}" stamp_name)
-    set(stamp "${CMAKE_CURRENT_BINARY_DIR}/tflm_generated/${stamp_name}.size-check.stamp")
-    add_custom_command(
-      OUTPUT "${stamp}"
-      COMMAND "${CMAKE_COMMAND}" ${defines} "-DSTAMP=${stamp}" -P "${package_dir}/TflmSizeCheck.cmake"
-      DEPENDS "${binary}" ${inputs} "${TFLM_SIZE_REPORT}" "${package_dir}/TflmSizeCheck.cmake"
-      COMMENT "size-report check: ${target}"
-      VERBATIM)
-    add_custom_target(${target}_size_check ALL DEPENDS "${stamp}")
+  # The check as a step of its own, in ALL, after the binary: a failure shows its FAIL lines under this short
+  # command, never under the link's. The stamp is written only when the check passed, so a failed check fails every
+  # build until it passes.
+  add_custom_command(
+    OUTPUT "${stamp}"
+    COMMAND "${CMAKE_COMMAND}" "-DSETTINGS=${settings_file}" -DMODE=step -P "${script}"
+    DEPENDS "${binary}" ${inputs} "${TFLM_SIZE_REPORT}" "${script}"
+    COMMENT "size-report check: ${target}"
+    VERBATIM)
+  add_custom_target(${target}_size_check ALL DEPENDS "${stamp}")
+  if(ARG_ELF)  # the file another target links (Zephyr's zephyr.elf), which Ninja builds first
     return()
   endif()
 
@@ -284,16 +308,18 @@ function(tflm_size_check target)
     message(FATAL_ERROR "tflm_size_check(${target}): call it in ${target_dir}/CMakeLists.txt, where ${target} is "
                         "added (its check is a post-build step of ${target}), or give ELF <file>")
   endif()
-  # A post-build step of the target itself: `cmake --build --target ${target}` checks every link, not only ALL.
-  # A failed step leaves the link undone for Ninja and Make, which then link and check again at the next build.
-  # The link depends on the budget, baseline and models, so a change to one of them relinks and rechecks.
-  add_custom_command(TARGET ${target} POST_BUILD COMMAND ${run} COMMENT "size-report check: ${target}" VERBATIM)
+  add_dependencies(${target}_size_check ${target})
+  # And a post-build step of the target itself, so that `cmake --build --target ${target}` checks every link too: it
+  # prints the reasons and leaves its verdict for the step above. Under Ninja it does not fail (a failed link step
+  # prints the whole link command first); Makefile generators fail it there too. The link depends on the budget,
+  # baseline and models, so a change to one of them relinks and rechecks.
+  add_custom_command(TARGET ${target} POST_BUILD
+                     COMMAND "${CMAKE_COMMAND}" "-DSETTINGS=${settings_file}" -DMODE=link -P "${script}"
+                     BYPRODUCTS "${verdict}"
+                     COMMENT "size-report check: ${target}" VERBATIM)
   if(inputs)
     set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${inputs})
   endif()
-  # Checks again on demand (the link's check ran already when the target is up to date).
-  add_custom_target(${target}_size_check COMMAND ${run} COMMENT "size-report check: ${target}" VERBATIM)
-  add_dependencies(${target}_size_check ${target})
 endfunction()
 
 function(tflm_size_report target)

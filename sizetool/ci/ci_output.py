@@ -34,12 +34,28 @@ def _row(result: RuleResult) -> tuple[str, str, int, int, int, str]:
             "pass" if result.passed else "FAIL")
 
 
+def verdict_line(results: list[RuleResult]) -> str:
+    """The answer first: pass or FAIL, the count, and the worst breach (or the least headroom when all pass)."""
+    failed = [r for r in results if not r.passed]
+    count = f"{len(results) - len(failed)} passed, {len(failed)} failed"
+    if failed:
+        worst = max(failed, key=lambda r: (not r.reason, -r.headroom))
+        if worst.reason:
+            return f"FAIL ({count}): {worst.rule.name}: {worst.reason}"
+        return (f"FAIL ({count}): worst {worst.rule.name}: {worst.actual:,} B against {worst.limit:,} "
+                f"({-worst.headroom:,} over)")
+    sized = [r for r in results if not r.reason and r.rule.limit.text not in ("matches",)]
+    if not sized:
+        return f"pass ({count})"
+    tightest = min(sized, key=lambda r: r.headroom)
+    return f"pass ({count}): least headroom {tightest.rule.name}: {tightest.headroom:,} B"
+
+
 def render_results_text(results: list[RuleResult]) -> str:
-    lines = [f"{'rule':<40} {'limit':>10} {'bytes':>10} {'actual':>10} {'headroom':>10}  result"]
+    lines = [verdict_line(results), "",
+             f"{'rule':<40} {'limit':>10} {'bytes':>10} {'actual':>10} {'headroom':>10}  result"]
     for name, text, limit, actual, headroom, verdict in map(_row, results):
         lines.append(f"{name:<40} {text:>10} {limit:>10} {actual:>10} {headroom:>10}  {verdict}")
-    failed = sum(not r.passed for r in results)
-    lines.append(f"{len(results) - failed} passed, {failed} failed")
     lines += [f"note: {r.rule.name}: {r.note}" for r in results if r.note]
     return "\n".join(lines) + "\n"
 

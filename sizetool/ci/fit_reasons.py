@@ -30,3 +30,22 @@ def fit_failure_reasons(crosscheck: ModelCrosscheck | None, fit: ArenaFit | None
 def console_line(text: str) -> str:
     """One printable line: control characters (a model's custom op name may hold any) written as escapes."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def budget_reasons(over: dict[str, int], changes) -> list[str]:
+    """One line per budget missed, naming the change that saves most of that memory (sizetool/advice/)."""
+    reasons = []
+    for memory, bytes_over in sorted(over.items()):
+        top = next((c for c in changes if c.memory == memory and c.bytes), None)
+        hint = f"; largest saving: {top.change} ({top.bytes} bytes, {top.certainty}): {top.how}" if top else ""
+        reasons.append(console_line(f"{memory} is {bytes_over} bytes over budget{hint}"))
+    return reasons
+
+
+def top_change_reason(changes, memories=("flash", "ram")) -> str:
+    """The change that saves the most bytes of the memories over budget, in one line (the CMake check's reasons name
+    it)."""
+    top = next((c for c in changes if c.bytes and c.memory in memories), None)
+    if top is None:
+        return "no change found that would save bytes"
+    return console_line(f"largest saving: {top.change}: {top.bytes} bytes {top.memory} ({top.certainty}): {top.how}")

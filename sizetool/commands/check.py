@@ -139,7 +139,12 @@ def check(options: CheckOptions) -> int:
     base = _load_baseline(options.baseline) if options.baseline else None
     results = check_budget(budget, report, base, models, stack, arenas)
     results += _model_ties(options.build, report, list(options.embedded_models), options.header, options.header_args)
-    _write_outputs(results, report, base, options)
+    advice = ("", [])
+    if is_elf and not all(r.passed for r in results):
+        from sizetool.commands.advise import check_advice
+
+        advice = check_advice(options, report, results)
+    _write_outputs(results, report, base, options, advice)
     return 0 if all(r.passed for r in results) else 1
 
 
@@ -222,18 +227,24 @@ def _load_baseline(baseline: str):
     return build_report(baseline, use_cache=True) if _is_elf(baseline) else load_report(baseline)
 
 
-def _write_outputs(results, report, base, options: CheckOptions) -> None:
+def _write_outputs(results, report, base, options: CheckOptions, advice=("", [])) -> None:
     from sizetool.ci.ci_output import (BuildTotals, failure_reason, github_annotations, junit_xml,
                                        render_results_json, render_results_markdown, render_results_text)
     from sizetool.report.report_model import save_report, write_text_atomically
 
     outputs = options.outputs
+    text, changes = advice
     if outputs.output_format == "json":
-        sys.stdout.write(render_results_json(results))
+        import json
+
+        data = json.loads(render_results_json(results))
+        if text:
+            data.update(json.loads(text))
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n" if text else render_results_json(results))
     elif outputs.output_format == "markdown":
-        sys.stdout.write(render_results_markdown(results))
+        sys.stdout.write(render_results_markdown(results) + text)
     else:
-        sys.stdout.write(render_results_text(results))
+        sys.stdout.write(render_results_text(results) + text)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         sys.stdout.write(github_annotations(results, options.budget_file))
     if outputs.junit:
@@ -243,6 +254,13 @@ def _write_outputs(results, report, base, options: CheckOptions) -> None:
         _write_summaries(results, totals, outputs)
     if outputs.reasons:
         sys.stderr.writelines(f"size-report check: FAIL {failure_reason(r)}\n" for r in results if not r.passed)
+        if changes:
+            from sizetool.ci.fit_reasons import top_change_reason
+
+            from sizetool.commands.advise import over_from_results
+
+            memories = tuple(over_from_results(results)) or ("flash", "ram")
+            sys.stderr.write(f"size-report check: FAIL {top_change_reason(changes, memories)}\n")
     if outputs.save:
         save_report(report, outputs.save)
 

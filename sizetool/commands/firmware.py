@@ -87,6 +87,14 @@ class Firmware:
                                                         use_cache=self.options.use_cache)
         return self.report.operators
 
+    def embedded_models(self) -> list:
+        """The models linked into the ELF (EmbeddedModel records; none when the report found none)."""
+        if not self.report.models:
+            return []
+        from sizetool.inputs.firmware_models import embedded_models
+
+        return embedded_models(self.elf_image())
+
     def embedded_model_sources(self) -> list:
         """The models linked into the ELF as model sources labelled ELF:SYMBOL (none when the report found none)."""
         if not self.report.models:

@@ -39,6 +39,7 @@ class OpsOptions:
     models: tuple = ()  # none: the models linked into the firmware
     arena: ArenaOptions = ArenaOptions()
     save: str | None = None
+    tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
 
 
 def add_arena_arguments(parser) -> None:
@@ -48,6 +49,12 @@ def add_arena_arguments(parser) -> None:
     parser.add_argument("--arena-symbol", metavar="NAME",
                         help="With models: the tensor arena array (default: the one passed to the "
                              "MicroInterpreter).")
+
+
+def add_tflm_argument(parser) -> None:
+    parser.add_argument("--tflm", metavar="DIR",
+                        help="The TFLM tree the firmware is built from: suggest only the resolver methods and "
+                             "registrations it declares (default: what the ELF's DWARF and symbols show).")
 
 
 def add_what_if_arguments(parser, alias: bool = False) -> None:
@@ -75,6 +82,7 @@ def build_parser(prog: str = "size-report ops"):
                         help="A model to check the firmware against (repeatable; same as a MODEL after the ELF).")
     add_what_if_arguments(parser)
     add_arena_arguments(parser)
+    add_tflm_argument(parser)
     return parser
 
 
@@ -89,11 +97,13 @@ def main(args: list[str], prog: str = "size-report ops") -> int:
         if models:
             raise SizeToolError(f"--{'drop' if drop else 'keep'} and --model are separate questions (--keep MODEL "
                                 "keeps exactly a model's ops)")
-        if values["kernels"] or values["arena_symbol"]:
-            raise SizeToolError("--kernels and --arena-symbol go with --model (the arena a model needs)")
+        if values["kernels"] or values["arena_symbol"] or values["tflm"]:
+            raise SizeToolError("--kernels, --arena-symbol and --tflm go with --model (the arena a model needs, "
+                                "the registrations it lacks)")
         return run_what_if(what_if_options(firmware, output, drop, keep, values.pop("save")))
     return run_ops(OpsOptions(firmware, output, tuple(model_references(models)),
-                              ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")), values.pop("save")))
+                              ArenaOptions(values.pop("kernels"), values.pop("arena_symbol")), values.pop("save"),
+                              values.pop("tflm")))
 
 
 def run_ops(options: OpsOptions) -> int:
@@ -107,7 +117,7 @@ def run_ops(options: OpsOptions) -> int:
     crosscheck = fit = None
     html = options.output.output_format == "html"
     if models:
-        crosscheck = crosscheck_models(firmware, models)
+        crosscheck = crosscheck_models(firmware, models, options.tflm)
         if not html:
             fit = arena_fit(firmware, models, options.arena)
     if html:
@@ -127,12 +137,18 @@ def run_ops(options: OpsOptions) -> int:
     return 0 if passed(crosscheck, fit) else 1
 
 
-def crosscheck_models(firmware: Firmware, models: list):
-    """Which ops the models need that the firmware registers or lacks (sizetool/operators/model_crosscheck.py)."""
+def crosscheck_models(firmware: Firmware, models: list, tflm: str | None = None):
+    """Which ops the models need that the firmware registers or lacks (sizetool/operators/model_crosscheck.py),
+    its suggestions judged against the TFLM tree `tflm` or, without one, what the ELF shows (operators/tflm_offer.py;
+    the ELF's DWARF is read only when there is something to suggest)."""
     from sizetool.operators.model_crosscheck import crosscheck_models as crosscheck
+    from sizetool.operators.tflm_offer import offer_from_elf, offer_from_tree
 
-    return crosscheck(firmware.operator_table(), models, firmware=firmware.options.elf,
-                      operator_graph=firmware.operator_graph())
+    table = firmware.operator_table()
+    offer = offer_from_tree(tflm) if tflm else (
+        lambda: offer_from_elf(firmware.options.elf, {o.op for o in table.operators}))
+    return crosscheck(table, models, firmware=firmware.options.elf, operator_graph=firmware.operator_graph(),
+                      offer=offer)
 
 
 def arena_fit(firmware: Firmware, models: list, arena: ArenaOptions):

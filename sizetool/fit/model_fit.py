@@ -32,12 +32,14 @@ from tflm_facts import TFLM_REVISION
 from tflm_facts.allocator_generations import CURRENT, Generation, from_symbols
 from tflm_facts.build_sizes import MEMBER_STRUCTS, BuildSizes, differences
 from tflm_facts.kernel_memory import KERNEL_SETS
+from tflm_facts.linked_types import beyond_today, linked_kernel_types
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, arm_short_enums
 from sizetool.fit.arena_finder import (
-    LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
+    FOUND_BY_HEAP, LinkedArena, arena_by_symbol, arena_for_models, find_arenas, model_location,
 )
 from sizetool.fit.dwarf_facts import DwarfFacts, dwarf_facts
+from sizetool.fit.heap_arena import complete_heap_arena, heap_arena_pointers
 from sizetool.inputs.dwarf_structs import read_dwarf_types
 from sizetool.report.ram_use import ram_use
 from sizetool.report.report_model import SizeReport
@@ -84,6 +86,14 @@ class ArenaFit:
     facts: DwarfFacts | None = None  # struct sizes the ELF's DWARF gave the estimate (None: no DWARF, all defaults)
     facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
     revision: str = ""  # the TFLM allocator generation the figure holds for, and how it was told
+    heap: tuple[str, int] | None = None  # the heap section the linker script reserves (".heap", bytes), if any
+
+    @property
+    def heap_too_small(self) -> bool:
+        """A heap arena the firmware states no size for, when the models need more than the whole heap section: no
+        allocation can give it (a fact of the linker script, not a guess about the size)."""
+        return (self.arena is not None and self.arena.on_heap and not self.arena.size_known and self.heap is not None
+                and self.needed is not None and self.needed > self.heap[1])
 
     @property
     def linked(self) -> int | None:
@@ -92,7 +102,7 @@ class ArenaFit:
     @property
     def spare(self) -> int | None:
         """Linked arena minus what the models need (negative: too small)."""
-        if self.arena is None or self.needed is None:
+        if self.arena is None or self.needed is None or not self.arena.size_known:
             return None
         return self.arena.usable_bytes - self.needed
 
@@ -101,6 +111,8 @@ class ArenaFit:
         """Whether the shortfall (or, with no arena, the whole arena) fits in the free RAM."""
         if self.free_ram is None or self.needed is None:
             return None
+        if self.arena is not None and self.arena.on_heap:
+            return None  # the heap's free bytes are not the static RAM's
         shortfall = self.needed if self.arena is None else max(0, -self.spare)
         return shortfall <= self.free_ram
 
@@ -108,6 +120,8 @@ class ArenaFit:
     def passed(self) -> bool:
         if self.needed is None:
             return True  # not answered: the flash answer decides
+        if self.arena is not None and self.arena.on_heap and not self.arena.size_known:
+            return not self.heap_too_small  # no size stated: only the whole heap bounds it, never a guess
         if self.arena is not None:
             return self.spare >= 0
         return self.grows_into_free_ram is not False
@@ -147,13 +161,15 @@ def pointer_bytes(image: ElfImage) -> int:
 
 
 def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False,
-             sizes: BuildSizes | None = None, generation: Generation | None = CURRENT, why: str = "") -> ArenaEstimate:
+             sizes: BuildSizes | None = None, generation: Generation | None = CURRENT, why: str = "",
+             linked_types: dict | None = None) -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
         # without the build's sizes its revision is not the tables' own: say so
         return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
-                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, generation=generation,
-                              why=why, revision="" if sizes is not None else "the linked TFLM (no DWARF sizes)")
+                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, linked_types=linked_types,
+                              generation=generation, why=why,
+                              revision="" if sizes is not None else "the linked TFLM (no DWARF sizes)")
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 
@@ -162,8 +178,14 @@ def linked_arena(image: ElfImage, graph: ReferenceGraph | None, model_paths: lis
                  arena_symbol: str | None = None) -> tuple[LinkedArena | None, list[str]]:
     """The arena the models' interpreter uses, and notes on how it was chosen."""
     if arena_symbol:
-        return arena_by_symbol(image, arena_symbol), []
-    arenas = find_arenas(image, graph)
+        named = arena_by_symbol(image, arena_symbol)
+        if named.size <= pointer_bytes(image):  # `uint8_t* tensor_arena`: the pointer to a heap arena, if the code
+            heap = complete_heap_arena(image, graph, replace(named, size=0, section="heap", found_by=FOUND_BY_HEAP))
+            if heap.allocation:  # stores an allocation into it; otherwise the object named is taken as it is
+                return heap, []
+        return named, []
+    arenas = find_arenas(image, graph) or heap_arena_pointers(image)
+    arenas = [complete_heap_arena(image, graph, a) if a.on_heap else a for a in arenas]
     locations = []
     if len(arenas) > 1:
         for path in model_paths:
@@ -193,12 +215,27 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
     elif uses:
         region = max(uses, key=lambda u: u.free)
     all_notes = list(notes or [])
-    if arena is not None and arena.passed_size is not None and arena.passed_size > arena.size:
+    if arena is not None and arena.on_heap and arena.passed_size is not None and arena.size \
+            and arena.passed_size > arena.size:
+        all_notes.append(f"the interpreter is told {arena.passed_size} bytes but the allocation is {arena.size}: "
+                         "it may write past it")
+    elif arena is not None and not arena.on_heap and arena.passed_size is not None and arena.passed_size > arena.size:
         all_notes.append(f"{arena.symbol} has {arena.size} bytes but the interpreter is told {arena.passed_size}: "
                          "it may write past the array")
+    heap = heap_section(report)
+    if arena is not None and arena.on_heap and arena.size_known and heap is not None \
+            and arena.usable_bytes > heap[1]:
+        all_notes.append(f"the heap arena asks for {arena.usable_bytes} bytes but the heap ({heap[0]}) has {heap[1]}: "
+                         "the allocation would fail")
     if arena_estimate is not None:
         all_notes.extend(arena_estimate.notes)
+    for model in report.models:
+        if model.in_ram:
+            all_notes.append(f"the model array {model.symbol} ({model.size} bytes) is in {model.section}: RAM, copied "
+                             f"from flash at start-up, so it costs its size in both; declared const it stays in flash "
+                             f"and gives back {model.const_saving} bytes of RAM")
     return ArenaFit(
+        heap=heap,
         models=tuple(models), kernels=kernels, pointer_bytes=pointer,
         needed=None if arena_estimate is None else arena_estimate.total_bytes,
         exact=arena_estimate is not None and arena_estimate.exact,
@@ -206,6 +243,22 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
         free_ram=None if region is None else region.free, free_region="" if region is None else region.region,
         notes=tuple(all_notes),
     )
+
+
+_HEAP_SECTION = re.compile(r"^\.?_*heap\d*$", re.IGNORECASE)
+
+
+def heap_section(report: SizeReport) -> tuple[str, int] | None:
+    """The heap the linker script reserves: a RAM section named .heap (mbed's, CMSIS's gcc.ld), as (name, bytes).
+    STM32Cube's ._user_heap_stack is only a minimum checked at link time, not the heap, so it is not one."""
+    sizes: dict[str, int] = {}
+    for entry in report.entries_for("ram"):
+        if _HEAP_SECTION.match(entry.section):
+            sizes[entry.section] = sizes.get(entry.section, 0) + entry.size
+    if not sizes:
+        return None
+    name = max(sizes, key=lambda n: (sizes[n], n))
+    return name, sizes[name]
 
 
 def _ram_regions(report: SizeReport):
@@ -228,8 +281,11 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
         error = (f"esp-nn's {ESP_NN_CHIPS[chip]} functions are linked, whose scratch buffers are not modelled (only "
                  "esp-nn's generic C: every chip but the ESP32-S3 and P4)")
     else:
+        linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
+        notes += linked_types_notes(linked_types)
         try:
-            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, generation, how)
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, generation, how,
+                                      **({"linked_types": linked_types} if linked_types else {}))
         except SizeToolError as estimate_error:
             error = str(estimate_error)
         else:
@@ -256,7 +312,9 @@ def build_facts(image: ElfImage, kernels: str, model_paths: list[str]) -> tuple:
 def build_estimate(image: ElfImage, kernels: str, model_paths: list[str]) -> tuple[ArenaEstimate, bool]:
     """The arena estimate for models on this firmware, as size-report fit computes it, and whether short enums."""
     short_enums, _facts, sizes, generation, how = build_facts(image, kernels, model_paths)
-    return estimate(model_paths, kernels, pointer_bytes(image), short_enums, sizes, generation, how), short_enums
+    linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
+    return estimate(model_paths, kernels, pointer_bytes(image), short_enums, sizes, generation, how,
+                    **({"linked_types": linked_types} if linked_types else {})), short_enums
 
 
 def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Generation | None, str]:
@@ -306,6 +364,20 @@ def verdict(result: ArenaFit) -> str:
         return f"tensor arena not estimated: {result.error}"
     bound = "" if result.exact else " at most"
     need = f"the models need{bound} {result.needed} bytes of tensor arena ({result.kernels.kernels} kernels)"
+    if result.arena is not None and result.arena.on_heap:
+        where = result.arena.symbol or result.arena.allocation
+        if not result.arena.size_known and result.heap_too_small:
+            return (f"does not fit: {need}; the arena is allocated on the heap ({where}), whose whole "
+                    f"{result.heap[0]} section is {result.heap[1]} bytes")
+        if not result.arena.size_known:
+            text = f"{need}; the arena is allocated on the heap ({where}) and the firmware states no size: not checked"
+            if result.heap is not None:
+                text += (f" beyond the heap: the {result.heap[0]} section's {result.heap[1]} bytes could hold it "
+                         "(other allocations share them)")
+            return text
+        if result.spare >= 0:
+            return f"fits: {need}; the heap arena ({where}) is {result.linked} bytes ({result.spare} to spare)"
+        return f"arena too small: {need}; the heap arena ({where}) is {result.linked} bytes ({-result.spare} short)"
     if result.arena is not None:
         linked = f"{result.arena.symbol} gives {result.linked}"
         if result.spare >= 0:
@@ -321,3 +393,31 @@ def verdict(result: ArenaFit) -> str:
     if result.grows_into_free_ram:
         return f"{need}; no arena found; an arena that size fits in the {result.free_ram} bytes of free RAM"
     return f"does not fit: {need}; no arena found and only {result.free_ram} bytes of RAM are free"
+
+
+def heap_arena_text(arena: LinkedArena) -> str:
+    """"(anonymous namespace)::tensor_arena, set from ei_aligned_calloc(16, 20480) in AllocateArena()"."""
+    parts = [arena.symbol] if arena.symbol else []
+    if arena.allocation:
+        parts.append(f"{'set from' if arena.symbol else 'allocated with'} {arena.allocation}")
+    if arena.caller:
+        parts.append(f"passed to the interpreter in {arena.caller}")
+    return ", ".join(parts)
+
+
+def heap_size_text(arena: LinkedArena) -> str:
+    """Where a heap arena's size was read, or that the firmware states none."""
+    if not arena.size_known:
+        return ("not stated in the firmware (no constant passed to the interpreter or to the allocation, no kTensorArenaSize in "
+                "the DWARF)")
+    return f"{arena.usable_bytes} bytes, from {arena.size_from or 'the size passed to the interpreter'}"
+
+
+def linked_types_notes(linked: dict) -> list[str]:
+    """One note when the firmware's kernels take types today's TFLM refuses (an older TFLM's uint8 kernels)."""
+    beyond = beyond_today(linked)
+    if not beyond:
+        return []
+    ops = "; ".join(f"{op} on {', '.join(sorted(types))}" for op, types in sorted(beyond.items()))
+    return [f"type rules of the linked TFLM: its kernels run {ops}, which {TFLM_REVISION} refuses; the models' uses of "
+            "those types are not refused"]

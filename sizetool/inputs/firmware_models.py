@@ -1,7 +1,7 @@
 """The TFLite models linked into an ELF, read through size-report's ELF reader (tflm_model.embedded_models searches).
 
-Searched: every allocated, stored, read-only section (code sections too: some linker scripts put .rodata there) but
-the unwind tables.
+Searched: every allocated section with contents (code sections too: some linker scripts put .rodata there; writable
+ones too: a model array without `const` is in .data) but the unwind tables and thread-local data.
 A firmware without the `TFL3` identifier anywhere in them costs one byte search per section and no symbol records.
 """
 
@@ -21,9 +21,8 @@ UNWIND_TABLES = (".eh_frame", ".ARM.exidx", ".ARM.extab", ".gcc_except_table")
 
 
 def embedded_models(image: ElfImage) -> list[EmbeddedModel]:
-    """The models in the image's read-only data, named by the demangled symbol that holds each."""
-    searched = [s for s in image.sections if s.in_rom and not s.is_writable and not s.is_tls
-                and not s.name.startswith(UNWIND_TABLES)]
+    """The models in the image's stored data, named by the demangled symbol that holds each."""
+    searched = [s for s in image.sections if s.in_rom and not s.is_tls and not s.name.startswith(UNWIND_TABLES)]
     sections = []
     if searched:
         # Searched in place through an mmap: a -g build's read-only sections are megabytes of code, and reading
@@ -33,9 +32,10 @@ def embedded_models(image: ElfImage) -> list[EmbeddedModel]:
                 for section in searched:
                     end = section.offset + section.size
                     if end <= len(mapped) and mapped.find(FILE_IDENTIFIER, section.offset, end) != -1:
-                        sections.append(SectionBytes(section.name, section.address, mapped[section.offset:end]))
+                        sections.append(SectionBytes(section.name, section.address, mapped[section.offset:end],
+                                                     section.is_writable and not section.is_code))
         except (OSError, ValueError):
-            sections = [SectionBytes(s.name, s.address, data) for s in searched
+            sections = [SectionBytes(s.name, s.address, data, s.is_writable and not s.is_code) for s in searched
                         if FILE_IDENTIFIER in (data := image.section_data(s))]
     if not sections:
         return []

@@ -14,6 +14,7 @@ import marshal
 import os
 
 from sizetool.inputs.elf_reader import ElfImage, read_elf
+from sizetool.operators.aligned_fill import AlignedFill
 from sizetool.operators.call_sites import CallSite, PoolWord
 from sizetool.operators.member_constructors import MovedConstructor
 from sizetool.operators.operator_cost import operator_table_for_graph
@@ -26,11 +27,11 @@ from sizetool.report.report_model import SizeReport
 SUFFIX = ".opgraph"
 TABLE_SUFFIX = ".optable"
 MAX_ENTRIES = 32  # graphs and tables together
-_FORMAT = 9  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
+_FORMAT = 10  # 4: merged string sections kept whole by their functions (string_sections.py); 5: and the graph's tied
 #             units; 6: the bytes only those string sections reach; 7: call sites say whether the machinery was
 #             inlined into them; 8: archive members' constructors go with what took the member; 9: an out-of-line
 #             AddXxx() no longer makes the AddCustom() it calls shared, and the fill after a .bss object up to an
-#             8-byte boundary goes with it
+#             8-byte boundary goes with it; 10: the map's fills in front of aligned sections (aligned_fill.py)
 
 
 def load_operator_graph(elf_path: str, map_path: str | None = None, use_cache: bool = True,
@@ -90,12 +91,13 @@ def to_plain(operator_graph: OperatorGraph) -> tuple:
         sorted(operator_graph.unexplained_roots),
         graph.tied,
         [(m.array_node, m.constructor, m.symbol_node, m.member) for m in operator_graph.moved_constructors],
+        [(f.address, f.size, f.alignment) for f in operator_graph.aligned_fills],
     )
 
 
 def from_plain(data: tuple) -> OperatorGraph:
     (version, nodes, edges, exact, decoded, rom_total, operators, shared, runtime_roots, sites, words, unreached,
-     string_tied, has_symbols, kept_targets, unexplained, tied, moved) = data
+     string_tied, has_symbols, kept_targets, unexplained, tied, moved, fills) = data
     if version != _FORMAT:
         raise ValueError("another cache format")
     graph = ReferenceGraph(nodes=[GraphNode(*node) for node in nodes], edges=edges, exact=exact, decoded=decoded,
@@ -115,6 +117,7 @@ def from_plain(data: tuple) -> OperatorGraph:
         kept_targets=dict(kept_targets),
         unexplained_roots=frozenset(unexplained),
         moved_constructors=tuple(MovedConstructor(*move) for move in moved),
+        aligned_fills=tuple(AlignedFill(*fill) for fill in fills),
     )
 
 

@@ -14,6 +14,9 @@ map ops alike):
   run: the model would fail on the device, so the check fails as for a missing op;
 - which generic registrations (CONV_2D) could be a type-reduced one (CONV_2D_INT8) because every model allows it.
 
+Each suggestion (the Add<Op>() of a missing op, a type-reduced registration) is judged against what the linked TFLM
+offers (tflm_offer.py: --tflm DIR, else the ELF): one it lacks is not suggested, one it cannot tell says so.
+
 How a model op maps to the firmware's registrations (Register_X, its typed variants, TFLM's named custom ops) is
 tflm_facts.registrations.
 """
@@ -25,9 +28,11 @@ from dataclasses import dataclass, field
 from sizetool.errors import SizeToolError
 from sizetool.operators.operator_graph import OperatorGraph
 from sizetool.operators.operator_sets import SetCost, keep_only, set_cost
+from sizetool.operators.tflm_offer import NO, Judgement, TflmOffer, judge_method, judge_variant
 from sizetool.report.operator_records import OperatorTable
 from tflm_facts.registrations import REGISTER_PREFIX, ModelOp, model_op
 from tflm_facts.type_rules import KERNEL_VARIANTS
+from tflm_facts.linked_types import linked_kernel_types
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class MissingOperator:
 
     op: ModelOp
     models: tuple[str, ...]
+    judgement: Judgement | None = None  # whether the linked TFLM has op.method (None: not judged)
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,7 @@ class VariantSuggestion:
     reason: str  # e.g. "every use is int8×int8→int8"
     implemented_by: tuple[str, ...]  # kernel sets with their own code for it; elsewhere it is the generic kernel
     saving: int | None = None  # when this firmware links the variant too: what dropping the generic one saves
+    judgement: Judgement | None = None  # whether the linked TFLM has the method taking it and the variant
 
     @property
     def call(self) -> str:
@@ -128,6 +135,7 @@ class ModelCrosscheck:
     sets: ModelSets | None = None  # set answers, when the operator graph was given
     type_problems: list[TypeProblem] = field(default_factory=list)  # uses the firmware's kernels cannot run
     variants: list[VariantSuggestion] = field(default_factory=list)  # generic registrations a variant could replace
+    not_offered: list[VariantSuggestion] = field(default_factory=list)  # variants the linked TFLM lacks: not suggested
 
     @property
     def unused_bytes(self) -> int:
@@ -165,9 +173,11 @@ def read_model_ops(path: str) -> list[ModelOp]:
 
 
 def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: str = "the firmware",
-                      operator_graph: OperatorGraph | None = None) -> ModelCrosscheck:
+                      operator_graph: OperatorGraph | None = None, offer=None) -> ModelCrosscheck:
     """Registered operators no model uses, and model ops the firmware lacks. `firmware` names the ELF in errors.
-    With the firmware's operator graph, also the set answers (ModelSets): one graph walk per question."""
+    With the firmware's operator graph, also the set answers (ModelSets): one graph walk per question. With `offer`
+    (a TflmOffer, or a function returning one, called only when there is something to suggest), each suggestion is
+    judged against the linked TFLM (tflm_offer.py)."""
     if not model_paths:
         raise SizeToolError("no models given to check the firmware against")
     if not table.operators:
@@ -204,11 +214,26 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
     used.sort(key=lambda u: (u.op, u.registration))
     unused.sort(key=lambda u: (-u.exclusive_bytes, u.op, u.registration))
     result = ModelCrosscheck(list(model_paths), used, unused, missing)
-    result.type_problems = type_problems(list(users), model_paths)
+    linked = None
+    if operator_graph is not None and operator_graph.graph.decoded:
+        linked = linked_kernel_types(n.name for n in operator_graph.graph.nodes if n.kind == "func")
+    result.type_problems = type_problems(list(users), model_paths, linked)
     result.variants = variant_suggestions(table, used, model_paths, operator_graph)
+    if offer is not None and (result.variants or result.missing):
+        judge_suggestions(result, offer() if callable(offer) else offer)
     if operator_graph is not None and operator_graph.graph.decoded:
         result.sets = model_sets(result, operator_graph, table.total_rom)
     return result
+
+
+def judge_suggestions(crosscheck: ModelCrosscheck, offer: TflmOffer) -> None:
+    """Judge each suggestion against the linked TFLM: variants it lacks move to not_offered."""
+    from dataclasses import replace
+
+    crosscheck.missing = [replace(m, judgement=judge_method(offer, m.op.method)) for m in crosscheck.missing]
+    judged = [replace(v, judgement=judge_variant(offer, v.method, v.function)) for v in crosscheck.variants]
+    crosscheck.variants = [v for v in judged if v.judgement.availability != NO]
+    crosscheck.not_offered = [v for v in judged if v.judgement.availability == NO]
 
 
 def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: int) -> ModelSets:
@@ -273,12 +298,13 @@ def _model_call(function, *arguments):
         raise SizeToolError(str(error)) from None
 
 
-def type_problems(registered: list[str], model_paths: list[str]) -> list[TypeProblem]:
-    """Uses whose tensor types TFLM refuses (gen-resolver's rule), then uses that a registered type-reduced kernel
+def type_problems(registered: list[str], model_paths: list[str], linked: dict | None = None) -> list[TypeProblem]:
+    """Uses whose tensor types TFLM refuses (gen-resolver's rule; `linked`: the types the firmware's own kernels
+    take, tflm_facts.linked_types, which are not refused), then uses that a registered type-reduced kernel
     cannot run when the firmware does not also register the generic one for the op (TFLM finds only the variant)."""
     from tflm_model.type_support import type_rejections, variant_misfits
 
-    rejections = list(_model_call(type_rejections, model_paths))
+    rejections = list(_model_call(type_rejections, model_paths, linked))
     names = set(registered)
     for variant in KERNEL_VARIANTS:
         if variant.name in names and _firmware_name(variant.kind, variant.op) not in names:

@@ -44,7 +44,7 @@ def operator_table_for_image(image: ElfImage, report: SizeReport, input_sections
 
 def operator_table_for_graph(operator_graph: OperatorGraph, report: SizeReport, source: str) -> OperatorTable:
     total = image_total(report.rom_total, operator_graph)
-    table = OperatorTable(total_rom=total)
+    table = OperatorTable(total_rom=total, ram_image=total != report.rom_total)
     if total != report.rom_total:
         table.notes.append(RAM_IMAGE_NOTE.format(total=total))
     if not operator_graph.has_symbols:
@@ -200,8 +200,10 @@ def singles(operator_graph: OperatorGraph) -> dict[str, SetCost]:
 
 
 def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:
-    """The source file (tree path) of each node's flash bytes, from the report entry that holds its address."""
-    entries = sorted((address, address + size, "/".join(e.path)) for e in report.entries if e.memory == "rom" and e.size
+    """The source file (tree path) of each node's flash bytes, from the report entry that holds its address (the RAM
+    tree's, for an image loaded whole into RAM: it has no ROM entries)."""
+    memory = stored_memory(report)
+    entries = sorted((address, address + size, "/".join(e.path)) for e in report.entries if e.memory == memory and e.size
                      for address, size in (e.pieces or ((e.address, e.size),)))
     starts = [start for start, _, _ in entries]
     paths = []
@@ -210,6 +212,11 @@ def node_paths(graph: ReferenceGraph, report: SizeReport) -> list[str]:
         inside = position >= 0 and node.address < entries[position][1]
         paths.append(entries[position][2] if inside else NO_FILE)
     return paths
+
+
+def stored_memory(report: SizeReport) -> str:
+    """The tree whose entries hold the image's stored bytes: "rom", or "ram" for an image with no ROM."""
+    return "rom" if report.rom_total or not report.ram_total else "ram"
 
 
 def files_of(graph: ReferenceGraph, nodes, paths: list[str]) -> tuple[FileBytes, ...]:

@@ -28,6 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from sizetool.inputs.elf_reader import ElfImage
+from sizetool.operators.aligned_fill import aligned_fills
 from sizetool.operators.call_sites import CallSite, PoolWord, find_call_sites
 from sizetool.operators.member_constructors import MovedConstructor, move_member_constructors
 from sizetool.operators.string_sections import tie_string_sections
@@ -84,6 +85,7 @@ class OperatorGraph:
     string_tied_bytes: int = 0  # flash only the map ties to a root: strings in a kept function's merged section
     unexplained_roots: frozenset[int] = frozenset()  # functions and objects no root reaches, kept as runtime roots
     moved_constructors: tuple[MovedConstructor, ...] = ()  # archive members' constructors, kept by what took them
+    aligned_fills: tuple = ()  # AlignedFill: the map's fills in front of aligned sections (aligned_fill.py)
     has_symbols: bool = True
     _everything: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
@@ -139,6 +141,7 @@ def analyse_operators(image: ElfImage, input_sections=None, copies=(), archive_i
         return result
     operator_nodes = result.operator_nodes
     result.moved_constructors = tuple(move_member_constructors(graph, input_sections, list(archive_inclusions)))
+    result.aligned_fills = aligned_fills(input_sections)
     runtime_roots = find_runtime_roots(image, graph)
     reached_without_ties = graph.reachable(runtime_roots | operator_nodes) if tie_strings else None
     # With a map: a kept function keeps its whole string section, strings its code no longer uses included.

@@ -51,6 +51,12 @@ class SetCost(SetPrediction):
     #                        what only it keeps), which the compiler may inline and fold: the prediction may be up to
     #                        this much too high as well
     inlined: tuple[str, ...] = field(default=(), compare=False)  # the names of those functions
+    fill_bytes: int = field(default=0, compare=False)  # alignment fill the relink gives back (aligned_fill.py; with a
+    #                        map, when asked for: --drop/--keep; negative: it adds fill)
+
+    @property
+    def saving(self) -> int:
+        return SetPrediction.saving.fget(self) + self.fill_bytes
 
 
 def removed_roots(operator_graph: OperatorGraph, ops: set[str] | frozenset[str]) -> set[int]:
@@ -65,8 +71,10 @@ def removed_roots(operator_graph: OperatorGraph, ops: set[str] | frozenset[str])
     return removed
 
 
-def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
-    """What removing every registration in `ops` (op names as in the table) saves: one walk of the graph."""
+def set_cost(operator_graph: OperatorGraph, ops, relink_fill: bool = False) -> SetCost:
+    """What removing every registration in `ops` (op names as in the table) saves: one walk of the graph. With
+    `relink_fill` (and a map), the alignment fill the relink gives back too (aligned_fill.py): the figure of
+    `--drop`/`--keep`; without it, the figure target profiles reproduce byte for byte."""
     chosen = frozenset(ops)
     unknown = chosen - {o.op for o in operator_graph.operators}
     if unknown:
@@ -87,6 +95,8 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
     extra = sum(delta for caller, delta in extra.items() if caller in remaining)
     if extra:
         cost = replace(cost, call_site_bytes=cost.call_site_bytes - extra)
+    if relink_fill and operator_graph.aligned_fills:
+        cost = replace(cost, fill_bytes=_fill_given_back(operator_graph, chosen, cost))
     alone = called_once(operator_graph, chosen, remaining)
     if alone:
         folded = remaining - graph.reachable(roots, removed=removed | alone, cut=cut)
@@ -97,6 +107,20 @@ def set_cost(operator_graph: OperatorGraph, ops) -> SetCost:
     explained = graph.reachable(roots - operator_graph.unexplained_roots, removed=removed, cut=cut)
     return replace(cost, unsure_bytes=graph.rom_bytes(remaining - explained))
 
+
+
+def _fill_given_back(operator_graph: OperatorGraph, chosen: frozenset[str], cost: SetCost) -> int:
+    """The alignment fill a relink without `chosen` gives back: what goes moves every aligned section after it."""
+    from sizetool.operators.aligned_fill import fill_given_back
+
+    graph = operator_graph.graph
+    gone = [(graph.nodes[node].address, graph.nodes[node].rom_bytes) for node in cost.gone
+            if graph.nodes[node].rom_bytes]
+    everything = operator_graph.everything
+    calls = [(site.address, site.bytes) for site in operator_graph.call_sites
+             if site.op in chosen and site.caller in everything and site.caller not in cost.gone]
+    ranges = [(address, address + size) for address, size in gone]
+    return fill_given_back(operator_graph.aligned_fills, gone + calls, ranges)
 
 
 def called_once(operator_graph: OperatorGraph, chosen: frozenset[str], remaining: set[int]) -> set[int]:
@@ -139,7 +163,7 @@ def cost_of_gone(operator_graph: OperatorGraph, chosen: frozenset[str], gone) ->
     )
 
 
-def keep_only(operator_graph: OperatorGraph, kept) -> SetCost:
+def keep_only(operator_graph: OperatorGraph, kept, relink_fill: bool = False) -> SetCost:
     """What removing every registration except `kept` saves."""
     kept = frozenset(kept)
-    return set_cost(operator_graph, {o.op for o in operator_graph.operators} - kept)
+    return set_cost(operator_graph, {o.op for o in operator_graph.operators} - kept, relink_fill)

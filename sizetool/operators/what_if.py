@@ -61,7 +61,7 @@ def split_names(values: list[str]) -> list[str]:
 
 def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names: list[str]) -> WhatIf:
     """The set answer for `--drop names` or `--keep names` (op names or model files)."""
-    from sizetool.operators.operator_cost import node_paths
+    from sizetool.operators.operator_cost import node_paths, stored_memory
 
     if not operator_graph.operators:
         raise SizeToolError(f"{report.source}: no TFLM operator registrations found (stripped, or not a TFLM "
@@ -69,7 +69,7 @@ def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names:
     registered = sorted(o.op for o in operator_graph.operators)
     chosen, notes = resolve(names, registered, mode)
     dropped = set(chosen) if mode == "drop" else set(registered) - set(chosen)
-    cost = set_cost(operator_graph, dropped)
+    cost = set_cost(operator_graph, dropped, relink_fill=True)
     result = WhatIf(mode, tuple(names), tuple(sorted(dropped)), tuple(sorted(set(registered) - dropped)), cost,
                     image_total(report.rom_total, operator_graph), notes=notes)
     graph = operator_graph.graph
@@ -81,7 +81,7 @@ def what_if(operator_graph: OperatorGraph, report: SizeReport, mode: str, names:
             going[paths[index]] += node.rom_bytes
             result.symbols.append(GoingSymbol(node.name, paths[index], node.section, node.address, node.rom_bytes))
     file_size: dict[str, int] = defaultdict(int)
-    for entry in report.entries_for("rom"):
+    for entry in report.entries_for(stored_memory(report)):
         file_size["/".join(entry.path)] += entry.size
     result.files = sorted((GoingFile(path, size, file_size.get(path, size)) for path, size in going.items()),
                           key=lambda f: (-f.bytes, f.path))

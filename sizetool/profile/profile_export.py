@@ -248,7 +248,7 @@ def _resolver_objects(image: ElfImage, graph, ram_of: dict[int, int]) -> tuple[i
     counts = {int(match.group(1)) for node in graph.nodes if node.kind == "func"
               for match in [_RESOLVER_SIZE.search(node.name)] if match}
     pointer_bytes = image.elf_class // 8
-    objects = [size for index, size in ram_of.items() if graph.nodes[index].kind == "object"]
+    objects = _resolver_candidates(graph, ram_of)
     if pointer_bytes != 4:
         sizes = {resolver_object_bytes(count, pointer_bytes) for count in counts}
         return sum(size for size in objects if size in sizes), 0
@@ -260,11 +260,24 @@ def _resolver_objects(image: ElfImage, graph, ram_of: dict[int, int]) -> tuple[i
     return 0, 0
 
 
+def _resolver_candidates(graph, ram_of: dict[int, int]) -> list[int]:
+    """The sizes of the RAM objects that may be resolvers: those the code that stores a MicroMutableOpResolver's vtable
+    also refers to (its constructor, or the static initialiser it is inlined into), when that code is found; else every
+    RAM object. Size alone is not enough: pico-sdk's ram_vector_table is 192 bytes, a MicroMutableOpResolver<5>'s size."""
+    objects = {index: size for index, size in ram_of.items() if graph.nodes[index].kind == "object"}
+    vtables = {index for index, node in enumerate(graph.nodes)
+               if node.name.startswith("vtable for tflite::MicroMutableOpResolver<")}
+    near = {target for targets in graph.edges if vtables & set(targets) for target in targets}
+    chosen = [size for index, size in objects.items() if index in near]
+    return chosen or list(objects.values())
+
+
 def _arenas(image: ElfImage, graph) -> list[tuple[str, int]]:
     """(symbol, bytes) of each distinct arena array passed to an interpreter (else the arena-named RAM object)."""
     seen: dict[int, tuple[str, int]] = {}
     for arena in find_arenas(image, graph):
-        seen.setdefault(arena.address, (arena.symbol, arena.size))
+        if not arena.on_heap:  # a heap arena is no static RAM of the build
+            seen.setdefault(arena.address, (arena.symbol, arena.size))
     return [seen[address] for address in sorted(seen)]
 
 

@@ -4,7 +4,7 @@ the free RAM (sizetool/fit/model_fit.py), for each output format of the operator
 
 from __future__ import annotations
 
-from sizetool.fit.model_fit import ArenaFit, facts_lines, verdict
+from sizetool.fit.model_fit import ArenaFit, facts_lines, heap_arena_text, heap_size_text, verdict
 from sizetool.text_escaping import markdown_code, markdown_text
 
 CSV_KINDS = ("arena_needed", "arena_part", "arena_linked", "ram_free", "arena_verdict", "arena_note")
@@ -26,7 +26,11 @@ def fit_to_dict(result: ArenaFit) -> dict:
             "symbol": arena.symbol, "address": arena.address, "section": arena.section, "bytes": arena.size,
             "passed_bytes": arena.passed_size, "usable_bytes": arena.usable_bytes, "found_by": arena.found_by,
             "constructed_in": arena.caller or None,
+            "heap": None if not arena.on_heap else {
+                "pointer": arena.symbol or None, "allocation": arena.allocation or None,
+                "size_known": arena.size_known, "size_from": arena.size_from or None},
         },
+        "heap_section": None if result.heap is None else {"name": result.heap[0], "bytes": result.heap[1]},
         "spare_bytes": result.spare,
         "free_ram_bytes": result.free_ram,
         "free_ram_region": result.free_region or None,
@@ -62,7 +66,8 @@ def fit_csv_rows(result: ArenaFit, row) -> list[tuple]:
                     size=result.needed, models=models)]
     rows += [row("arena_part", name, size=size) for name, size in result.parts]
     if result.arena is not None:
-        rows.append(row("arena_linked", result.arena.symbol, result.arena.found_by, size=result.arena.usable_bytes,
+        rows.append(row("arena_linked", result.arena.symbol, result.arena.found_by,
+                        size=result.arena.usable_bytes if result.arena.size_known else "",
                         path=result.arena.section))
     if result.free_ram is not None:
         rows.append(row("ram_free", result.free_region, size=result.free_ram))
@@ -81,7 +86,10 @@ def fit_markdown_lines(result: ArenaFit) -> list[str]:
         lines.append(f"| needed ({result.kernels.kernels} kernels, {_target(result)}"
                      f"{'' if result.exact else ', upper bound'}) | {result.needed} |")
     lines += [f"| &nbsp;&nbsp;{markdown_text(name)} | {size} |" for name, size in result.parts]
-    if result.arena is not None:
+    if result.arena is not None and result.arena.on_heap:
+        size = result.linked if result.arena.size_known else "not stated"
+        lines.append(f"| on the heap: {markdown_text(heap_arena_text(result.arena))} | {size} |")
+    elif result.arena is not None:
         lines.append(f"| linked: {markdown_code(result.arena.symbol)} ({_arena_origin(result)}) | {result.linked} |")
     if result.free_ram is not None:
         lines.append(f"| free RAM ({markdown_text(result.free_region)}) | {result.free_ram} |")
@@ -101,6 +109,8 @@ def _arena_origin(result: ArenaFit) -> str:
         return f"passed to the interpreter in {arena.caller}"
     if arena.found_by == "name":
         return "by its name"
+    if arena.on_heap:
+        return "allocated on the heap"
     return "--arena-symbol"
 
 
@@ -113,7 +123,10 @@ def fit_tree(console, result: ArenaFit) -> None:
                       f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)})")
     for name, size in result.parts:
         console.print(f"  {size:>10}  {name}")
-    if result.arena is not None:
+    if result.arena is not None and result.arena.on_heap:
+        console.print(f"on the heap: {heap_arena_text(result.arena)}; size: {heap_size_text(result.arena)}",
+                      highlight=False)
+    elif result.arena is not None:
         passed = ""
         if result.arena.passed_size is not None and result.arena.passed_size != result.arena.size:
             passed = f", of its {result.arena.size}"
@@ -128,3 +141,21 @@ def fit_tree(console, result: ArenaFit) -> None:
     if result.needed is not None:
         for line in facts_lines(result):
             console.print(line, highlight=False)
+
+
+def arena_lines(console, result: ArenaFit) -> None:
+    """Where the arena is and the notes on it, in a line or two (the breakdown is fit_tree's, under --verbose)."""
+    how = f"{result.kernels.kernels} kernels, {result.kernels.how}; {_target(result)}"
+    if result.arena is not None and result.arena.on_heap:
+        console.print(f"arena: on the heap: {heap_arena_text(result.arena)}; size: {heap_size_text(result.arena)}; "
+                      f"{how}", markup=False, highlight=False)
+    elif result.arena is not None:
+        console.print(f"arena: {result.arena.symbol} in {result.arena.section} ({_arena_origin(result)}); {how}",
+                      markup=False, highlight=False)
+    else:
+        console.print(f"arena: none found in the firmware; {how}", markup=False, highlight=False)
+    for note in result.notes:
+        console.print(f"note: {note}", style="yellow", markup=False, highlight=False)
+    if result.needed is not None and result.facts_differ:
+        console.print(f"note: the linked TFLM's structs differ from tflm_facts' ({len(result.facts_differ)}: "
+                      "--verbose names them)", style="yellow", markup=False, highlight=False)

@@ -71,6 +71,12 @@ def render_operators(table: OperatorTable, output_format: str, source: str, arch
     return render_operators_tree(table, source, arch, crosscheck, color=color, width=width, fit=fit)
 
 
+def largest_line(table: OperatorTable, shown: int = 3) -> str:
+    """The largest costs, answer first: what removing each registration alone saves."""
+    largest = sorted(table.operators, key=lambda o: (-o.exclusive_bytes, o.op))[:shown]
+    return "largest (what removing it alone saves): " + ", ".join(f"{o.op} {o.exclusive_bytes:,} B" for o in largest)
+
+
 def several_resolver_sizes(table: OperatorTable) -> bool:
     """True when the firmware instantiates MicroMutableOpResolver<N> for more than one N (each carries its own code)."""
     return len({r.arguments for r in table.resolvers}) > 1
@@ -154,7 +160,7 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
         "unused_exclusive_bytes": crosscheck.unused_bytes,
         "missing": [
             {"op": m.op.name, "kind": m.op.kind, "method": m.op.method, "registration": m.op.registration,
-             "models": list(m.models), "reason": m.op.unsupported_reason or None}
+             "models": list(m.models), "reason": m.op.unsupported_reason or None, **_judgement_dict(m.judgement)}
             for m in crosscheck.missing
         ],
         "used": [{"op": u.op, "registration": u.registration, "models": list(u.models)} for u in crosscheck.used],
@@ -165,13 +171,42 @@ def crosscheck_to_dict(crosscheck: ModelCrosscheck) -> dict:
         ],
         "variants": [
             {"op": v.op, "variant": v.variant, "function": v.function, "header": v.header, "reason": v.reason,
-             "implemented_by": list(v.implemented_by), "saving": v.saving}
+             "implemented_by": list(v.implemented_by), "saving": v.saving, **_judgement_dict(v.judgement)}
             for v in crosscheck.variants
+        ],
+        "variants_not_offered": [
+            {"op": v.op, "variant": v.variant, "function": v.function, **_judgement_dict(v.judgement)}
+            for v in crosscheck.not_offered
         ],
     }
     if crosscheck.sets is not None:
         data.update(sets_to_dict(crosscheck.sets))
     return data
+
+
+def _judgement_dict(judgement) -> dict:
+    """Whether the linked TFLM offers a suggestion (tflm_offer.py): "yes", "no", "unknown", or null when not
+    judged, and why."""
+    if judgement is None:
+        return {"available": None, "available_note": None}
+    return {"available": judgement.availability, "available_note": judgement.note or None}
+
+
+def suggested_call(text: str, judgement) -> str:
+    """A suggested registration as every format prints it: the call, followed by what is not verified about it."""
+    if judgement is not None and judgement.availability == "unknown":
+        return f"{text} ({judgement.reason})"
+    return text
+
+
+def not_offered_lines(crosscheck) -> list[str]:
+    """The type-reduced registrations every model allows that the linked TFLM cannot take (so not suggested): one
+    sentence per source they were judged from."""
+    by_source: dict[str, list[str]] = {}
+    for v in crosscheck.not_offered:
+        by_source.setdefault(v.judgement.source, []).append(f"{v.variant} ({v.judgement.reason})")
+    return [f"Type-reduced registrations the models allow but this TFLM cannot take, so not suggested "
+            f"({source or 'your TFLM'}): {'; '.join(items)}." for source, items in by_source.items()]
 
 
 def bound_sentence(high: int, inline_bytes: int = 0, inlined: tuple[str, ...] = (), low: int = 0) -> str:
@@ -273,8 +308,10 @@ def render_operators_csv(table: OperatorTable, crosscheck: ModelCrosscheck | Non
             writer.writerow(_row("type_problem", t.op, t.types, path=f"subgraph {t.subgraph}",
                                  operators=";".join(str(i) for i in t.operators), models=t.model))
         for v in crosscheck.variants:
-            writer.writerow(_row("variant", v.op, v.function, size="" if v.saving is None else v.saving,
-                                 path=v.header))
+            writer.writerow(_row("variant", v.op, suggested_call(v.function, v.judgement),
+                                 size="" if v.saving is None else v.saving, path=v.header))
+        for v in crosscheck.not_offered:
+            writer.writerow(_row("variant_not_offered", v.op, v.function, path=v.judgement.note))
         sets = crosscheck.sets
         if sets is not None:
             writer.writerow(_row("unused_saving", str(len(sets.unused.ops)), exclusive=sets.unused.code_bytes,
@@ -329,11 +366,14 @@ def render_operators_markdown(table: OperatorTable, source: str, arch: str = "",
         lines += [_resolver_heading(table), "", "| N | bytes | functions |", "|---:|---:|---:|"]
         lines += [f"| {r.arguments} | {r.bytes} | {len(r.symbols)} |" for r in table.resolvers]
         lines.append("")
-    if table.templates:
-        lines += ["Other class templates with several instantiations (bytes beyond the largest one):", "",
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
+        lines += ["Other class templates of TFLM with several instantiations (bytes beyond the largest one):", "",
                   "| template | instantiations | bytes |", "|---|---|---:|"]
-        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in table.templates]
+        lines += [f"| {markdown_code(t.template)} | {markdown_code(t.arguments)} | {t.bytes} |" for t in shown]
         lines.append("")
+    if len(shown) < len(table.templates):
+        lines += [markdown_text(_other_templates(table, shown)), ""]
     lines += [f"> note: {markdown_text(note)}" for note in _notes(table)]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -359,8 +399,10 @@ def crosscheck_markdown(crosscheck: ModelCrosscheck) -> list[str]:
 
         lines += ["Type-reduced registrations every model allows:", "", "| op | register with | why | effect |",
                   "|---|---|---|---|"]
-        lines += [f"| {markdown_text(v.op)} | {markdown_code(v.call)} | {markdown_text(v.reason)} | {markdown_text(variant_note(v))} |"
+        lines += [f"| {markdown_text(v.op)} | {_markdown_call(v.call, v.judgement)} | {markdown_text(v.reason)} | {markdown_text(variant_note(v))} |"
                   for v in crosscheck.variants] + [""]
+    if crosscheck.not_offered:
+        lines += [markdown_text(line) for line in not_offered_lines(crosscheck)] + [""]
     if crosscheck.sets is not None:
         lines += [f"**{sentence}**" if index < 2 else sentence
                   for index, sentence in enumerate(_sets_sentences(crosscheck))] + [""]
@@ -391,7 +433,15 @@ def _split(table: OperatorTable) -> str:
 
 
 def _summary(table: OperatorTable) -> str:
-    return f"**ROM {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator registrations)"
+    return (f"**{table.total_label} {table.total_rom} bytes** = {_split(table)} ({len(table.operators)} operator "
+            "registrations)")
+
+
+def _other_templates(table: OperatorTable, shown: list) -> str:
+    """The line that stands for the application's own templates (mbed, BLE, std): counted, listed only in JSON/CSV."""
+    others = [t for t in table.templates if t not in shown]
+    return (f"{len(others)} class template{'s' if len(others) != 1 else ''} not of TFLM with several instantiations "
+            f"({sum(t.bytes for t in others)} bytes beyond the largest ones) left out: --format json or csv lists them")
 
 
 def _resolver_heading(table: OperatorTable) -> str:
@@ -406,9 +456,18 @@ def _register_with(missing) -> str:
     op = missing.op
     if op.unsupported_reason:
         return f"cannot: {op.unsupported_reason}"
+    if missing.judgement is not None and missing.judgement.availability == "no":
+        return f"cannot: {missing.judgement.note}"
     if op.method == "AddCustom":
         return f'AddCustom("{op.name}", {op.registration}())'
-    return f"{op.method}()"
+    return suggested_call(f"{op.method}()", missing.judgement)
+
+
+def _markdown_call(call: str, judgement) -> str:
+    text = markdown_code(call)
+    if judgement is not None and judgement.availability == "unknown":
+        text += f" ({markdown_text(judgement.reason)})"
+    return text
 
 
 def calls_text(cost) -> str:
@@ -419,6 +478,9 @@ def calls_text(cost) -> str:
         calls = f" + {cost.call_site_bytes} in {cost.call_sites} AddXxx() call{'s' if cost.call_sites != 1 else ''}"
     if cost.inline_estimate:
         calls += f" + {cost.inline_estimate} of registration code inlined into its one caller"
+    fill = getattr(cost, "fill_bytes", 0)
+    if fill:
+        calls += f" {'+' if fill > 0 else '-'} {abs(fill)} of alignment fill the relink {'gives back' if fill > 0 else 'adds'}"
     return calls
 
 
@@ -430,7 +492,7 @@ def _sets_sentences(crosscheck: ModelCrosscheck) -> list[str]:
     sentences = [
         f"Dropping the {count} op{'s' if count != 1 else ''} no model uses saves {unused.saving} bytes"
         + (f" ({unused.code_bytes} of code and data only they need{calls_text(unused)})" if count else ""),
-        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (ROM now {sets.rom} - {unused.saving})",
+        f"Firmware with exactly these models' ops: {sets.predicted_rom} bytes (now {sets.rom} - {unused.saving})",
     ]
     if unused.may_be_high_by:
         bound = bound_sentence(unused.may_be_high_by, unused.inline_bytes, unused.inlined, unused.may_be_low_by)
@@ -456,9 +518,20 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
     name = os.path.basename(source)
     count = len(table.operators)
     console.print(f"Operators of {name}" + (f" ({arch})" if arch else "") +
-                  f": {count} registration{'s' if count != 1 else ''}, ROM {table.total_rom} bytes",
+                  f": {count} registration{'s' if count != 1 else ''}, {table.total_label} {table.total_rom} bytes",
                   style="bold")
     if table.operators:
+        console.print(largest_line(table), markup=False, highlight=False)
+    if crosscheck is not None:
+        from sizetool.render.fit_summary import passed, summary_lines
+
+        lines = summary_lines(crosscheck, fit, None, name + (f" ({arch})" if arch else ""))
+        console.print(lines[0], style="bold green" if passed(crosscheck, fit) else "bold red", markup=False,
+                      highlight=False)
+        for line in lines[1:]:
+            console.print(line, markup=False, highlight=False)
+    if table.operators:
+        console.print()
         ops = rich_table(("op", {"style": "cyan", "no_wrap": True}),
                      ("alone saves", {"justify": "right", "style": "bold"}), ("shared", {"justify": "right"}),
                      (RUNTIME_COLUMN, {"justify": "right"}),
@@ -478,16 +551,19 @@ def render_operators_tree(table: OperatorTable, source: str, arch: str = "",
         for r in table.resolvers:
             resolvers.add_row(r.arguments, str(r.bytes), str(len(r.symbols)))
         console.print(resolvers)
-    if table.templates:
+    shown = [t for t in table.templates if t.is_tflm]
+    if shown:
         console.print()
-        console.print("Other class templates with several instantiations (bytes beyond the largest one):")
+        console.print("Other class templates of TFLM with several instantiations (bytes beyond the largest one):")
         templates = rich_table(("template", {"overflow": "fold"}), ("instantiations", {"overflow": "fold"}),
                            ("bytes", {"justify": "right", "style": "bold"}))
-        for t in table.templates:
+        for t in shown:
             templates.add_row(t.template, t.arguments, str(t.bytes))
         console.print(templates)
+    if len(shown) < len(table.templates):
+        console.print(_other_templates(table, shown), style="dim")
     console.print()
-    console.print(f"ROM {table.total_rom} bytes = {_split(table)}")
+    console.print(f"{table.total_label} {table.total_rom} bytes = {_split(table)}")
     for note in _notes(table):
         console.print(f"note: {note}", style="yellow")
     if crosscheck is not None:
@@ -530,20 +606,11 @@ def crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
             console.print(per_model)
     console.print()
     if crosscheck.missing:
-        console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
-                      "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
-        missing = rich_table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
-                         ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
-        for m in crosscheck.missing:
-            missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
-        console.print(missing)
+        missing_tree(console, crosscheck)
     else:
         console.print("Every op the models use is registered.", style="green")
     if crosscheck.type_problems:
-        console.print(f"Tensor types this firmware's kernels cannot run: {len(crosscheck.type_problems)} (the model "
-                      "would fail on the device)", style="bold red")
-        for t in crosscheck.type_problems:
-            console.print(f"  {t.message}", style="red", highlight=False)
+        type_problems_tree(console, crosscheck)
     if crosscheck.variants:
         from sizetool.operators.model_crosscheck import variant_note
 
@@ -552,7 +619,29 @@ def crosscheck_tree(console, crosscheck: ModelCrosscheck) -> None:
         variants = rich_table(("op", {"style": "cyan", "no_wrap": True}), ("register with", {"overflow": "fold"}),
                           ("why", {"overflow": "fold"}), ("effect", {"overflow": "fold"}))
         for v in crosscheck.variants:
-            variants.add_row(v.op, v.call, v.reason, variant_note(v))
+            variants.add_row(v.op, suggested_call(v.call, v.judgement), v.reason, variant_note(v))
         console.print(variants)
+    if crosscheck.not_offered:
+        console.print()
+        for line in not_offered_lines(crosscheck):
+            console.print(line, style="yellow", highlight=False)
 
 
+
+
+def missing_tree(console, crosscheck: ModelCrosscheck) -> None:
+    """The ops the models need that the firmware does not register, with the call that registers each."""
+    console.print(f"Needed by a model, but not registered: {len(crosscheck.missing)} (the interpreter would stop "
+                  "with \"Didn't find op for builtin opcode ...\" or its custom-op equivalent)", style="bold red")
+    missing = rich_table(("op", {"style": "red", "overflow": "fold"}), ("kind", {}),
+                         ("register with", {"overflow": "fold"}), ("models", {"overflow": "fold"}))
+    for m in crosscheck.missing:
+        missing.add_row(m.op.name, m.op.kind, _register_with(m), ", ".join(m.models))
+    console.print(missing)
+
+
+def type_problems_tree(console, crosscheck: ModelCrosscheck) -> None:
+    console.print(f"Tensor types this firmware's kernels cannot run: {len(crosscheck.type_problems)} (the model "
+                  "would fail on the device)", style="bold red")
+    for t in crosscheck.type_problems:
+        console.print(f"  {t.message}", style="red", highlight=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from sizetool.report.ram_use import ram_use, use_text
+from sizetool.report.ram_use import is_reserved, ram_use, use_text
 from sizetool.report.report_model import SizeReport
 
 
@@ -30,12 +30,37 @@ def total_line(report: SizeReport, memory: str) -> str:
     if len(used) > 1:
         line += " (" + " + ".join(f"{r.name} {r.used}" for r in used) + ")"
     elif memory == "rom" and total == 0 and report.ram_total:
-        line += " (no ROM: the whole image is placed in RAM)"
+        line += " (no ROM: the whole image is placed in RAM"
+        line += f"; what it stores is in the RAM tree{' below' if ram_image_tree(report, [memory]) else ' (--ram)'})"
     if memory == "ram":
         uses = ram_use(report)
         if uses:
             line += "".join(f"; {use.region}: {use_text(use)}" for use in uses)
+        else:
+            line += reservations_text(report)
     return line
+
+
+def reservations_text(report: SizeReport) -> str:
+    """Without region lengths (no map, no --ram-size): the RAM total split into static data and the reservations in
+    it (heap and stack sections, space without symbols), so that a heap filling the rest of RAM is not read as data:
+    ` = static data 110117 + reserved 152027 (.heap 150680, .stack 1024, .crash_data_ram 256, .bss 67)`."""
+    by_section: dict[str, int] = {}
+    for entry in report.entries_for("ram"):
+        if is_reserved(entry):
+            by_section[entry.section] = by_section.get(entry.section, 0) + entry.size
+    reserved = sum(by_section.values())
+    if not reserved:
+        return ""
+    parts = sorted(by_section.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{name} {size}" for name, size in parts[:4]) + (", ..." if len(parts) > 4 else "")
+    return f" = static data {report.total('ram') - reserved} + reserved {reserved} ({shown})"
+
+
+def ram_image_tree(report: SizeReport, memories: list[str]) -> bool:
+    """Whether the default tree (ROM only) also shows the RAM tree: the image loads whole into RAM, so its ROM tree
+    is empty and every byte it stores is in the RAM tree."""
+    return memories == ["rom"] and report.total("rom") == 0 and report.ram_total > 0
 
 
 def notes(report: SizeReport) -> list[str]:

@@ -59,6 +59,7 @@ def _root_to_dict(root: RootDepth) -> dict:
         "address": f"0x{root.address:08x}",
         "depth": root.depth,
         "bounded": root.bounded,
+        "measured": root.measured,
         "path": [{"function": step.function, "address": f"0x{step.address:08x}", "frame": step.frame,
                   "depth": step.depth, "via": step.via,
                   "call_site": None if step.call_site is None else f"0x{step.call_site:08x}",
@@ -98,7 +99,11 @@ def render_stack_csv(report: StackReport) -> str:
 
 
 def _headline(report: StackReport) -> str:
-    text = f"Stack of {os.path.basename(report.source)} ({report.arch}): {report.frames} function frames"
+    text = f"Stack of {os.path.basename(report.source)} ({report.arch}): "
+    deepest = max(report.roots, key=lambda root: root.depth, default=None)
+    if deepest is not None:  # the answer first: the worst case, then what it was read from
+        text += f"deepest {deepest.root} {deepest.depth:,} B ({_bound(deepest)}); "
+    text += f"{report.frames} function frames"
     if report.su_entries:
         text += (f"; .su: {report.su_matched} functions matched of {report.su_entries} entries, "
                  f"{len(report.su_mismatches)} differ")
@@ -110,6 +115,8 @@ def _headline(report: StackReport) -> str:
 
 
 def _bound(root: RootDepth) -> str:
+    if root.measured:
+        return "measured"  # a leaf: its own frame, read from its code
     if root.bounded:
         return "upper bound"
     return f"{len(root.warnings)} warning{'s' if len(root.warnings) != 1 else ''}"

@@ -6,7 +6,8 @@ C++ ELF); colour, when the output is a terminal, comes from rich styles rendered
 
 from __future__ import annotations
 
-from sizetool.render.regions import map_line, notes, regions_table, total_line
+from sizetool.render.regions import map_line, notes, ram_image_tree, regions_table, total_line
+from sizetool.report.linker_made import LINKER
 from sizetool.report.report_model import SizeNode, SizeReport, build_tree
 
 BRANCH, LAST, PIPE, SPACE = "├── ", "└── ", "│   ", "    "
@@ -31,7 +32,8 @@ def render_tree(report: SizeReport, memories: list[str], depth: int, color: bool
     lines: list[str] = []
     if report.linker_map is not None:
         lines.append(paint("detail", map_line(report)))
-    for memory in memories:
+    shown = memories + ["ram"] if ram_image_tree(report, memories) else memories
+    for memory in shown:
         total = report.total(memory)
         root = build_tree(report.entries, memory)
         lines.append(paint("title", total_line(report, memory)))
@@ -55,6 +57,9 @@ def model_lines(report: SizeReport) -> list[str]:
                 f"sha256 {model.sha256}, {len(model.operators)} ops")
         if model.sized_by == "extent":
             line += " (no symbol: sized by the FlatBuffer's extent)"
+        if model.in_ram:
+            line += (f"; in RAM, copied from flash at start-up (its {model.size} bytes count in both): declared const "
+                     f"it gives back {model.const_saving} bytes of RAM")
         if model.strip_saving is not None:
             line += (f"; without names and metadata: {model.strip_saving} bytes less (written again: {model.stripped} "
                      f"bytes stripped, {model.rewritten} whole)")
@@ -88,17 +93,21 @@ def _add_lines(lines: list[str], node: SizeNode, total: int, depth: int, level: 
         guide = prefix + (LAST if last else BRANCH)
         share = 100.0 * child.size / total if total else 0.0
         entry = child.entry
+        name = child.name
+        folded = entry is None and child.identifier.startswith(LINKER + "/")  # veneers of one kind: one line
+        if folded:
+            name = f"{name} ({len(child.children)} symbol{'s' if len(child.children) != 1 else ''})"
         if entry is not None:
             detail = f"  @0x{entry.address:08x} {entry.section}" if entry.section else f"  @0x{entry.address:08x}"
             if entry.aliases:
                 detail += f" (aliases: {', '.join(entry.aliases)})"
         if paint is None:  # plain text (a pipe, a file, a CI log): no styles to wrap each part in
-            text = f"{guide}{child.size:>8} {share:6.2f}%  {child.name}{detail if entry is not None else ''}"
+            text = f"{guide}{child.size:>8} {share:6.2f}%  {name}{detail if entry is not None else ''}"
         else:
             text = paint("guide", guide) + paint("size", f"{child.size:>8}")
-            text += f" {share:6.2f}%  " + paint(_kind(child), child.name)
+            text += f" {share:6.2f}%  " + paint(_kind(child), name)
             if entry is not None:
                 text += paint("detail", detail)
         lines.append(text)
-        if child.children and deeper:
+        if child.children and deeper and not folded:
             _add_lines(lines, child, total, depth, level + 1, prefix + (SPACE if last else PIPE), paint)

@@ -30,6 +30,7 @@ def what_if_to_dict(result: WhatIf, source: str, arch: str = "") -> dict:
         "code_bytes": result.cost.code_bytes,
         "call_sites": result.cost.call_sites,
         "call_site_bytes": result.cost.call_site_bytes,
+        "fill_bytes": result.cost.fill_bytes,
         "rom": result.rom,
         "predicted_rom": result.predicted_rom,
         "may_be_high_by": result.cost.may_be_high_by,

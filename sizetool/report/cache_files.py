@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 SIZETOOL_SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # every stage shapes a report or graph
 TFLM_FACTS_SOURCE = os.path.join(os.path.dirname(SIZETOOL_SOURCE), "tflm_facts")  # names shape the operator graph
+TFLM_MODEL_SOURCE = os.path.join(os.path.dirname(SIZETOOL_SOURCE), "tflm_model")  # the models found, their records
 
 
 def cache_dir() -> str:
@@ -91,9 +92,10 @@ def _known_digests(directory: str) -> dict:
 
 @functools.lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
-    """A digest of all of sizetool's source and the TFLM facts it uses, so a report or graph cached by other code is
+    """A digest of all of sizetool's source and the TFLM facts and model readers it uses, so a report or graph cached by other code is
     never reused."""
-    return source_fingerprint(SIZETOOL_SOURCE) + source_fingerprint(TFLM_FACTS_SOURCE)
+    return (source_fingerprint(SIZETOOL_SOURCE) + source_fingerprint(TFLM_FACTS_SOURCE)
+            + source_fingerprint(TFLM_MODEL_SOURCE))
 
 
 def source_fingerprint(package: str) -> str:

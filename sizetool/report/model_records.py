@@ -37,21 +37,23 @@ def model_record(model: EmbeddedModel, firmware: str) -> EmbeddedModelRecord:
     except ModelError:  # an option table this writer does not know: no measured saving
         rewritten = stripped = None
     return EmbeddedModelRecord(model.symbol, model.section, model.address, model.size, model.sha256, operators,
-                               model.sized_by, rewritten, stripped)
+                               model.sized_by, rewritten, stripped, model.writable)
 
 
 def expand_model_entries(entries: list[SizeEntry], models: list[EmbeddedModel], firmware: str) -> list[SizeEntry]:
-    """The ROM entries with each model's holding entry replaced by the model's parts."""
+    """The ROM entries with each model's holding entry replaced by the model's parts (and the RAM entry too, for a
+    model in writable data)."""
     from tflm_model.model_layout import layout
 
-    by_address = {}
+    by_address: dict[tuple[str, int], int] = {}
     for index, entry in enumerate(entries):
-        if entry.memory == "rom" and not entry.pieces:
-            by_address.setdefault(entry.address, index)
+        if not entry.pieces:
+            by_address.setdefault((entry.memory, entry.address), index)
     replaced: dict[int, list[SizeEntry]] = {}
-    for model in models:
+    holders = [(model, memory) for model in models for memory in (("rom", "ram") if model.writable else ("rom",))]
+    for model, memory in holders:
         start = model.address - model.offset_in_symbol
-        index = by_address.get(start)
+        index = by_address.get((memory, start))
         if index is None:
             continue
         entry = entries[index]

@@ -57,6 +57,15 @@ class TemplateCost:
     bytes: int
     symbols: tuple[str, ...] = ()
 
+    @property
+    def is_tflm(self) -> bool:
+        """A template of TFLM or of the model format it reads (tflite::, tflm_signal, flatbuffers::), not of the
+        application, its RTOS or its board support (mbed::, BLE classes, std::)."""
+        return self.template.startswith(TFLM_NAMESPACES)
+
+
+TFLM_NAMESPACES = ("tflite::", "tflm", "flatbuffers::")
+
 
 @dataclass
 class OperatorTable:
@@ -68,6 +77,12 @@ class OperatorTable:
     runtime_bytes: int = 0
     total_rom: int = 0
     notes: list[str] = field(default_factory=list)
+    ram_image: bool = False  # the image loads whole into RAM: total_rom is the bytes it stores, and it has no ROM
+
+    @property
+    def total_label(self) -> str:
+        """What the total is called: "ROM", or "image" for an image loaded whole into RAM (whose ROM is 0)."""
+        return "loaded image" if self.ram_image else "ROM"
 
 
 def _files_to_list(files: tuple[FileBytes, ...]) -> list[dict]:
@@ -118,6 +133,7 @@ def operator_table_to_dict(table: OperatorTable) -> dict:
         "runtime_bytes": table.runtime_bytes,
         "total_rom": table.total_rom,
         "notes": list(table.notes),
+        **({"ram_image": True} if table.ram_image else {}),
     }
 
 
@@ -181,4 +197,5 @@ def operator_table_from_dict(data: dict, where: str = "operators") -> OperatorTa
         runtime_bytes=need_count(member(data, "runtime_bytes", where, 0), where + ".runtime_bytes"),
         total_rom=need_count(member(data, "total_rom", where, 0), where + ".total_rom"),
         notes=notes,
+        ram_image=member(data, "ram_image", where, False) is True,
     )

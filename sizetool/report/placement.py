@@ -175,8 +175,15 @@ def _kinds_from_program_headers(image: ElfImage, sections: list[Section]) -> dic
 
     # An image that copies nothing yet holds initialised writable data in place was loaded into RAM whole. (Pointer
     # arrays such as .init_array are writable by flag but often kept in flash, so they do not count as evidence.)
+    # So was one whose zero-filled data shares a stored segment with its code: flash is never zero-filled in place.
+    def shares_stored_segment(section: Section) -> bool:
+        segment = segment_of[section.index]
+        return segment is not None and segment.file_size > 0 and any(
+            s.is_code and segment_of[s.index] is segment for s in sections)
+
     ram_loaded = not copies and any(
-        s.is_writable and not s.is_nobits and not s.is_code and s.name not in _ARRAY_SECTIONS and in_place(s)
+        s.is_writable and not s.is_code and s.name not in _ARRAY_SECTIONS and in_place(s)
+        and (not s.is_nobits or shares_stored_segment(s))
         for s in sections
     )
     kinds: dict[int, tuple[str, str | None]] = {}

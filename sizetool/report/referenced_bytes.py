@@ -16,7 +16,9 @@ The rule, for each run of unplaced bytes:
   a piece several files refer to goes to the file among them whose pieces lie next to it (the object ld took it
   from); failing that, to the file that refers to it most, then the first in sort order;
 - a data symbol DWARF does not place (`tflite::EnumNamesBuiltinOperator()::names`: a static inside an inline
-  function) joins the files that refer to it; once placed, its own pointers place what it refers to (the names);
+  function) joins the files that refer to it; once placed, its own pointers place what it refers to (the names).
+  A function DWARF does not place is library code built without -g (memcpy, libgcc's __adddf3): its callers say
+  nothing of where it comes from, so it stays under (no debug info) (or the map's archive member);
 - a table's words count as pointers only when most of its non-zero words point into the image, so a table of
   numbers that happen to look like addresses places nothing;
 - with a map, only the bytes the map cannot give a file are asked about (merged string sections, objects whose name
@@ -114,7 +116,8 @@ def find_reference_owners(
         for symbol, _, size in runs[section.index]:
             start = max(symbol.address, section.address)
             if is_unplaced(path_of(symbol)):
-                unplaced.append(_Unplaced(start, start + size, section, symbol))
+                if symbol.kind != "func":  # code without DWARF is a library's (libc, libgcc): a caller says nothing
+                    unplaced.append(_Unplaced(start, start + size, section, symbol))
             else:
                 placed.append((start, start + size, symbol))
         gaps = section_gaps(section, runs[section.index])

@@ -437,8 +437,10 @@ def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tup
 
 
 def _path_finder(index: SourceIndex, tree_path, group_by: str, input_sections, object_path_of):
-    """DWARF first; for symbols DWARF does not place (e.g. const tables folded to constants), the map's object."""
+    """DWARF first; for symbols DWARF does not place (e.g. const tables folded to constants), the map's object.
+    Linker-made pieces (veneers, stubs) go to their own node of each kind (linker_made.py)."""
     from sizetool.report.labelling import NO_DEBUG_INFO
+    from sizetool.report.linker_made import linker_made_path
 
     units_by_file_symbol: dict[str, set[str]] = {}
     for unit in set(index.unit_of.values()) | {name for _, _, name in index.unit_ranges}:
@@ -460,6 +462,9 @@ def _path_finder(index: SourceIndex, tree_path, group_by: str, input_sections, o
         return tree_path(source) if source else None
 
     def path_of(symbol: Symbol) -> tuple[str, ...]:
+        made = linker_made_path(symbol.mangled)  # veneers and stubs: (linker)/<kind>, whatever covers their address
+        if made is not None:
+            return made
         found = dwarf_path(symbol.address)
         if found is None and symbol.file_symbol:
             # Statics inside functions, lambdas in inlined code: the symbol table's STT_FILE names their unit.

@@ -47,8 +47,8 @@ def store(key: str, report: SizeReport) -> None:
 # marshal of plain tuples: it loads a 40k-symbol report several times faster than JSON, and, unlike pickle, cannot
 # run code, so a cache directory someone else can write to is no worse than a corrupt file (skipped).
 SUFFIX = ".report"
-_FORMAT = 7  # 5: merged strings placed by references with a map, ESP-IDF names and notes; 6: entry pieces;
-# 7: embedded models
+_FORMAT = 8  # 5: merged strings placed by references with a map, ESP-IDF names and notes; 6: entry pieces;
+# 7: embedded models; 8: a model's in_ram
 
 
 def _to_plain(report: SizeReport) -> tuple:
@@ -65,8 +65,8 @@ def _to_plain(report: SizeReport) -> tuple:
         (report.berkeley.text, report.berkeley.data, report.berkeley.bss) if report.berkeley else None,
         report.input_format,
         _map_fields(report.linker_map) if report.linker_map is not None else None,
-        [(m.symbol, m.section, m.address, m.size, m.sha256, m.operators, m.sized_by, m.rewritten, m.stripped)
-         for m in report.models],
+        [(m.symbol, m.section, m.address, m.size, m.sha256, m.operators, m.sized_by, m.rewritten, m.stripped,
+          m.in_ram) for m in report.models],
     )
 
 

@@ -136,6 +136,12 @@ class EmbeddedModelRecord:
     sized_by: str  # "symbol" or "extent"
     rewritten: int | None = None  # the model written again whole with the flatbuffers Builder
     stripped: int | None = None  # ... and without names, description, signatures and metadata
+    in_ram: bool = False  # in writable data (.data, an array without `const`): stored and copied to RAM at start-up
+
+    @property
+    def const_saving(self) -> int:
+        """RAM that declaring the array `const` gives back (the model moves to read-only data, its flash copy stays)."""
+        return self.size if self.in_ram else 0
 
     @property
     def strip_saving(self) -> int | None:
@@ -148,6 +154,9 @@ def records_to_list(records: list[EmbeddedModelRecord]) -> list[dict]:
     for r in records:
         item = {"symbol": r.symbol, "section": r.section, "address": r.address, "size": r.size, "sha256": r.sha256,
                 "operators": list(r.operators), "sized_by": r.sized_by}
+        if r.in_ram:
+            item["in_ram"] = True
+            item["const_saving"] = r.const_saving
         if r.strip_saving is not None:
             item["rewritten"] = r.rewritten
             item["stripped"] = r.stripped
@@ -173,7 +182,8 @@ def records_from_list(data, where: str = "embedded_models") -> list[EmbeddedMode
             need_strings(member(item, "operators", at, []), at + ".operators"),
             need_str(member(item, "sized_by", at, "symbol"), at + ".sized_by"),
             *(None if value is None else need_count(value, f"{at}.{key}")
-              for value, key in zip(optional, ("rewritten", "stripped")))))
+              for value, key in zip(optional, ("rewritten", "stripped"))),
+            member(item, "in_ram", at, False) is True))
     return records
 
 

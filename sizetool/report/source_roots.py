@@ -3,9 +3,10 @@
 - One workspace (`--workspace DIR`, or the common directory of the compile units' sources): paths are relative to it,
   with no node of its own, as Zephyr's size_report roots its tree at the common prefix.
 - Several source roots (a library built in one tree and the app in another, or `--workspace` given more than once):
-  each root is a named top-level node, so `/build/tflite-micro/kernels/add.cc` shows as `tflite-micro/kernels/add.cc`
+  each root is a named top-level node, named after the root itself, never after the folder that holds them, so `/build/tflite-micro/kernels/add.cc` shows as `tflite-micro/kernels/add.cc`
   beside `keyword-app/src/main.cc`, not as `(outside workspace)/build/...`. When the sources share no meaningful root
-  (the common directory is `/`, or every tree below it is a deep subtree of its own), each tree's root is the
+  (the common directory is `/`, every tree below it is a deep subtree of its own, or one tree holds the build
+  directory: the project, with an SDK checked out beside it in the same folder), each tree's root is the
   directory its units were compiled from when they share one that holds them (a checkout built with its Makefile),
   else the longest directory that holds all of its units.
 - Zephyr builds (recognised by `CONFIG_*` symbols or a ZEPHYR_BASE layout among the units: `<base>/kernel/*.c` with
@@ -89,7 +90,10 @@ def _project_roots(index: SourceIndex, units: list[str]) -> list[SourceRoot]:
     every_tree_is_deep = len(groups) > 1 and all(
         root != posixpath.join(common, first) for first, root in own_roots.items()
     )
-    if not (shallow or every_tree_is_deep):
+    beside = None if shallow or every_tree_is_deep else _project_beside_others(index, common, own_roots)
+    if beside is not None:
+        own_roots[beside[0]] = beside[1]
+    elif not (shallow or every_tree_is_deep):
         return [SourceRoot(common)]
     roots = []
     for first, root in own_roots.items():
@@ -100,6 +104,25 @@ def _project_roots(index: SourceIndex, units: list[str]) -> list[SourceRoot]:
                 root = comp_dir  # the checkout the units were built from, e.g. TFLM's Makefile at its top directory
         roots.append(root)
     return _named(roots)
+
+
+def _project_beside_others(index: SourceIndex, common: str, own_roots: dict[str, str]) -> tuple[str, str] | None:
+    """When the trees are unrelated roots in a folder that merely holds them: (the project's tree, its root). That is
+    so when the build directory (where most units were compiled: CMake compiles everything there) lies inside one
+    tree, below the directory holding that tree's sources and the build (/home/dev/work/kws-app, holding src/ and
+    build/): the others, such as an SDK checked out beside it (/home/dev/pico-sdk), are roots of their own, and the
+    folder holding both (/home/dev, or its work/) names neither. A build directory that is itself that directory (a
+    project whose generated sources sit in its build/) is one project."""
+    if len(own_roots) < 2 or not index.comp_dirs:
+        return None
+    build = index.comp_dirs.most_common(1)[0][0]
+    for first, root in own_roots.items():
+        if not _under(build, posixpath.join(common, first)):
+            continue
+        project = _commonpath([root, build])
+        if project != build and project != common and _under(project, posixpath.join(common, first)):
+            return first, project
+    return None
 
 
 def _first_part(path: str) -> str:

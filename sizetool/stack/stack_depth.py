@@ -88,6 +88,12 @@ class RootDepth:
         on anything the root reaches."""
         return not self.warnings
 
+    @property
+    def measured(self) -> bool:
+        """The figure is the root's own frame as its code sets it up (0 for a handler that moves no stack pointer) and
+        nothing else: it calls nothing, so it is exact, not a bound."""
+        return not self.warnings and len(self.path) <= 1
+
 
 @dataclass
 class StackReport:

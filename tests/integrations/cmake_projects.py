@@ -57,8 +57,8 @@ def cmake_package_dir() -> str:
                           check=True).stdout.strip()
 
 
-def configure(source: Path, build: Path, *options: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["cmake", "-G", "Ninja", "-S", str(source), "-B", str(build), *options],
+def configure(source: Path, build: Path, *options: str, generator: str = "Ninja") -> subprocess.CompletedProcess:
+    return subprocess.run(["cmake", "-G", generator, "-S", str(source), "-B", str(build), *options],
                           capture_output=True, text=True, env=_environment())
 
 

@@ -113,7 +113,7 @@ def test_host_build_regenerates_the_header_when_a_model_changes_and_only_then(ho
     fourth = build(build_dir)
     assert fourth.returncode == 0, fourth.stdout
     assert "gen-resolver: tflm_generated/app/ops.h" in fourth.stdout and "Building CXX object" in fourth.stdout
-    assert "Linking CXX executable app\nrule " in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
+    assert "Linking CXX executable app\npass (2 passed, 0 failed)" in fourth.stdout and "2 passed, 0 failed" in fourth.stdout  # its check
     assert "resolver.AddConv2D()" in header.read_text()
     assert "no work to do" in build(build_dir).stdout
 
@@ -312,11 +312,34 @@ def test_size_check_models_runs_size_report_fit_on_the_firmware(tmp_path, model,
     if not passes:  # the models' verdict on the console, one line per reason, not only in the report
         lines = built.stdout.splitlines()
         assert "size-report fit: FAIL WHILE (builtin) is not registered; needed by two_subgraphs.tflite" in lines
-        assert "0 passed, 0 failed" in lines  # the budget part passed (no rules); the fit did not
+        assert "pass (0 passed, 0 failed)" in lines  # the budget part passed (no rules); the fit did not
         assert "tflm_size_check(fw) FAILED: size-report fit (firmware.models.md)" in " ".join(built.stdout.split())
     report = (tmp_path / "firmware.models.md").read_text()
-    assert report.startswith("# Does it fit: firmware.elf")
+    assert report.startswith(f"### {'fits' if passes else 'does not fit'}: firmware.elf")
     assert json.loads((tmp_path / "firmware.size.json").read_text())["status"] == "pass"  # no budget: no rules
+
+
+@pytest.mark.parametrize("tflm_dir", [False, True])
+def test_size_check_models_suggests_only_what_the_tflm_has(tmp_path, tflm_dir):
+    """The models report of a firmware on a 2021-fork-shaped TFLM (fixtures/old_tflm) never recommends
+    Register_SOFTMAX_INT8, from the ELF alone or from TFLM_DIR, which the package passes on as --tflm."""
+    require_tools("cmake", "ninja")
+    fixture = REPO_ROOT / "fixtures" / "old_tflm"
+    elf = tmp_path / "firmware.elf"
+    elf.write_bytes((fixture / "out" / "firmware.elf").read_bytes())
+    tflm = f" TFLM_DIR {fixture / 'src'}" if tflm_dir else ""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(m NONE)\nfind_package(TflmSizeToolkit REQUIRED)\n"
+        f"tflm_size_check(fw ELF {elf} MODELS {REPO_ROOT / 'fixtures' / 'models' / 'int8_vision.tflite'}{tflm})\n")
+    assert configure(tmp_path, tmp_path / "build", f"-DCMAKE_PREFIX_PATH={cmake_package_dir()}",
+                     f"-DPython3_EXECUTABLE={sys.executable}").returncode == 0
+    built = build(tmp_path / "build")
+    assert built.returncode != 0  # PAD, TRANSPOSE and CONV_2D are missing
+    report = (tmp_path / "firmware.models.md").read_text()
+    assert "Register_SOFTMAX_INT8" not in report and "Register_SOFTMAX_INT8" not in built.stdout
+    source = "the TFLM tree" if tflm_dir else "the firmware's DWARF"
+    assert f"so not suggested ({source}" in report and "SOFTMAX_INT8 (AddSoftmax() in this TFLM takes no " \
+        "registration)" in " ".join(report.split())
 
 
 CROSS_TOOLCHAIN = """# A cross toolchain file as many SDKs write it: every find_* re-rooted under the target's sysroot.

@@ -82,8 +82,8 @@ def test_union_names_each_model_and_prefixes_names(models, capsys):
     assert "constexpr unsigned int Kws_kNumOps = 3;" in out
     assert "using Kws_OpResolver = tflite::MicroMutableOpResolver<Kws_kNumOps>;" in out
     assert "inline TfLiteStatus Kws_RegisterOps(Kws_OpResolver& resolver) {" in out
-    assert "//   deprecated_codes.tflite: 3 operators in 1 subgraph\n" in out
-    assert "//   unused_opcodes.tflite: 1 operator in 1 subgraph\n" in out
+    assert "//   deprecated_codes.tflite: 2 distinct operators (3 operator nodes) in 1 subgraph\n" in out
+    assert "//   unused_opcodes.tflite: 1 distinct operator (1 operator node) in 1 subgraph\n" in out
     assert "// CONV_2D: deprecated_codes.tflite v2 (2 uses)" in out
 
 

@@ -50,7 +50,7 @@ def test_ops_without_a_model_cross_checks_the_models_linked_in(capsys):
 
 def test_fit_on_a_firmware_without_a_model_asks_for_one(capsys):
     status, _, err = run(capsys, "fit", str(OUT / "no-models/firmware.elf"))
-    assert status == 2 and "no TFLite model found in the firmware's read-only data" in err
+    assert status == 2 and "no TFLite model found in the firmware's stored data" in err
     assert err.count("\n") == 1
 
 

@@ -199,7 +199,7 @@ def test_fit_reasons_prints_each_missing_op_and_the_arena_verdict_one_line_each(
     report = tmp_path / "fit.md"
     status, out, err = run(capsys, "fit", ELF, INT8_VISION, "--map", MAP, "--arena-symbol", "g_keyword_arena",
                            "--reasons", "--format", "markdown", "-o", report)
-    assert status == 1 and out == "" and report.read_text().startswith("# Does it fit: firmware.elf")
+    assert status == 1 and out == "" and report.read_text().startswith("### does not fit: firmware.elf")
     failures = [line for line in err.splitlines() if line.startswith("size-report fit: FAIL ")]
     assert failures == [
         "size-report fit: FAIL PAD (builtin) is not registered; needed by int8_vision.tflite",

@@ -36,13 +36,35 @@ def test_a_mode_prints_what_its_alias_prints(capsys, monkeypatch, mode, alias):
 
 def test_fit_prints_the_models_answer_without_the_operator_table(capsys):
     status, fit_text, _ = run(capsys, "fit", ELF, MODEL)
+    _, verbose_text, _ = run(capsys, "fit", ELF, MODEL, "--verbose")
     _, ops_text, _ = run(capsys, "ops", ELF, MODEL)
     assert status == 0
-    assert "Firmware with exactly these models' ops:" in fit_text and "RAM: tensor arena" in fit_text
     assert "alone saves: what removing this one AddXxx() saves" in ops_text
-    assert "alone saves: what removing this one AddXxx() saves" not in fit_text
+    assert "alone saves: what removing this one AddXxx() saves" not in fit_text + verbose_text
+    lines = fit_text.splitlines()  # the verdict and its figures first, the same lines in --verbose
+    summary = [lines[0], lines[1], lines[4]]  # under the flash line: its parts and static RAM (the model swapped in)
+    assert summary[0].startswith("fits: firmware.elf (arm) has every op") and summary[1].startswith("flash: ")
+    assert lines[2].startswith("  = ") and lines[3].startswith("static RAM: ")
+    assert summary[2].startswith("RAM: ") and verbose_text.splitlines()[:5] == lines[:5]
+    # ops answers the firmware with exactly the models' ops; fit, the firmware running them (its arrays out and in)
+    assert summary[0] in ops_text and summary[2] in ops_text and "running the models in place of its own" in summary[1]
     models_section = ops_text[ops_text.index("Models: "):]
-    assert models_section in fit_text  # the same words as after the table
+    assert models_section in verbose_text  # --verbose: the same words as after the table
+
+
+def test_fit_gives_its_verdict_first_and_what_to_act_on_within_30_lines(capsys):
+    firmware = str(REPO_ROOT / "fixtures/embedded_models/out/tflm-two-models/firmware.elf")
+    status, text, _ = run(capsys, "fit", firmware)
+    lines = text.splitlines()
+    assert status == 1 and len(lines) <= 30
+    assert lines[0] == "does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)"
+    assert lines[1].startswith("flash: ") and " B with exactly the models' ops, the 2 missing added (calibrated, " in lines[1]
+    assert lines[4].startswith("RAM: tensor arena ") and " B needed (exact), 12,288 B linked (" in lines[4]
+    assert "AddPad()" in text and "Registered, but used by no model: 5" in text
+    status, verbose, _ = run(capsys, "fit", firmware, "--verbose")
+    assert "This firmware with exactly its models' ops (gen-resolver's resolver for them)" in verbose
+    assert "non-persistent tensors" in verbose
+    assert "non-persistent tensors" not in text and len(verbose.splitlines()) > len(lines)
 
 
 def test_fit_json_carries_the_cross_check_and_the_arena(capsys):
@@ -58,7 +80,7 @@ def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["fit", ELF], "no model given and no TFLite model found in the firmware's read-only data"),
+    (["fit", ELF], "no model given and no TFLite model found in the firmware's stored data"),
     (["fit", ELF, MODEL, "-f", "csv"], "fit prints tree, json, markdown, not csv"),
     (["stack", ELF, "--drop", "ADD"], "unrecognized arguments: --drop"),
     (["ops", ELF, "--stack"], "unrecognized arguments: --stack"),
@@ -66,3 +88,12 @@ def test_fit_fails_when_a_model_needs_an_op_the_firmware_lacks(capsys):
 def test_a_mode_takes_only_its_own_options(capsys, argv, message):
     status, _, err = run(capsys, *argv)
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_missed_budget_is_in_fits_first_line(capsys):
+    firmware = str(REPO_ROOT / "fixtures/embedded_models/out/tflm-two-models/firmware.elf")
+    status, text, _ = run(capsys, "fit", firmware, "--flash", "20K")
+    assert status == 1 and text.splitlines()[0].startswith("does not fit: firmware.elf (arm) flash ")
+    assert " B over the budget" in text.splitlines()[0]
+    status, data, _ = run(capsys, "fit", firmware, "--flash", "1M", "-f", "json")
+    assert json.loads(data)["budget"]["over"] == {}

@@ -162,3 +162,15 @@ def test_repeated_warnings_are_one_line_with_a_count_and_verbose_lists_each(caps
 def test_verbose_goes_with_the_stack(capsys):
     status, _, err = run(capsys, ELF, "--verbose")
     assert status == 2 and "--verbose goes with --stack" in err
+
+
+def test_a_handler_that_calls_nothing_is_measured_not_a_bound(capsys):
+    elf = ELF
+    assert cli.main(["stack", str(elf), "--format", "json"]) == 0
+    roots = {r["root"]: r for r in json.loads(capsys.readouterr().out)["roots"]}
+    handler = roots["Default_Handler"]
+    assert handler["measured"] and handler["bounded"] and handler["depth"] == 0 and len(handler["path"]) == 1
+    assert not roots["main"]["measured"]
+    assert cli.main(["stack", str(elf)]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("Default_Handler"))
+    assert "0 B   measured" in line and "upper bound" not in line

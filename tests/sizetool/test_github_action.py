@@ -89,7 +89,7 @@ def test_models_the_firmware_cannot_run_fail_the_step(tmp_path):
     result, summary, outputs = run_action_step(tmp_path, elf=ELF, map=MAP, models="\n".join(
         str(MODELS / m) for m in ("vision_subset.tflite", "two_subgraphs.tflite")))
     assert result.returncode == 1
-    assert summary.startswith("**Size: no budget rules**") and "# Does it fit: firmware.elf" in summary
+    assert summary.startswith("**Size: no budget rules**") and "### does not fit: firmware.elf" in summary
     assert outputs["status"] == "pass"  # the budget (none) passed; the models did not
 
 

@@ -54,7 +54,8 @@ def test_without_the_map_a_prediction_says_how_much_unexplained_code_it_keeps(gr
     only_with_map = spans(with_map, exact.gone) - spans(without, loose.gone)
     assert only_with_map and all(end - start == 1 for start, end, _ in only_with_map)
     freed_strings = sum(size for _, _, size in only_with_map)
-    assert 0 <= loose.saving - exact.saving + freed_strings <= loose.unsure_bytes
+    # (the map's alignment fill, which the relink gives back, is its own figure: aligned_fill.py)
+    assert 0 <= loose.saving - (exact.saving - exact.fill_bytes) + freed_strings <= loose.unsure_bytes
 
 
 @pytest.mark.parametrize("fmt", ["tree", "json", "csv", "markdown"])
@@ -96,7 +97,7 @@ def test_with_the_map_only_the_inlining_is_left_to_state(capsys, graphs):
                           "--no-cache")[1])
     assert (data["may_be_high_by"], data["may_be_low_by"], data["may_be_high_by_inlining"]) == (
         inline - counted, counted, inline)
-    assert data["saving"] == data["code_bytes"] + data["call_site_bytes"] + counted
+    assert data["saving"] == data["code_bytes"] + data["call_site_bytes"] + counted + data["fill_bytes"]
 
 
 def test_with_the_map_and_several_calls_left_there_is_no_bound_to_state(capsys):

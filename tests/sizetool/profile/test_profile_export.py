@@ -55,7 +55,9 @@ def test_a_profile_predicts_the_rom_of_any_op_set_as_keep_does(capsys, tmp_path,
     for names in op_sets(list(sets.registered)):
         expected = keep_answer(capsys, build, names, with_map)
         cost = sets.keep(names)
-        assert profile.rom_total - cost.saving == expected["predicted_rom"], names
+        # --keep with a map also counts the alignment fill the relink gives back (aligned_fill.py), which a
+        # profile's reduced graph does not carry: the rest is the same byte for byte
+        assert profile.rom_total - cost.saving == expected["predicted_rom"] + expected["fill_bytes"], names
         assert (cost.may_be_high_by, cost.may_be_low_by) == (expected["may_be_high_by"], expected["may_be_low_by"])
 
 
@@ -69,7 +71,7 @@ def test_a_profile_predicts_the_firmware_for_models_as_keep_does(capsys, tmp_pat
         models = read_models(paths)
         kept, _, _ = serving_registrations(sets.registered, model_ops(models), models)
         expected = keep_answer(capsys, build, [str(p) for p in paths])
-        assert profile.rom_total - sets.keep(kept).saving == expected["predicted_rom"], names
+        assert profile.rom_total - sets.keep(kept).saving == expected["predicted_rom"] + expected["fill_bytes"], names
 
 
 def test_the_profile_is_compact_and_deterministic(capsys, tmp_path):

@@ -91,7 +91,9 @@ def test_tree_splits_shared_into_named_operators_and_runtime():
     text = render_operators(table(("3", "13")), "tree", "/build/firmware.elf", "arm")
     lines = text.splitlines()
     assert lines[0] == "Operators of firmware.elf (arm): 3 registrations, ROM 15000 bytes"
-    header = lines[1].split()
+    assert lines[1].startswith("largest (what removing it alone saves): ")
+    assert lines[2] == ""
+    header = lines[3].split()
     assert header[:7] == ["op", "alone", "saves", "shared", "runtime", "it", "uses"]
     for op in table().operators:
         row = next(line for line in lines if line.startswith(op.op + " "))
@@ -166,7 +168,7 @@ def test_crosscheck_without_the_graph_in_every_format():
     assert {m["op"] for m in data["missing"]} == missing
     sinh = next(m for m in data["missing"] if m["op"] == "Sinh")
     assert sinh == {"op": "Sinh", "kind": "custom", "method": "AddCustom", "registration": "Register_SINH",
-                    "models": [VISION], "reason": None}
+                    "models": [VISION], "reason": None, "available": None, "available_note": None}
     tree = render_operators(table(), "tree", "fw.elf", crosscheck=result)
     assert 'AddCustom("Sinh", Register_SINH())' in tree and "Didn't find op" in tree
     assert "vision_subset.tflite" in render_operators(table(), "markdown", "fw.elf", crosscheck=result)
@@ -194,7 +196,7 @@ def test_the_set_answers_in_every_format():
     assert data["unused_exclusive_bytes"] == 998  # each alone, added up: kept, labelled as such
     assert [m["firmware_bytes"] for m in data["model_costs"]] == [11000, 11001]
     sentences = ["Dropping the 1 op no model uses saves 1222 bytes (1200 of code and data only they need + 22 in 1 "
-                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (ROM now 15000 - 1222)"]
+                 "AddXxx() call)", "Firmware with exactly these models' ops: 13778 bytes (now 15000 - 1222)"]
     tree = render_operators(extra, "tree", "fw.elf", crosscheck=result)
     markdown = render_operators(extra, "markdown", "fw.elf", crosscheck=result)
     for sentence in sentences:
@@ -288,3 +290,16 @@ def test_type_problems_and_variant_suggestions_in_every_format():
     for fmt in ("tree", "markdown"):
         assert "AddConv2D(tflite::Register_CONV_2D_INT8())" in render_operators(
             firmware, fmt, "fw.elf", crosscheck=crosscheck, width=400)
+
+
+def test_only_tflms_templates_are_tabled_and_the_others_are_counted():
+    with_app = table()
+    with_app.templates = with_app.templates + [TemplateCost("mbed::Callback", "<void ()>; <void (int)>", 120, ("c",)),
+                                               TemplateCost("BLECharacteristic", "<int>; <bool>", 60, ("d",))]
+    line = "2 class templates not of TFLM with several instantiations (180 bytes beyond the largest ones) left out"
+    for fmt in ("tree", "markdown"):
+        text = render_operators(with_app, fmt, "/build/firmware.elf", "arm")
+        assert "tflite::reference_ops::DepthwiseConv3x3" in text and line in text
+        assert "mbed::Callback" not in text and "BLECharacteristic" not in text
+    data = json.loads(render_operators(with_app, "json", "/build/firmware.elf", "arm"))
+    assert {t["template"] for t in data["templates"]} >= {"mbed::Callback", "BLECharacteristic"}

@@ -84,7 +84,21 @@ def test_a_ram_loaded_image_has_no_rom_and_says_so():
         assert report.ram_total == linker_usage("ram-only")["RAM"]
     from sizetool.render.tree import render_tree
 
-    assert "ROM firmware.elf: 0 bytes (no ROM: the whole image is placed in RAM)" in render_tree(report, [ROM], 1)
+    tree = render_tree(report, [ROM], 1)
+    assert tree.startswith("ROM firmware.elf: 0 bytes (no ROM: the whole image is placed in RAM; what it stores is in "
+                           "the RAM tree below)\n")
+    # The default (ROM) tree of such an image goes on with the RAM tree: the bytes it stores are there.
+    assert f"\nRAM firmware.elf: {report.ram_total} bytes" in tree and render_tree(report, [RAM], 1) in tree
+
+
+def test_an_image_whose_bss_shares_the_code_segment_is_loaded_into_ram():
+    # fixtures/real_builds' ram-image: one RAM region, no .data, .bss and .noinit in the segment with the code.
+    elf = str(FIXTURES / "real_builds" / "out" / "ram-image" / "firmware.elf")
+    image = read_elf(elf)
+    assert all(s.size == 0 for s in image.sections if s.name == ".data")
+    report = build_report(elf, use_cache=False)
+    (load,) = [segment for segment in image.segments if segment.is_load]
+    assert report.rom_total == 0 and report.ram_total == load.memory_size  # the one segment, zero-filled part too
 
 
 def test_code_copied_to_itcm_is_flash_and_ram_and_each_ram_region_has_its_own_use():
