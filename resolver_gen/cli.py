@@ -34,9 +34,9 @@ def run_fit(args: argparse.Namespace) -> int:
     for option in ("list", "arena", "check", "name", "namespace"):
         if getattr(args, option):
             raise ResolverGenError(f"--fit answers on its own: leave out --{option}")
-    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve:
-        raise ResolverGenError("--fit takes the kernel set, pointer size, enum size and MVE from the profile: leave "
-                               "out --kernels, --pointer-size, --short-enums and --mve")
+    if args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve or args.tflm_revision:
+        raise ResolverGenError("--fit takes the kernel set, pointer size, enum size, MVE and TFLM revision from the "
+                               "profile: leave out --kernels, --pointer-size, --short-enums, --mve and --tflm-revision")
     if args.custom or args.allow_unsupported:
         raise ResolverGenError("--fit takes the models' ops as they are: leave out --custom and --allow-unsupported")
     if args.fit == "list":
@@ -122,9 +122,10 @@ def run(args: argparse.Namespace) -> int:
         raise ResolverGenError("--list prints tables only: it does not combine with -o or --check")
     if args.arena and args.format == "lite" and not args.list:
         raise ResolverGenError("--arena applies to the TFLM header, --format json and --list, not to --format lite")
-    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve) and not args.arena:
-        raise ResolverGenError("--kernels, --pointer-size, --short-enums and --mve set the arena estimate: add "
-                               "--arena")
+    if (args.kernels != "reference" or args.pointer_size != 4 or args.short_enums or args.mve
+            or args.tflm_revision) and not args.arena:
+        raise ResolverGenError("--kernels, --pointer-size, --short-enums, --mve and --tflm-revision set the arena "
+                               "estimate: add --arena")
     from resolver_gen.firmware_models import expand_firmware
 
     args.models = expand_firmware(args.models)

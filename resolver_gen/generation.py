@@ -127,11 +127,24 @@ def _gate(plan, args) -> bool:
     return failed
 
 
-def _estimate(args: argparse.Namespace):
+def _estimate(args: argparse.Namespace, tree=None):
+    """The arena estimate for the allocator generation named (--tflm-revision), else the --tflm tree's (a tree whose
+    generation cannot be told: the bound over the measured ones), else the current one."""
     from tflm_model.arena_estimate import estimate_arena
+    from tflm_facts.allocator_generations import CURRENT, named
 
+    generation, why, revision = CURRENT, "", ""
+    if args.tflm_revision:
+        try:
+            generation = named(args.tflm_revision)
+        except ValueError as error:
+            raise ResolverGenError(f"--tflm-revision: {error}") from None
+    elif tree is not None:
+        generation, revision = tree.generation, f"the --tflm tree, {tree.revision.describe()}"
+        why = "the --tflm tree has neither simple_memory_allocator.h nor single_arena_buffer_allocator.h"
     return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
-                          short_enums=args.short_enums, cpu_features="mve" if args.mve else "dsp")
+                          short_enums=args.short_enums, cpu_features="mve" if args.mve else "dsp",
+                          generation=generation, why=why, revision=revision)
 
 
 def generate(args: argparse.Namespace) -> tuple[int, str | None]:
@@ -168,11 +181,11 @@ def generate(args: argparse.Namespace) -> tuple[int, str | None]:
         if args.arena:
             from resolver_gen.render_arena import print_arena
 
-            print_arena(_estimate(args))
+            print_arena(_estimate(args, tree))
         return 0, None
     if args.format != "json" and _gate(plan, args):
         return 1, None
-    arena = _estimate(args) if args.arena else None
+    arena = _estimate(args, tree) if args.arena else None
     if args.format == "json":
         text = render.render_json(plan, arena, tree)
     elif args.format == "lite":

@@ -20,7 +20,7 @@ def describe(estimate: ArenaEstimate) -> str:
 def comment_lines(estimate: ArenaEstimate) -> list[str]:
     """The breakdown as lines for a // comment block (no comment markers)."""
     width = max(len(part.name) for part in estimate.parts)
-    lines = [f"Tensor arena: {estimate.total_bytes:,} bytes ({describe(estimate)})"]
+    lines = [f"Tensor arena: {estimate.total_bytes:,} bytes ({describe(estimate)})", f"  for TFLM: {estimate.revision}"]
     lines += [f"  {part.name:<{width}}  {part.bytes:>10,}" for part in estimate.parts]
     lines += [f"  note: {note}" for note in estimate.notes]
     return lines
@@ -30,6 +30,8 @@ def arena_as_data(estimate: ArenaEstimate) -> dict:
     return {
         "total_bytes": estimate.total_bytes,
         "exact": estimate.exact,
+        "revision": estimate.revision,
+        "assumed": list(estimate.assumed),
         "kernels": estimate.kernels,
         "pointer_bytes": estimate.pointer_bytes,
         "short_enums": estimate.abi == "eabi",
@@ -54,5 +56,6 @@ def print_arena(estimate: ArenaEstimate, file=None) -> None:
         table.add_row(part.name, f"{part.bytes:,}")
     table.add_row("total (kTensorArenaSize)", f"{estimate.total_bytes:,}", style="bold")
     console.print(table)
+    console.print(f"for TFLM: {estimate.revision}")
     for note in estimate.notes:
         console.print(f"note: {note}")

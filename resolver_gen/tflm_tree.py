@@ -23,6 +23,7 @@ from pathlib import Path
 from resolver_gen.errors import ResolverGenError
 from tflm_model.plan import ResolverPlan
 from tflm_model.type_support import VariantChoice
+from tflm_facts.allocator_generations import CURRENT, from_tree_files
 from tflm_facts.tree_revisions import FINGERPRINT_FILES, KNOWN_REVISIONS, RESOLVER_HEADER
 
 # Where a project keeps the folder holding tensorflow/ (tried in order under DIR).
@@ -59,6 +60,7 @@ class TflmTree:
     registrations: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Register_X -> headers declaring it
     revision: TreeRevision = TreeRevision(None, None, "")
     location: str = ""  # the folder holding tensorflow/, relative to DIR ("" or "src/")
+    generation: object = CURRENT  # its allocator generation (tflm_facts.allocator_generations); None: not told
 
     def declares(self, function: str, header: str) -> bool:
         """Whether `function` (Register_X, namespace dropped) is declared in `header` of this tree."""
@@ -150,7 +152,17 @@ def read_tflm_tree(directory: str | Path) -> TflmTree:
     print_fingerprint = fingerprint(root)
     revision = TreeRevision(git_revision(root), KNOWN_REVISIONS.get(print_fingerprint), print_fingerprint)
     location = root.relative_to(Path(directory)).as_posix()
-    return TflmTree(RESOLVER_HEADER, methods, registrations, revision, "" if location == "." else location + "/")
+    micro = root / "tensorflow" / "lite" / "micro"
+    generation = from_tree_files(lambda path: (micro / path).is_file(), _read_optional(micro / "micro_allocator.h"))
+    return TflmTree(RESOLVER_HEADER, methods, registrations, revision, "" if location == "." else location + "/",
+                    generation)
+
+
+def _read_optional(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def restrict_to_tree(plan: ResolverPlan, tree: TflmTree) -> ResolverPlan:

@@ -18,4 +18,9 @@ KNOWN_REVISIONS: dict[str, str] = {
     "e9f3ccae993ac7180cbe1a381670a1acfe21c5859b008110b4fffaf52e456368": "tflite-micro 90b983c (August 2026)",
     "b0c888ba919ad317d42c6a39a3e5769b437d86bde4e534897099d9a3d1a41770":
         "pico-tflmicro dfea53b (its TFLM sync of December 2024)",
+    "d400838710eab2f4d83e4ced2ef20bd4c1797e57bca858cfb72a4b52bc24f0db": "tflite-micro 02414075e (2023-06-16)",
+    "e254942a9f395a6db28fc0a9bb1bc22199dd75526194a4406f6e2e37da7232f3":
+        "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15)",
+    "474d36e4956c14dda5b098eab14a877f572dd1395b13c266ab568b199988cc44":
+        "Edge Impulse inferencing-sdk-cpp be7b099 (2021-08-31; TFLM of tflite-micro a37043f)",
 }

@@ -22,7 +22,7 @@ kernel's allocations are not modelled exactly the estimate is a safe upper bound
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -32,9 +32,10 @@ from tflm_model.model_source import ModelData
 from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
 from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
+from tflm_facts.allocator_generations import CURRENT, MEASURED, STAND_INS, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import (
-    ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
+    ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, PARAM_STRUCTS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
     POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
     prepare_allocations, temp_tensors,
 )
@@ -42,6 +43,9 @@ from tflm_facts.kernel_memory import (
 # Builtin ops that run other subgraphs, and the option fields naming them (in the order TFLM walks them).
 SUBGRAPH_OPTIONS = {"IF": ("then_subgraph", "else_subgraph"), "WHILE": ("cond_subgraph", "body_subgraph"),
                     "CALL_ONCE": ("init_subgraph",)}
+
+KERNEL_NAMES = {"reference": "reference kernels", "cmsis_nn": "CMSIS-NN kernels", "esp_nn": "esp-nn kernels"}
+CURRENT_NAME = "tflite-micro 90b983c"
 
 PART_PLAN = "non-persistent tensors (greedy plan)"
 PART_SCRATCH = "scratch buffers (in the plan)"
@@ -68,6 +72,8 @@ class ArenaEstimate:
     persistent_bytes: int = 0  # the tail, alignment included
     abi: str = "ilp32"  # tflm_facts.kernel_memory.ABIS: "ilp32", "eabi" (short enums) or "lp64"
     cpu_features: str = "dsp"  # tflm_facts.kernel_memory.CPU_FEATURES: CMSIS-NN's scratch rules ("dsp" or "mve")
+    revision: str = CURRENT.label  # the TFLM allocator generation (revisions) the figure holds for
+    assumed: tuple[str, ...] = ()  # facts of that generation not known from the build or its table (90b983c's used)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -81,6 +87,60 @@ class _Steps:
     plans: list[tuple[int, int]]  # per model: (plan bytes, plan bytes without scratch buffers)
     notes: list[str]
     exact: bool = True
+    assumed: set = field(default_factory=set)
+
+
+class _Facts:
+    """Sizes and kernel rules for one generation and ABI: the build's (DWARF) first, then the generation's table, then
+    kernel_memory's (90b983c), which for another generation is an assumption the answer names."""
+
+    def __init__(self, sizes: BuildSizes, generation: Generation, abi: str, kernels: str, out: _Steps):
+        self.sizes, self.generation, self.abi, self.kernels, self.out = sizes, generation, abi, kernels, out
+        self.other = generation is not CURRENT
+
+    def struct(self, name: str) -> tuple[int, int]:
+        size, align = STRUCTS[STAND_INS.get(name, name)][self.abi]
+        if name in self.sizes.structs:
+            return self.sizes.structs[name], align
+        table = self.generation.structs.get(self.abi, {})
+        if name in table:
+            return table[name], align
+        if self.other:
+            self.out.assumed.add(name)
+        return size, align
+
+    def param(self, name: str) -> tuple[int, int]:
+        size, align = PARAM_STRUCTS[name][self.abi]
+        if name in self.sizes.params:
+            return self.sizes.params[name], align
+        table = self.generation.params.get(self.abi, {})
+        if name in table:
+            return table[name], align
+        if self.other:
+            self.out.assumed.add(name)
+        return size, align
+
+    def op_data(self, op: str, default: int) -> int:
+        if op in self.sizes.op_data:
+            return self.sizes.op_data[op]
+        table = self.generation.op_data.get(self.abi, {})
+        if op in table and self.kernels == "reference":
+            return table[op]
+        if self.other:
+            self.out.assumed.add(f"OpData {op}")
+        return default
+
+    def kernel_rules(self, op: str) -> None:
+        """Note when the generation's kernel for op was not measured (its 90b983c rules are assumed)."""
+        gen = self.generation
+        if self.other and (op not in gen.measured_ops or self.kernels not in gen.measured_kernels):
+            self.out.assumed.add(f"{op} kernel rules")
+
+    def temps(self, op: str, in_type: int | None, default: list) -> list:
+        listed = self.generation.temp_tensors.get(op) if self.kernels == "reference" else None
+        if listed is None:
+            return default
+        return list(listed(in_type) if callable(listed) else listed)
 
 
 def _align_up(value: int, alignment: int) -> int:
@@ -127,11 +187,11 @@ def _op_names(graph: TensorGraph) -> list[str]:
     return names
 
 
-def _quantization_bytes(tensor, abi: str, sizes: BuildSizes) -> list[tuple[int, int]]:
+def _quantization_bytes(tensor, facts: _Facts) -> list[tuple[int, int]]:
     """(size, alignment) of the TfLiteAffineQuantization and zero-point array a TfLiteTensor copy allocates."""
     if tensor.scale_count > 0 and tensor.zero_point_count > 0:
-        size, align = sizes.struct("TfLiteAffineQuantization", abi)
-        return [(size, align), (4 + 4 * tensor.scale_count, STRUCTS["TfLiteIntArray"][abi][1])]
+        size, align = facts.struct("TfLiteAffineQuantization")
+        return [(size, align), (4 + 4 * tensor.scale_count, facts.struct("TfLiteIntArray")[1])]
     return []
 
 
@@ -204,39 +264,48 @@ def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[i
 
 
 def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_features: str = "dsp",
-                 sizes: BuildSizes = BuildSizes()) -> None:
-    """Append the allocation steps of one model's AllocateTensors() to out."""
+                 sizes: BuildSizes = BuildSizes(), generation: Generation = CURRENT) -> None:
+    """Append the allocation steps of one model's AllocateTensors() to out, as the generation's allocator takes them
+    (tflm_facts.allocator_generations)."""
     names = _op_names(graph)
     label = graph.path.name
     steps = out.steps
-    size = {name: sizes.struct(name, abi) for name in STRUCTS}
+    facts = _Facts(sizes, generation, abi, kernels, out)
+    gen = generation
+    if gen.single_subgraph and len(graph.subgraphs) != 1:
+        raise ModelError(f"{graph.path}: the model has {len(graph.subgraphs)} subgraphs; TFLM of {gen.covers} "
+                         "supports one only (AllocateTensors() fails)")
 
     # StartModelAllocation
-    steps.append(("tail", *size["MicroBuiltinDataAllocator"], "allocator objects"))
-    request_size, request_align = size["ScratchBufferRequest"]
+    if gen.arena_builtin_allocator:
+        steps.append(("tail", *facts.struct("MicroBuiltinDataAllocator"), "allocator objects"))
+    request_size, request_align = facts.struct("ScratchBufferRequest")
     steps.append(("head", request_size * MAX_SCRATCH_BUFFERS_PER_OP, request_align, None))
-    steps.append(("tail", size["SubgraphAllocations"][0] * len(graph.subgraphs), size["SubgraphAllocations"][1],
-                  "SubgraphAllocations"))
+    if gen.subgraph_allocations:
+        size, align = facts.struct("SubgraphAllocations")
+        steps.append(("tail", size * len(graph.subgraphs), align, "SubgraphAllocations"))
+    eval_size, eval_align = facts.struct("TfLiteEvalTensor")
     for subgraph in graph.subgraphs:
-        steps.append(("tail", size["TfLiteEvalTensor"][0] * len(subgraph.tensors), size["TfLiteEvalTensor"][1],
-                      "TfLiteEvalTensor arrays"))
+        steps.append(("tail", eval_size * len(subgraph.tensors), eval_align, "TfLiteEvalTensor arrays"))
+    node_size, node_align = facts.struct("NodeAndRegistration")
     for subgraph in graph.subgraphs:
-        steps.append(("tail", size["NodeAndRegistration"][0] * len(subgraph.operators),
-                      size["NodeAndRegistration"][1], "NodeAndRegistration arrays"))
+        steps.append(("tail", node_size * len(subgraph.operators), node_align, "NodeAndRegistration arrays"))
     # Builtin data (parsed options), every subgraph in order
     for subgraph in graph.subgraphs:
         for operator in subgraph.operators:
             params = BUILTIN_PARAMS.get(names[operator.opcode_index])
             if params:
-                steps.append(("tail", *sizes.param(params, abi), "builtin params"))
+                steps.append(("tail", *facts.param(params), "builtin params"))
     # What each kernel takes in Init() and Prepare(), from its operator's tensors
+    rules = sizes.rules | gen.rules
     effects_of: dict[tuple[int, int], object] = {}
     for sub, subgraph in enumerate(graph.subgraphs):
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
+            facts.kernel_rules(name)
             try:
                 effects_of[(sub, node)] = prepare_allocations(_view(graph, sub, operator, name), kernels, abi,
-                                                                 cpu_features, sizes.rules)
+                                                                 cpu_features, rules)
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None
@@ -245,14 +314,16 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
             data = op_data(name, kernels)
-            if data is not None:
-                steps.append(("tail", sizes.op_data.get(name, data.bytes[abi]), ARENA_ALIGNMENT, f"OpData {name}"))
+            if data is not None or name in gen.op_data.get(abi, {}):
+                bytes_ = facts.op_data(name, data.bytes[abi] if data is not None else 0)
+                if bytes_:
+                    steps.append(("tail", bytes_, ARENA_ALIGNMENT, f"OpData {name}"))
             for buffer in effects_of[(sub, node)].init:
                 steps.append(("tail", buffer, ARENA_ALIGNMENT, f"kernel buffers {name}"))
     # Prepare: per node, temp TfLiteTensors of its inputs and outputs, persistent buffers, scratch requests
     scratch_owner: list[tuple[int, int]] = []
     scratch_bytes: list[int] = []
-    tensor_size, tensor_align = size["TfLiteTensor"]
+    tensor_size, tensor_align = facts.struct("TfLiteTensor")
     for sub, subgraph in enumerate(graph.subgraphs):
         for node, operator in enumerate(subgraph.operators):
             name = names[operator.opcode_index]
@@ -267,13 +338,16 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             # Temp tensors are checked against the tail as it is when they are taken; kernels take some after their
             # persistent buffers (CONV_2D: after the per-channel arrays), so they are replayed after them.
             known = op_data_known(name, kernels)
-            for role, position in temp_tensors(len(operator.inputs), len(operator.outputs), name, kernels, known):
+            first_input = operator.inputs[0] if operator.inputs else -1
+            in_type = subgraph.tensors[first_input].type if first_input >= 0 else None
+            listed = temp_tensors(len(operator.inputs), len(operator.outputs), name, kernels, known)
+            for role, position in facts.temps(name, in_type, listed):
                 tensors = operator.inputs if role == "i" else operator.outputs
                 index = tensors[position] if position < len(tensors) else -1
                 if index < 0:
                     continue  # an omitted optional input: AllocateTempInputTensor returns nullptr
                 steps.append(("temp", tensor_size, tensor_align, None))
-                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], abi, sizes):
+                for q_size, q_align in _quantization_bytes(subgraph.tensors[index], facts):
                     steps.append(("temp", q_size, q_align, None))
             for scratch in effects.scratch:
                 scratch_owner.append((sub, node))
@@ -283,12 +357,13 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
                           None))
     # FinishModelAllocation: scratch handles, then the static memory plan
     if scratch_owner:
-        handle_size, handle_align = size["ScratchBufferHandle"]
+        handle_size, handle_align = facts.struct("ScratchBufferHandle")
         steps.append(("tail", handle_size * len(scratch_owner), handle_align, "scratch buffer handles"))
-    steps.append(("temp", size["size_t"][0] * len(graph.subgraphs), size["size_t"][1], None))
+    if gen.subgraph_sizes_array:
+        steps.append(("temp", facts.struct("size_t")[0] * len(graph.subgraphs), facts.struct("size_t")[1], None))
     tensor_count = sum(len(s.tensors) for s in graph.subgraphs)
-    steps.append(("temp", size["AllocationInfo"][0] * (tensor_count + len(scratch_owner)), size["AllocationInfo"][1],
-                  None))
+    info_size, info_align = facts.struct("AllocationInfo")
+    steps.append(("temp", info_size * (tensor_count + len(scratch_owner)), info_align, None))
     offline = None
     if graph.offline_plan is not None:
         offline = graph.offline_plan[3:]
@@ -297,40 +372,49 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
                                    f"for {tensor_count} tensors; TFLM refuses the model")
     # variable tensors not offline planned live in the tail
     flat = 0
+    variables: list[tuple] = []
     needs: list[tuple[int, int, int]] = []  # (subgraph, tensor, offline offset) of planned tensors
     for sub, subgraph in enumerate(graph.subgraphs):
         for index, tensor in enumerate(subgraph.tensors):
             offset = offline[flat] if offline is not None else ONLINE
             flat += 1
             bytes_ = _tensor_bytes(graph, sub, index) if not tensor.has_data else 0
-            if tensor.is_variable and offset == ONLINE:
-                steps.append(("tail", _tensor_bytes(graph, sub, index), ARENA_ALIGNMENT, "variable tensors"))
+            if tensor.is_variable and (offset == ONLINE or gen.variables_after_plan):
+                variables.append(("tail", _tensor_bytes(graph, sub, index), ARENA_ALIGNMENT, "variable tensors"))
             if tensor.has_data:
                 continue
-            if (not tensor.is_variable or offset != ONLINE) and bytes_ != 0:
+            if not tensor.is_variable and bytes_ != 0 or tensor.is_variable and offset != ONLINE \
+                    and not gen.variables_after_plan and bytes_ != 0:
                 needs.append((sub, index, offset))
         for node, operator in enumerate(subgraph.operators):
             for index in operator.intermediates:
                 if _tensor_bytes(graph, sub, index) != 0:
                     raise ModelError(f"{graph.path}: subgraph {sub} operator {node} has intermediate tensor "
                                            f"{index} of non-zero size, which TFLM does not support")
+    if not gen.variables_after_plan:
+        steps.extend(variables)
     first, last, scratch_times = _lifetimes(graph, names, scratch_owner)
     buffers = [PlannedBuffer(_align_up(_tensor_bytes(graph, sub, index), ARENA_ALIGNMENT), first[sub][index],
                              last[sub][index], offset) for sub, index, offset in needs]
     tensor_plan = plan_offsets(buffers)[1]
     buffers += [PlannedBuffer(_align_up(b, ARENA_ALIGNMENT), t[0], t[1]) for b, t in zip(scratch_bytes, scratch_times)]
     plan = plan_offsets(buffers)[1]
-    steps.append(("plan", len(buffers), ARENA_ALIGNMENT, None))
+    steps.append(("plan", len(buffers), ARENA_ALIGNMENT, "keep" if gen.plan_beside_requests else None))
+    if gen.plan_beside_requests:
+        steps.append(("planfits", plan, ARENA_ALIGNMENT, None))
     steps.append(("reset", 0, 0, None))
     steps.append(("reserve", plan, ARENA_ALIGNMENT, None))
+    if gen.variables_after_plan:
+        steps.extend(variables)
     out.plans.append((plan, tensor_plan))
     # the interpreter's input and output TfLiteTensors (subgraph 0)
     main = graph.subgraphs[0] if graph.subgraphs else None
+    pointer_size = facts.struct("void*")[0]
     for indices in ((main.inputs, main.outputs) if main else ((), ())):
-        steps.append(("tail", size["void*"][0] * len(indices), ARENA_ALIGNMENT, "input/output TfLiteTensors"))
+        steps.append(("tail", pointer_size * len(indices), ARENA_ALIGNMENT, "input/output TfLiteTensors"))
         for index in indices:
             steps.append(("tail", tensor_size, tensor_align, "input/output TfLiteTensors"))
-            for q_size, q_align in _quantization_bytes(main.tensors[index], abi, sizes):
+            for q_size, q_align in _quantization_bytes(main.tensors[index], facts):
                 steps.append(("tail", q_size, q_align, "input/output TfLiteTensors"))
 
 
@@ -373,15 +457,18 @@ def _run(steps: list[tuple], arena_size: int, tally: dict[str, int] | None = Non
                 return False
             if size:
                 temp = _align_up(temp, align) + available
-            # CommitStaticMemoryPlan then releases the planner arena and the scratch-request head
-            head = temp = buffer_head
+            if part != "keep":  # CommitStaticMemoryPlan then releases the planner arena and the scratch-request head
+                head = temp = buffer_head
+        elif kind == "planfits":  # the plan must fit between the head (scratch requests) and the tail
+            if (tail // align * align) - _align_up(head, align) < size:
+                return False
     return True
 
 
-def _creation_steps(abi: str, sizes: BuildSizes = BuildSizes()) -> list[tuple]:
-    """MicroAllocator::Create on the arena: the allocator, the greedy planner and the MicroAllocator, in its tail."""
-    return [("tail", *sizes.struct(name, abi), "allocator objects")
-            for name in ("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator")]
+def _creation_steps(facts: _Facts) -> list[tuple]:
+    """MicroAllocator::Create on the arena: the allocator, (since 2022) the greedy planner and the MicroAllocator, in
+    its tail."""
+    return [("tail", *facts.struct(name), "allocator objects") for name in facts.generation.creation]
 
 
 def _smallest_arena(steps: list[tuple]) -> int:
@@ -410,7 +497,8 @@ def _counted(part: str, steps: list[tuple]) -> str:
 
 def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "reference",
                    pointer_bytes: int = 4, short_enums: bool = False, cpu_features: str = "dsp",
-                   sizes: BuildSizes | None = None, linked_types: dict | None = None) -> ArenaEstimate:
+                   sizes: BuildSizes | None = None, linked_types: dict | None = None,
+                   generation: Generation | None = CURRENT, why: str = "", revision: str = "") -> ArenaEstimate:
     """The smallest tensor arena for which AllocateTensors() and Invoke() succeed with these models sharing one
     MicroAllocator, for a kernel set and the target's pointer size; ModelError on bad input.
 
@@ -425,7 +513,16 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     structs differ from tflm_facts.kernel_memory's; what it does not give stays the default.
 
     linked_types: the tensor types the firmware's own kernels take (tflm_facts.linked_types): a use they take is
-    estimated like today's kernels' uses of the same op, not refused."""
+    estimated like today's kernels' uses of the same op, not refused.
+
+    generation: the TFLM allocator generation (tflm_facts.allocator_generations) the firmware links; the current one
+    by default. None (not known) or a generation whose rules were not measured gives the largest figure of the
+    measured generations, as an upper bound (exact False), with a note saying why (`why`: how the revision was
+    looked for).
+
+    revision: the TFLM revision the caller knows the firmware is ("" when it names none: the generation's tables'
+    own revision is assumed). A generation whose tables hold one revision only (the current one: 90b983c's sizes)
+    is exact for another revision only with the build's sizes (`sizes`)."""
     if kernels not in KERNEL_SETS:
         raise ModelError(f"unknown kernel set {kernels!r} (choose from {', '.join(KERNEL_SETS)})")
     if pointer_bytes not in POINTER_SIZES:
@@ -438,7 +535,59 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         raise ModelError("short enums are modelled for 32-bit Arm bare metal only (pointer size 4)")
     abi = abi_for(pointer_bytes, short_enums)
     sizes = sizes or BuildSizes()
-    out = _Steps(_creation_steps(abi, sizes), [], [])
+    if generation is not None and not generation.modelled:
+        raise ModelError(f"the arena of {generation.label} is not modelled (it keeps a TfLiteTensor per tensor in the "
+                         "arena, which no measured generation does): no figure")
+    if generation is not None and generation.measured:
+        found = _estimate(model_paths, kernels, abi, cpu_features, sizes, generation, linked_types)
+        if not generation.tables_of:
+            return found
+        if sizes.structs or sizes.op_data:
+            return replace(found, revision=f"{generation.label}, with the build's own sizes")
+        if not revision or generation.tables_of.split(" (")[0] in revision:
+            return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
+        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation, linked_types)
+        note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
+        return replace(found, exact=False, notes=(note, *found.notes),
+                       revision=f"{generation.label} ({revision}), with the larger of {generation.tables_of}'s "
+                                "sizes and a full-struct build's")
+    found, refusals = [], []
+    for candidate in MEASURED:
+        try:
+            figure = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate, linked_types)
+            if not (sizes.structs or sizes.op_data):
+                figure = _with_full_structs(figure, model_paths, kernels, abi, cpu_features, candidate, linked_types)
+            found.append(figure)
+        except ModelError as error:
+            refusals.append(error)
+    if not found:
+        raise refusals[-1]
+    largest = max(found, key=lambda e: e.total_bytes)
+    figures = ", ".join(f"{e.total_bytes} B for {e.revision}" for e in found)
+    reason = (f"the allocator of {generation.label} was not measured" if generation is not None
+              else f"TFLM revision not known{': ' + why if why else ''}")
+    note = f"{reason}; upper bound: the largest figure of the measured allocator generations ({figures})"
+    return replace(largest, exact=False, notes=(note, *largest.notes),
+                   revision=generation.label if generation is not None else "not known (bound over the measured "
+                   "generations)", assumed=tuple(sorted({a for e in found for a in e.assumed})))
+
+
+def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str, cpu_features: str,
+                       generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
+    """The larger of found and the generation's figure for a build without TF_LITE_STATIC_MEMORY (its full
+    TfLiteTensor and TfLiteNode), for a revision whose build flags are not known."""
+    full = generation.full_structs.get(abi)
+    if not full:
+        return found
+    wider = _estimate(model_paths, kernels, abi, cpu_features, BuildSizes(dict(full)), generation, linked_types)
+    return wider if wider.total_bytes > found.total_bytes else found
+
+
+def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,
+              generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
+    """estimate_arena for one measured generation."""
+    out = _Steps([], [], [])
+    out.steps.extend(_creation_steps(_Facts(sizes, generation, abi, kernels, out)))
     labels = []
     for model_path in model_paths:
         path = model_path if isinstance(model_path, ModelData) else Path(model_path)
@@ -447,7 +596,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         _check_supported(path, linked_types)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
-        _model_steps(graph, kernels, abi, out, cpu_features, sizes)
+        _model_steps(graph, kernels, abi, out, cpu_features, sizes, generation)
         labels.append(str(path))
     total = _smallest_arena(out.steps)
     tally: dict[str, int] = {}
@@ -467,5 +616,16 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
     if tally.get(PART_ALIGNMENT):
         parts.append(ArenaPart(PART_ALIGNMENT, tally[PART_ALIGNMENT]))
     assert sum(p.bytes for p in parts) == total
-    return ArenaEstimate(total, out.exact, kernels, pointer_bytes, tuple(parts), tuple(out.notes), tuple(labels),
-                         plan, persistent, abi, cpu_features)
+    notes = list(out.notes)
+    exact = out.exact
+    if generation is not CURRENT:
+        untested = [what for what, measured in ((f"{KERNEL_NAMES[kernels]}", kernels in generation.measured_kernels),
+                                                 (f"the {abi} ABI", abi in generation.measured_abis)) if not measured]
+        if untested or out.assumed:
+            exact = False
+            why = f"{' and '.join(untested)} not measured at this revision" if untested else ""
+            if out.assumed:
+                why += ("; " if why else "") + f"facts assumed from {CURRENT_NAME}: {', '.join(sorted(out.assumed))}"
+            notes.insert(0, f"{generation.label}: {why}; the figure may be off")
+    return ArenaEstimate(total, exact, kernels, 8 if abi == "lp64" else 4, tuple(parts), tuple(notes), tuple(labels),
+                         plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)))

@@ -202,17 +202,17 @@ def _stack_depths(options: CheckOptions, budget) -> dict:
 def _model_arenas(options: CheckOptions, budget, report) -> dict:
     """Each arena rule's model: the tensor arena it needs for the build's kernel set and pointer size."""
     from sizetool.ci.budget import ModelArena
-    from sizetool.fit.model_fit import detect_kernels, estimate, pointer_bytes
-    from sizetool.inputs.elf_reader import arm_short_enums, read_elf
+    from sizetool.fit.model_fit import build_estimate, detect_kernels, pointer_bytes
+    from sizetool.inputs.elf_reader import read_elf
 
     image = read_elf(options.build)
     choice = detect_kernels(image, options.kernels)
     pointer = pointer_bytes(image)
-    short_enums = pointer == 4 and arm_short_enums(options.build)
     arenas = {}
     for path in dict.fromkeys(budget.arena_models):
         source = _model_source(path, options.build, report, options.budget_file)
-        found = estimate([source], choice.kernels, pointer, short_enums)
+        # as size-report fit computes it: the build's DWARF sizes and allocator generation
+        found, short_enums = build_estimate(image, choice.kernels, [source])
         arenas[path] = ModelArena(found.total_bytes, found.exact, choice.kernels, pointer, short_enums)
     return arenas
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
+from tflm_facts.allocator_generations import STAND_INS, TELLING_CLASSES, Generation, from_struct_names
 from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
@@ -32,6 +33,7 @@ class DwarfFacts:
     sizes: BuildSizes
     from_elf: tuple[str, ...]  # the facts the DWARF gave ("TfLiteTensor", "OpData CONV_2D")
     defaults: tuple[str, ...]  # the facts the estimate uses that it did not give
+    generation: Generation | None = None  # the allocator generation its classes tell (None: it names none)
 
 
 def _stem(path: str) -> str:
@@ -69,7 +71,7 @@ def looked_up_names() -> frozenset[str]:
     every kernel set's OpData structs, the builtin params typedefs, the structs whose members tell a rule, the enum.
     A type list kept to these names (dwarf_structs.read_dwarf_types' names) gives the same facts as the whole list."""
     wanted = {name for name in STRUCTS if name not in NOT_STRUCTS} | set(PARAM_STRUCTS) | {ENUM}
-    wanted |= {struct for struct, _member in MEMBER_RULES}
+    wanted |= {struct for struct, _member in MEMBER_RULES} | TELLING_CLASSES | set(STAND_INS)
     for table in (REFERENCE_OP_DATA, *KERNEL_OP_DATA.values()):
         wanted |= {fact.struct.rsplit("::", 1)[-1] for fact in table.values() if fact is not None}
     return frozenset(wanted)
@@ -83,9 +85,19 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     params: dict[str, int] = {}
     from_elf: list[str] = []
     defaults: list[str] = []
-    for name in STRUCTS:
-        if name in NOT_STRUCTS:
-            continue
+    classes = {entry.name.split("::")[-1] for entry in types if entry.kind in ("struct", "typedef")
+               and (entry.name.startswith("tflite::") or "::" not in entry.name)}
+    generation = from_struct_names(classes)
+    wanted_structs = [name for name in STRUCTS if name not in NOT_STRUCTS]
+    if generation is not None:  # an older generation's allocator stands in for the current one's
+        for old, new in STAND_INS.items():
+            if old in generation.creation and new not in generation.creation:
+                wanted_structs[wanted_structs.index(new)] = old
+        wanted_structs = [name for name in wanted_structs if name in generation.creation
+                          or name not in ("GreedyMemoryPlanner", "MicroBuiltinDataAllocator", "SubgraphAllocations")
+                          or name == "MicroBuiltinDataAllocator" and generation.arena_builtin_allocator
+                          or name == "SubgraphAllocations" and generation.subgraph_allocations]
+    for name in wanted_structs:
         size = _runtime_struct(types, name)
         (from_elf if size is not None else defaults).append(name)
         if size is not None:
@@ -115,4 +127,4 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     if enum is not None:
         from_elf.append(f"enum size ({ENUM})")
     return DwarfFacts(BuildSizes(structs, data, params, enum, source, frozenset(rules)), tuple(from_elf),
-                      tuple(defaults))
+                      tuple(defaults), generation)

@@ -18,7 +18,7 @@ from tflm_facts.build_sizes import MEMBER_STRUCTS
 
 SUFFIX = ".dwarftypes"
 MAX_ENTRIES = 32
-_FORMAT = 1
+_FORMAT = 2
 
 
 def load_dwarf_types(elf_path: str, use_cache: bool = True) -> list[DwarfType]:

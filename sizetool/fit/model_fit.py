@@ -29,6 +29,7 @@ from tflm_model.errors import ModelError
 from tflm_model.model_source import ModelData, source_bytes
 from tflm_model.operator_uses import read_model_uses
 from tflm_facts import TFLM_REVISION
+from tflm_facts.allocator_generations import CURRENT, Generation, from_symbols
 from tflm_facts.build_sizes import BuildSizes, differences
 from tflm_facts.kernel_memory import KERNEL_SETS
 from tflm_facts.linked_types import beyond_today, linked_kernel_types
@@ -84,6 +85,7 @@ class ArenaFit:
     error: str = ""  # why the arena could not be estimated
     facts: DwarfFacts | None = None  # struct sizes the ELF's DWARF gave the estimate (None: no DWARF, all defaults)
     facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
+    revision: str = ""  # the TFLM allocator generation the figure holds for, and how it was told
     heap: tuple[str, int] | None = None  # the heap section the linker script reserves (".heap", bytes), if any
 
     @property
@@ -159,11 +161,15 @@ def pointer_bytes(image: ElfImage) -> int:
 
 
 def estimate(model_paths: list[str], kernels: str, pointer: int, short_enums: bool = False,
-             sizes: BuildSizes | None = None, linked_types: dict | None = None) -> ArenaEstimate:
+             sizes: BuildSizes | None = None, generation: Generation | None = CURRENT, why: str = "",
+             linked_types: dict | None = None) -> ArenaEstimate:
     """tflm_model's arena estimate, its error as this package's one-line error."""
     try:
+        # without the build's sizes its revision is not the tables' own: say so
         return estimate_arena([p if isinstance(p, ModelData) else Path(p) for p in model_paths], kernels=kernels,
-                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, linked_types=linked_types)
+                              pointer_bytes=pointer, short_enums=short_enums, sizes=sizes, linked_types=linked_types,
+                              generation=generation, why=why,
+                              revision="" if sizes is not None else "the linked TFLM (no DWARF sizes)")
     except ModelError as error:
         raise SizeToolError(str(error)) from None
 
@@ -264,11 +270,8 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     """The whole fit answer for a firmware and its models (use_cache: the DWARF types from the report cache)."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
-    short_enums = pointer == 4 and arm_short_enums(image.path)
-    facts = facts_from_dwarf(image, choice.kernels, model_paths, use_cache)
-    if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
-        short_enums = facts.sizes.enum_bytes == 1
-    sizes = facts.sizes if facts is not None else None
+    build = build_facts(image, choice.kernels, model_paths, use_cache)
+    short_enums, facts, sizes, generation, how = build
     differ = tuple(differences(sizes, "eabi" if short_enums else "ilp32" if pointer == 4 else "lp64",
                                choice.kernels)) if sizes is not None else ()
     extra = dict(short_enums=short_enums, facts=facts, facts_differ=differ)
@@ -281,14 +284,48 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
         linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
         notes += linked_types_notes(linked_types)
         try:
-            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes,
+            arena_estimate = estimate(model_paths, choice.kernels, pointer, short_enums, sizes, generation, how,
                                       **({"linked_types": linked_types} if linked_types else {}))
         except SizeToolError as estimate_error:
             error = str(estimate_error)
         else:
-            return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), **extra)
+            revision = arena_estimate.revision + (f" ({how})" if generation is not None else "")
+            return replace(fit(model_paths, choice, pointer, arena_estimate, arena, report, notes), revision=revision,
+                           **extra)
     unanswered = fit(model_paths, choice, pointer, None, arena, report, notes)
     return replace(unanswered, error=error, **extra)
+
+
+def build_facts(image: ElfImage, kernels: str, model_paths: list[str], use_cache: bool = True) -> tuple:
+    """What the firmware tells the arena estimate: (short enums, DWARF facts or None, their sizes or None, the
+    allocator generation or None, how it was told). size-report fit and check both estimate from it, so one build
+    and one model give one figure."""
+    pointer = pointer_bytes(image)
+    short_enums = pointer == 4 and arm_short_enums(image.path)
+    facts = facts_from_dwarf(image, kernels, model_paths, use_cache)
+    if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
+        short_enums = facts.sizes.enum_bytes == 1
+    generation, how = linked_generation(image, facts)
+    return short_enums, facts, facts.sizes if facts is not None else None, generation, how
+
+
+def build_estimate(image: ElfImage, kernels: str, model_paths: list[str],
+                   use_cache: bool = True) -> tuple[ArenaEstimate, bool]:
+    """The arena estimate for models on this firmware, as size-report fit computes it, and whether short enums."""
+    short_enums, _facts, sizes, generation, how = build_facts(image, kernels, model_paths, use_cache)
+    linked_types = linked_kernel_types(s.name for s in image.symbols if s.kind == "func")
+    return estimate(model_paths, kernels, pointer_bytes(image), short_enums, sizes, generation, how,
+                    **({"linked_types": linked_types} if linked_types else {})), short_enums
+
+
+def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Generation | None, str]:
+    """The TFLM allocator generation the firmware links, and how it was told (or why it was not)."""
+    if facts is not None and facts.generation is not None:
+        return facts.generation, "told by its allocator classes in the DWARF"
+    found = from_symbols(symbol.name for symbol in image.symbols if symbol.kind == "func")
+    if found is not None:
+        return found, "told by its allocator functions' names"
+    return None, "the ELF names none of TFLM's allocator classes (SimpleMemoryAllocator, SingleArenaBufferAllocator)"
 
 
 def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str],
@@ -310,9 +347,11 @@ def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str],
 
 def facts_lines(result: ArenaFit) -> list[str]:
     """Which arena facts came from the ELF and which are defaults, and one line when they differ from tflm_facts."""
+    head = [f"TFLM allocator: {result.revision}"] if result.revision else []
     if result.facts is None:
-        return [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's structs"]
-    lines = [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]
+        return head + [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's "
+                       "structs"]
+    lines = head + [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]
     if result.facts.defaults:
         lines.append(f"arena facts not in the DWARF, tflm_facts' defaults ({TFLM_REVISION}): "
                      f"{', '.join(result.facts.defaults)}")

@@ -20,6 +20,7 @@ def fit_to_dict(result: ArenaFit) -> dict:
         "short_enums": result.short_enums,
         "needed_bytes": result.needed,
         "exact": result.exact,
+        "revision": result.revision or None,
         "parts": [{"name": name, "bytes": size} for name, size in result.parts],
         "linked": None if arena is None else {
             "symbol": arena.symbol, "address": arena.address, "section": arena.section, "bytes": arena.size,

@@ -241,8 +241,8 @@ BAD_CALLS = [
     ("tflm_op_resolver(lib)", "tflm_op_resolver(lib): MODELS: at least one model (.tflite or C array) is "
                               "needed"),
     ("tflm_op_resolver(lib MODELS m.tflite HEADER)", "tflm_op_resolver(lib): HEADER needs a value"),
-    ("tflm_op_resolver(lib MODELS m.tflite KERNELS cmsis_nn)", "tflm_op_resolver(lib): KERNELS and SHORT_ENUMS set "
-                                                               "the arena estimate: add ARENA"),
+    ("tflm_op_resolver(lib MODELS m.tflite KERNELS cmsis_nn)", "tflm_op_resolver(lib): KERNELS, SHORT_ENUMS and "
+                                                               "TFLM_REVISION set the arena estimate"),
     ("tflm_op_resolver(nothing MODELS m.tflite)", "tflm_op_resolver(nothing): no target named nothing"),
     ("tflm_size_check(lib BUDGET missing.toml ELF fw.elf)", "tflm_size_check(lib): BUDGET: no such file: "
                                                             "{dir}/missing.toml"),

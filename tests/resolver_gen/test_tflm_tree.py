@@ -146,3 +146,79 @@ def test_tflm_does_not_apply_to_tflite_selective_registration(fixtures_dir, tmp_
     status, out, err = run(capsys, fixtures_dir / "models" / "reverse_v2.tflite", "--tflm", tmp_path,
                            "--format", "lite")
     assert status == 2 and "--format lite" in err
+
+
+def _allocator_files(root, files: dict):
+    micro = root / "tensorflow" / "lite" / "micro"
+    for name, text in files.items():
+        (micro / name).parent.mkdir(parents=True, exist_ok=True)
+        (micro / name).write_text(text)
+
+
+def test_the_arena_follows_the_trees_allocator_generation(fixtures_dir, tmp_path, capsys):
+    """A tree with the 2020-2021 allocator (simple_memory_allocator.h, TfLiteEvalTensor, no SubgraphAllocations, as
+    Edge Impulse's 2021 SDK) gets that generation's figure, the one measured on it; the header and JSON name it."""
+    from tflm_facts.allocator_generations import GEN_2020
+    from tflm_model.arena_estimate import estimate_arena
+
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    write_tree(tmp_path, {"AddAdd": True})
+    _allocator_files(tmp_path, {"simple_memory_allocator.h": "class SimpleMemoryAllocator {};\n",
+                                "micro_allocator.h": "TfLiteStatus StartModelAllocation(TfLiteEvalTensor** t);\n"})
+    status, out, _ = run(capsys, model, "--tflm", tmp_path, "--arena", "--short-enums", "--format", "json")
+    arena = json.loads(out)["arena"]
+    expected = estimate_arena([model], short_enums=True, generation=GEN_2020)
+    assert status == 0 and arena["total_bytes"] == expected.total_bytes and arena["exact"]
+    assert arena["revision"] == GEN_2020.label and arena["assumed"] == []
+    status, out, _ = run(capsys, model, "--tflm", tmp_path, "--arena", "--short-enums")
+    assert f"kTensorArenaSize = {expected.total_bytes};" in out and "//   for TFLM: TFLM 2020-2021" in out
+
+
+def test_a_tree_whose_generation_cannot_be_told_gets_the_bound(fixtures_dir, tmp_path, capsys):
+    from tflm_model.arena_estimate import estimate_arena
+
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    write_tree(tmp_path, {"AddAdd": True})  # no allocator header at all
+    status, out, _ = run(capsys, model, "--tflm", tmp_path, "--arena", "--short-enums", "--format", "json")
+    arena = json.loads(out)["arena"]
+    bound = estimate_arena([model], short_enums=True, generation=None)
+    assert status == 0 and arena["total_bytes"] == bound.total_bytes and not arena["exact"]
+    assert arena["notes"][0].startswith("TFLM revision not known: the --tflm tree has neither")
+
+
+def test_without_a_tree_the_arena_names_the_current_revision_and_a_named_one_overrides(fixtures_dir, capsys):
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    status, out, _ = run(capsys, model, "--arena", "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and arena["exact"]
+    assert arena["revision"] == "tflite-micro 90b983c (August 2026), of tflite-micro since 2022-07 " \
+                               "(SingleArenaBufferAllocator)"
+    status, out, _ = run(capsys, model, "--arena", "--tflm-revision", "edge-impulse-2021", "--format", "json")
+    assert status == 0 and json.loads(out)["arena"]["revision"].startswith("TFLM 2020-2021")
+    status, out, _ = run(capsys, model, "--arena", "--tflm-revision", "2021", "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and not arena["exact"] and "was not measured" in arena["notes"][0]
+    status, _, err = run(capsys, model, "--arena", "--tflm-revision", "1999")
+    assert status == 2 and "unknown TFLM revision" in err and err.count("\n") == 1
+    status, _, err = run(capsys, model, "--tflm-revision", "2020")
+    assert status == 2 and "add --arena" in err
+
+
+def test_a_current_generation_tree_of_another_revision_is_a_bound_saying_why(fixtures_dir, tmp_path, capsys):
+    """The current generation's tables are 90b983c's sizes: for another revision's tree (here an unknown one) the
+    figure is not called exact, and the note says how far off they were where measured."""
+    from tflm_facts.build_sizes import BuildSizes
+    from tflm_model.arena_estimate import estimate_arena
+
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    write_tree(tmp_path, {"AddAdd": True})
+    _allocator_files(tmp_path, {"arena_allocator/single_arena_buffer_allocator.h": "class SingleArenaBufferAllocator;"})
+    status, out, _ = run(capsys, model, "--tflm", tmp_path, "--arena", "--short-enums", "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and not arena["exact"]
+    # the larger of 90b983c's sizes and a build without TF_LITE_STATIC_MEMORY's (full TfLiteTensor and TfLiteNode)
+    full = BuildSizes({"TfLiteTensor": 64, "NodeAndRegistration": 44})
+    assert arena["total_bytes"] == max(estimate_arena([model], short_enums=True).total_bytes,
+                                       estimate_arena([model], short_enums=True, sizes=full).total_bytes)
+    assert arena["total_bytes"] > estimate_arena([model], short_enums=True).total_bytes
+    assert "unknown revision" in arena["notes"][0] and "at 02414075e (2023-06)" in arena["notes"][0]

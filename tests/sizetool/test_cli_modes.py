@@ -59,7 +59,8 @@ def test_fit_gives_its_verdict_first_and_what_to_act_on_within_30_lines(capsys):
     assert status == 1 and len(lines) <= 30
     assert lines[0] == "does not fit: firmware.elf (arm) lacks 2 ops the models need (PAD, TRANSPOSE)"
     assert lines[1].startswith("flash: ") and " B with exactly the models' ops, the 2 missing added (calibrated, " in lines[1]
-    assert lines[4].startswith("RAM: tensor arena ") and " B needed (exact), 12,288 B linked (" in lines[4]
+    # the fixture names none of TFLM's allocator classes: its revision is not known, so the arena is a bound
+    assert lines[4].startswith("RAM: tensor arena ") and " B needed (upper bound), 12,288 B linked (" in lines[4]
     assert "AddPad()" in text and "Registered, but used by no model: 5" in text
     status, verbose, _ = run(capsys, "fit", firmware, "--verbose")
     assert "This firmware with exactly its models' ops (gen-resolver's resolver for them)" in verbose

@@ -2,6 +2,8 @@
 twice with arm-none-eabi-g++ -g, revision-a with tflite-micro 90b983c's sizes and revision-b with others; the arena
 read with each one's facts moves by exactly what its structs change."""
 
+import dataclasses
+
 import pytest
 
 from sizetool.errors import SizeToolError
@@ -53,7 +55,9 @@ def test_revision_a_has_the_default_sizes_and_the_same_arena():
     same = facts("a")
     assert differences(same.sizes, "eabi", "reference") == ["OpData EQUAL 32 -> 200"]  # only the decoy kernel
     default = estimate_arena([ADD_CHAIN], short_enums=True)
-    assert estimate_arena([ADD_CHAIN], short_enums=True, sizes=same.sizes) == default
+    with_facts = estimate_arena([ADD_CHAIN], short_enums=True, sizes=same.sizes)
+    assert with_facts.revision.endswith("with the build's own sizes")
+    assert dataclasses.replace(with_facts, revision=default.revision) == default
 
 
 def test_revision_b_moves_the_arena_by_what_its_structs_change():
@@ -126,3 +130,38 @@ def test_corrupt_dwarf_is_one_line_error(tmp_path):
     (tmp_path / "bad.elf").write_bytes(bytes(data))
     with pytest.raises(SizeToolError, match="bad.elf: cannot read its DWARF"):
         read_dwarf_types(tmp_path / "bad.elf")
+
+
+def test_revision_c_tells_the_2020_generation_and_gives_its_measured_arena():
+    """revision-c has the 2020-2021 allocator's layout (a SimpleMemoryAllocator, no SubgraphAllocations, a 64-byte
+    TfLiteTensor): its DWARF names the generation, whose rules the estimate then replays. arena_add_chain's figure
+    is the smallest arena Edge Impulse's 2021 SDK accepted for it (tests/data/ei2021_arena_truth.csv)."""
+    from tests.tflm_model.arena_truth_tables import truth_rows
+    from tflm_facts.allocator_generations import GEN_2020
+
+    old = facts("c", ops=("ADD",))
+    assert old.generation is GEN_2020
+    assert old.sizes.structs["SimpleMemoryAllocator"] == 28 and "SubgraphAllocations" not in old.sizes.structs
+    assert "SingleArenaBufferAllocator" not in old.from_elf + old.defaults
+    measured = next(int(row["min_arena_bytes"]) for row in truth_rows("ei2021_arena_truth.csv")
+                    if row["model"] == ADD_CHAIN.name)
+    estimate = estimate_arena([ADD_CHAIN], short_enums=True, sizes=old.sizes, generation=old.generation)
+    assert estimate.total_bytes == measured and estimate.exact
+    current = estimate_arena([ADD_CHAIN], short_enums=True, sizes=old.sizes)  # the current rules with its sizes
+    assert current.total_bytes != measured
+
+
+def test_fit_names_the_generation_the_elf_tells():
+    from sizetool.fit.model_fit import linked_generation
+
+    image = read_elf(str(OUT / "revision-c.elf"))
+    found = facts_from_dwarf(image, "reference", [str(ADD_CHAIN)])
+    generation, how = linked_generation(image, found)
+    assert generation.key == "2020" and how == "told by its allocator classes in the DWARF"
+    result = ArenaFit((str(ADD_CHAIN),), KernelChoice("reference", "--kernels"), 4, 1504, True, (), None, None,
+                      facts=found, revision=f"{generation.label} ({how})")
+    assert facts_lines(result)[0].startswith("TFLM allocator: TFLM 2020-2021 (TensorFlow 2.4-2.5")
+    assert linked_generation(read_elf(str(OUT / "revision-a.elf")), facts("a"))[0].key == "2022"
+    nodebug = read_elf(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware-nodebug.elf"))
+    unknown, why = linked_generation(nodebug, None)
+    assert unknown is None and "names none of TFLM's allocator classes" in why

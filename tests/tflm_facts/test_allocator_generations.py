@@ -1,0 +1,82 @@
+"""TFLM's allocator generations as data: how a build, a tree or a name tells which one a firmware links."""
+
+import pytest
+
+from tflm_facts.allocator_generations import (
+    BY_KEY, CURRENT, GEN_2019, GEN_2020, GEN_2021, GEN_2022, GEN_2022_04, GENERATIONS, MEASURED, from_struct_names, from_symbols,
+    from_tree_files, named,
+)
+from tflm_facts.kernel_memory import PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS
+
+
+def test_the_generations_are_ordered_and_only_measured_ones_are_used_as_rules():
+    assert [g.key for g in GENERATIONS] == ["2019", "2020", "2021", "2022-04", "2022"] and CURRENT is GEN_2022
+    assert MEASURED == (GEN_2020, GEN_2022_04, GEN_2022) and not GEN_2021.measured and not GEN_2019.modelled
+    for generation in MEASURED:
+        assert generation.measured_kernels and generation.measured_abis
+
+
+def test_tables_name_only_known_facts():
+    for generation in GENERATIONS:
+        for abi, table in generation.structs.items():
+            assert abi in ("ilp32", "eabi", "lp64")
+            assert set(table) <= set(STRUCTS) | {"SimpleMemoryAllocator"}
+        for table in generation.params.values():
+            assert set(table) <= set(PARAM_STRUCTS)
+        for table in generation.op_data.values():
+            assert set(table) <= set(REFERENCE_OP_DATA)
+        assert generation.measured_ops <= set(REFERENCE_OP_DATA) | {"RESHAPE", "QUANTIZE"}
+
+
+def test_dwarf_struct_names_tell_the_generation():
+    assert from_struct_names({"SingleArenaBufferAllocator", "MicroAllocator"}) is GEN_2022
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "SubgraphAllocations"}) is GEN_2021
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "MicroAllocator"}) is GEN_2020
+    assert from_struct_names({"SimpleMemoryAllocator", "MicroAllocator", "TfLiteTensor"}) is GEN_2019
+    assert from_struct_names({"SimpleMemoryAllocator", "TfLiteEvalTensor", "SubgraphAllocations",
+                              "INonPersistentBufferAllocator"}) is GEN_2022_04
+    assert from_struct_names({"MicroAllocator", "TfLiteTensor"}) is None
+
+
+def test_function_names_tell_the_generation_without_dwarf():
+    assert from_symbols(["tflite::SingleArenaBufferAllocator::AllocateTemp(unsigned int, unsigned int)"]) is GEN_2022
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateTemp(unsigned int, unsigned int)",
+                         "tflite::MicroGraph::InitSubgraphs()"]) is GEN_2021
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateFromTail(unsigned int, unsigned int)"]) is GEN_2020
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateFromTail(unsigned int, unsigned int)",
+                         "tflite::MicroAllocator::AllocateTfLiteTensorArray(TfLiteContext*, tflite::SubGraph const*)"]
+                        ) is GEN_2019
+    assert from_symbols(["main", "tflite::MicroAllocator::Create(unsigned char*, unsigned int)"]) is None
+    assert from_symbols(["tflite::SimpleMemoryAllocator::AllocateTemp(unsigned int, unsigned int)",
+                         "tflite::INonPersistentBufferAllocator::~INonPersistentBufferAllocator()"]) is GEN_2022_04
+
+
+def test_tree_files_tell_the_generation():
+    def has(*paths):
+        return lambda path: path in paths
+
+    assert from_tree_files(has("arena_allocator/single_arena_buffer_allocator.h"), "") is GEN_2022
+    assert from_tree_files(has("simple_memory_allocator.h"), "TfLiteEvalTensor* tensors; SubgraphAllocations") \
+        is GEN_2021
+    assert from_tree_files(has("simple_memory_allocator.h"), "TfLiteEvalTensor** eval_tensors") is GEN_2020
+    assert from_tree_files(has("simple_memory_allocator.h"), "AllocateTfLiteTensorArray(") is GEN_2019
+    assert from_tree_files(has("arena_allocator/simple_memory_allocator.h", "arena_allocator/ibuffer_allocator.h"),
+                           "SubgraphAllocations* StartModelAllocation(const Model* model); TfLiteEvalTensor") \
+        is GEN_2022_04
+    assert from_tree_files(has(), "") is None
+
+
+def test_names_users_give():
+    assert named("2020") is GEN_2020 and named("Edge-Impulse-2021") is GEN_2020 and named("current") is CURRENT
+    assert all(named(key) is generation for key, generation in BY_KEY.items())
+    with pytest.raises(ValueError, match="unknown TFLM revision"):
+        named("1999")
+
+
+def test_the_generation_before_eval_tensors_is_refused_not_bounded():
+    from tests.conftest import FIXTURES
+    from tflm_model.arena_estimate import estimate_arena
+    from tflm_model.errors import ModelError
+
+    with pytest.raises(ModelError, match="not modelled"):
+        estimate_arena([FIXTURES / "models" / "arena_add_chain.tflite"], generation=named("tf2.3"))

@@ -1,0 +1,59 @@
+"""The current allocator generation in a distribution built without TF_LITE_STATIC_MEMORY: Edge Impulse's
+inferencing-sdk-cpp 29ca890 (2023-11-15), reference kernels for Cortex-M0+, bisected to the byte under qemu mps2-an385
+(tests/data/ei2023_arena_truth.csv; how: docs/arena.md). Its full TfLiteTensor (64 B) and TfLiteNode make 90b983c's
+tables too small by up to 380 B: with its DWARF (tests/data/ei2023_dwarf_facts.json) the estimate is exact on every
+model; for its tree (a revision other than 90b983c, flags not known) the bound takes the larger of 90b983c's sizes and
+a full-struct build's, and is never below."""
+
+import json
+from pathlib import Path
+
+from tests.tflm_model import arena_truth_tables
+from tflm_facts.allocator_generations import CURRENT, from_struct_names
+from tflm_facts.build_sizes import BuildSizes
+from tflm_model.arena_estimate import estimate_arena
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TABLE = "ei2023_arena_truth.csv"
+FACTS = REPO_ROOT / "tests" / "data" / "ei2023_dwarf_facts.json"
+REVISION = "Edge Impulse inferencing-sdk-cpp 29ca890"
+
+
+def dwarf_sizes() -> BuildSizes:
+    data = json.loads(FACTS.read_text())
+    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
+                      frozenset(data["rules"]))
+
+
+def test_table_holds_the_estimate_to_the_measured_minimum():
+    rows = arena_truth_tables.truth_rows(TABLE)
+    measured = [row for row in rows if row["status"] == "ok"]
+    assert len(measured) >= 40 and {row["tflm"] for row in rows} == {REVISION}
+    above = 0
+    for row in measured:
+        minimum = int(row["min_arena_bytes"])
+        assert int(row["estimate_dwarf_bytes"]) == minimum, row["model"]
+        assert int(row["estimate_revision_bytes"]) >= minimum and row["estimate_revision_exact"] == "false"
+        assert int(row["estimate_unknown_bytes"]) >= minimum
+        above += int(row["estimate_current_bytes"]) < minimum
+    assert above >= 40  # 90b983c's sizes alone are below this build's need: the reason its tree gets the wider bound
+
+
+def test_the_dwarf_facts_tell_the_current_generation_with_the_older_sizes():
+    sizes = dwarf_sizes()
+    assert from_struct_names(set(sizes.structs)) is CURRENT
+    assert sizes.structs["TfLiteTensor"] == 64 and sizes.structs["NodeAndRegistration"] == 44
+
+
+def test_recomputed_from_the_models_present():
+    sizes = dwarf_sizes()
+    rows = arena_truth_tables.rows_with_models(TABLE)
+    assert sum(row["source"].startswith("fixtures/") for row, _ in rows) >= 30
+    for row, path in rows:
+        if row["status"] != "ok":
+            continue
+        minimum = int(row["min_arena_bytes"])
+        fit = estimate_arena([path], "reference", 4, short_enums=True, sizes=sizes)
+        assert fit.total_bytes == minimum and fit.exact, row["model"]
+        tree = estimate_arena([path], "reference", 4, short_enums=True, revision=f"the --tflm tree, {REVISION}")
+        assert tree.total_bytes == int(row["estimate_revision_bytes"]) >= minimum and not tree.exact, row["model"]

@@ -1,0 +1,292 @@
+"""TFLM's tensor-arena allocator over the years, as data: how each generation allocates, which revisions it covers,
+which revisions were measured (the arena estimate is exact only for those), and how a build or a tree tells them apart.
+
+Read from tflite-micro's history of micro_allocator.cc, micro_interpreter.cc, the memory allocators and the greedy
+planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Impulse's SDK still carried in 2021):
+
+- "2019": TensorFlow's micro up to 2.3 (before TfLiteEvalTensor, 2020-08; Edge Impulse's SDK to 2021-03): every
+  tensor has a persistent TfLiteTensor in the arena. Not measured and too unlike the others to be bounded by them:
+  the estimate refuses it.
+- "2020": TensorFlow 2.4 and 2.5's micro (TfLiteEvalTensor, from August 2020) up to tflite-micro 73c5fa4 (2021-05-12).
+  One subgraph only (AllocateTensors() fails on more); a SimpleMemoryAllocator and the MicroAllocator are all the
+  allocator objects in the arena (the planner and the builtin-data allocator live on the stack); no
+  SubgraphAllocations; every GetInput()/GetOutput() in a kernel's Prepare takes a new temporary TfLiteTensor; the
+  static plan must fit beside the scratch-request records still in the head, and variable tensors are allocated
+  after the plan is committed; MEAN/SUM request only the int32 accumulator (int8/uint8).
+- "2021": tflite-micro d7ac83e (2021-05-13) to 86abc0a (2022-07-07): subgraphs (MicroGraph, SubgraphAllocations),
+  the builtin-data allocator in the arena, AllocateTempInputTensor from 2022-01, planning across subgraphs from
+  2022-03. Not measured: its figure is the bound over the measured generations.
+- "2022-04": tflite-micro 45022bb (2022-04-05, the buffer-allocator interfaces) to 86abc0a: today's allocation
+  sequence behind a SimpleMemoryAllocator, measured at 1bdc373d4 (2022-04-25); MEAN/SUM take only the accumulator.
+- "2022": SingleArenaBufferAllocator (86abc0a, 2022-07-07) to today: the rules of tflm_facts.kernel_memory, measured
+  at 90b983c (2026) and 02414075e (2023-06).
+
+Facts of a generation that a build's DWARF does not give (a struct's size, an OpData, a temporary-tensor list) come
+from its table here; what the table lacks is taken from kernel_memory (90b983c) and named in the answer as assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tflm_facts.kernel_memory import REDUCE_ACCUMULATOR_ONLY
+
+_IN0, _IN1, _OUT0 = ("i", 0), ("i", 1), ("o", 0)
+
+# An allocator class of an older generation -> the kernel_memory.STRUCTS entry whose alignment (and, where the
+# generation's table lacks its size, size: an assumption the answer names) stands in for it
+STAND_INS = {"SimpleMemoryAllocator": "SingleArenaBufferAllocator"}
+
+
+@dataclass(frozen=True)
+class Generation:
+    key: str  # "2020", "2021", "2022"
+    label: str  # how answers name it
+    covers: str  # the revisions it covers
+    measured: tuple[str, ...]  # revisions whose smallest arenas were measured; () = the rules are not measured
+    single_subgraph: bool  # AllocateTensors() refuses a model with more than one subgraph
+    creation: tuple[str, ...]  # what MicroAllocator::Create places in the tail, in order (STRUCTS names)
+    arena_builtin_allocator: bool  # MicroBuiltinDataAllocator allocated in the tail per model
+    subgraph_allocations: bool  # the SubgraphAllocations array
+    plan_beside_requests: bool  # the plan must fit between the scratch-request head and the tail (before release)
+    variables_after_plan: bool  # variable tensors are allocated after CommitStaticMemoryPlan
+    subgraph_sizes_array: bool  # FinishModelAllocation's temp size_t array per subgraph
+    rules: frozenset[str] = frozenset()  # kernel_memory.REVISION_RULES that hold
+    # ABI -> STRUCTS name -> sizeof, for the structs whose size differs from kernel_memory's (90b983c)
+    structs: dict[str, dict[str, int]] = field(default_factory=dict)
+    params: dict[str, dict[str, int]] = field(default_factory=dict)  # ABI -> PARAM_STRUCTS name -> sizeof
+    # ABI -> op -> sizeof its reference OpData (what Init() allocates), where it differs from kernel_memory's
+    op_data: dict[str, dict[str, int]] = field(default_factory=dict)
+    # op -> temporary TfLiteTensors its Prepare takes (reference kernels), where they differ from kernel_memory's;
+    # a callable of the operator's input type code where the list depends on it
+    temp_tensors: dict[str, object] = field(default_factory=dict)
+    # ops whose kernels' allocations were measured at this generation (reference kernels); others are assumed
+    measured_ops: frozenset[str] = frozenset()
+    measured_kernels: tuple[str, ...] = ()
+    measured_abis: tuple[str, ...] = ()
+    modelled: bool = True  # False: the estimate refuses it (its allocation is too unlike any measured generation's)
+    tables_of: str = ""  # the one revision whose sizes the tables hold, when they are not the whole generation's
+    tables_elsewhere: str = ""  # how far they were off for other revisions of the generation (measured)
+    # ABI -> struct -> sizeof in a build without TF_LITE_STATIC_MEMORY (full TfLiteTensor and TfLiteNode), which
+    # distributions such as Edge Impulse's SDK use: the tables' figure is no bound for them
+    full_structs: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+_INT8, _UINT8 = 9, 3
+
+
+def _mean_2020(in_type: int) -> tuple:
+    # PrepareMeanOrSum: input, output; then PrepareSimple: input, axis, and the output again for int8
+    return (_IN0, _OUT0, _IN0, _IN1) + ((_OUT0,) if in_type == _INT8 else ())
+
+
+def _reduce_max_2020(in_type: int) -> tuple:
+    # PrepareMax: PrepareSimple (input, axis, output for int8), then input, output, axis
+    return (_IN0, _IN1) + ((_OUT0,) if in_type == _INT8 else ()) + (_IN0, _OUT0, _IN1)
+
+
+# Before TfLiteEvalTensor: a persistent TfLiteTensor per tensor of the model (context->tensors), and no temporary
+# ones. Nothing measured bounds it (it keeps far more in the arena), so the estimate refuses it.
+GEN_2019 = Generation(
+    key="2019",
+    label="TFLM before 2020-08 (TensorFlow 2.3 and earlier: a TfLiteTensor per tensor in the arena)",
+    covers="TensorFlow's tensorflow/lite/micro up to 2.3 (before TfLiteEvalTensor, 2020-08), Edge Impulse's SDK up "
+           "to 2021-03 (e.g. 7adcab5)",
+    measured=(),
+    single_subgraph=True,
+    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    arena_builtin_allocator=False,
+    subgraph_allocations=False,
+    plan_beside_requests=True,
+    variables_after_plan=True,
+    subgraph_sizes_array=False,
+    modelled=False,
+)
+
+GEN_2020 = Generation(
+    key="2020",
+    label="TFLM 2020-2021 (TensorFlow 2.4-2.5 micro, tflite-micro to 73c5fa4 of 2021-05-12, Edge Impulse's 2021 SDK)",
+    covers="TensorFlow 2.4-2.5 tensorflow/lite/micro (from 2020-08), tflite-micro a37043f to 73c5fa4 "
+           "(2021-04-09 to 2021-05-12), Edge Impulse inferencing-sdk-cpp of 2021 (e.g. be7b099, 2021-08-31)",
+    measured=("Edge Impulse inferencing-sdk-cpp be7b099 (2021-08-31; TFLM of tflite-micro a37043f)",),
+    single_subgraph=True,
+    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    arena_builtin_allocator=False,
+    subgraph_allocations=False,
+    plan_beside_requests=True,
+    variables_after_plan=True,
+    subgraph_sizes_array=False,
+    rules=frozenset({REDUCE_ACCUMULATOR_ONLY}),
+    # Edge Impulse's build (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY: TfLiteTensor and TfLiteNode
+    # carry their full fields), read from the measured build's DWARF and its allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 28, "MicroAllocator": 24, "NodeAndRegistration": 40,
+                      "TfLiteTensor": 64, "ScratchBufferRequest": 8, "TfLiteEvalTensor": 12,
+                      "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4, "ScratchBufferHandle": 4,
+                      "AllocationInfo": 24, "void*": 4}},
+    params={"eabi": {"TfLiteAddParams": 2, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1,
+                     "TfLiteBatchMatMulParams": 3, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8,
+                     "TfLiteConvParams": 24, "TfLiteCumsumParams": 2, "TfLiteDepthToSpaceParams": 4,
+                     "TfLiteDepthwiseConvParams": 28, "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4,
+                     "TfLiteGatherParams": 8, "TfLiteL2NormParams": 1, "TfLiteLSTMParams": 16,
+                     "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1,
+                     "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1,
+                     "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2,
+                     "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1,
+                     "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4,
+                     "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20,
+                     "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12,
+                     "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "MAX_POOL_2D": 32, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52,
+                      "FULLY_CONNECTED": 32, "MEAN": 36, "SUM": 36, "QUANTIZE": 32, "SOFTMAX": 56, "SVDF": 32,
+                      "TRANSPOSE_CONV": 68, "RESHAPE": 0}},
+    temp_tensors={"RESHAPE": (_IN0, _OUT0), "MEAN": _mean_2020, "SUM": _mean_2020,
+                  "REDUCE_MAX": _reduce_max_2020, "REDUCE_MIN": _reduce_max_2020},
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MEAN",
+                            "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+)
+
+# Its allocation steps are not modelled: an estimate for it is the bound over the measured generations.
+GEN_2021 = Generation(
+    key="2021",
+    label="TFLM 2021-2022 (tflite-micro d7ac83e of 2021-05-13 to 2022-04-04, SimpleMemoryAllocator with subgraphs)",
+    covers="tflite-micro d7ac83e to 45022bb (2021-05-13 to 2022-04-04)",
+    measured=(),
+    single_subgraph=False,
+    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    arena_builtin_allocator=True,
+    subgraph_allocations=True,
+    plan_beside_requests=True,
+    variables_after_plan=True,
+    subgraph_sizes_array=False,
+)
+
+# The current allocation sequence with a SimpleMemoryAllocator: measured at 1bdc373d4 (2022-04-25), where the
+# estimate with the current generation's steps equals the smallest arena on all 50 models once MEAN/SUM take only
+# the accumulator (the anonymous OpData of reduce.cc holds temp_buffer_idx, 36 B)
+GEN_2022_04 = Generation(
+    key="2022-04",
+    label="tflite-micro 2022-04 to 2022-07 (SimpleMemoryAllocator behind the buffer-allocator interfaces)",
+    covers="tflite-micro 45022bb (2022-04-05) to 86abc0a (2022-07-07)",
+    measured=("tflite-micro 1bdc373d4 (2022-04-25)",),
+    single_subgraph=False,
+    creation=("SimpleMemoryAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
+    arena_builtin_allocator=True,
+    subgraph_allocations=True,
+    plan_beside_requests=False,
+    variables_after_plan=False,
+    subgraph_sizes_array=True,
+    rules=frozenset({REDUCE_ACCUMULATOR_ONLY}),
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY) and allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 40, "GreedyMemoryPlanner": 44, "MicroAllocator": 40,
+                      "MicroBuiltinDataAllocator": 8, "SubgraphAllocations": 8, "NodeAndRegistration": 32,
+                      "TfLiteTensor": 32, "ScratchBufferRequest": 12, "TfLiteEvalTensor": 12,
+                      "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4, "ScratchBufferHandle": 4,
+                      "AllocationInfo": 24, "void*": 4, "size_t": 4}},
+    params={"eabi": {"TfLiteAddParams": 2, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1, "TfLiteBatchMatMulParams": 3, "TfLiteCallOnceParams": 4, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8, "TfLiteConvParams": 24, "TfLiteCumsumParams": 2, "TfLiteDepthToSpaceParams": 4, "TfLiteDepthwiseConvParams": 28, "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4, "TfLiteGatherParams": 8, "TfLiteIfParams": 8, "TfLiteL2NormParams": 1, "TfLiteLSTMParams": 16, "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1, "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1, "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2, "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1, "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4, "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20, "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12, "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8, "TfLiteVarHandleParams": 8, "TfLiteWhileParams": 8}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "EQUAL": 32, "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MUL": 36, "NOT_EQUAL": 32, "QUANTIZE": 32, "RELU": 28, "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SVDF": 36, "TRANSPOSE_CONV": 72, "WHILE": 8, "MEAN": 36, "SUM": 36}},
+    measured_ops=frozenset(['ADD', 'AVERAGE_POOL_2D', 'CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED', 'LESS', 'MEAN', 'MUL', 'QUANTIZE', 'RESHAPE', 'SOFTMAX', 'SVDF', 'TRANSPOSE_CONV', 'WHILE']),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+    tables_of="tflite-micro 1bdc373d4 (2022-04-25)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 1bdc373d4's (no other revision of 2022-04 to "
+                     "2022-07 was measured)",
+)
+
+GEN_2022 = Generation(
+    key="2022",
+    label="tflite-micro since 2022-07 (SingleArenaBufferAllocator)",
+    covers="tflite-micro 86abc0a (2022-07-07) to 90b983c (2026) and the distributions synced from it "
+           "(Arduino's and pico-tflmicro's syncs, esp-tflite-micro, Zephyr's module)",
+    measured=("tflite-micro 90b983c (August 2026)", "tflite-micro 02414075e (2023-06-16), with its DWARF sizes",
+              "pico-tflmicro dfea53b (2024-12), with its DWARF sizes",
+              "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15), with its DWARF sizes"),
+    tables_of="tflite-micro 90b983c (August 2026)",
+    # eabi: Edge Impulse inferencing-sdk-cpp 29ca890's DWARF (measured); ilp32 and lp64: the same fields laid out by
+    # the ABI's rules (not compiled)
+    full_structs={"eabi": {"TfLiteTensor": 64, "NodeAndRegistration": 44},
+                  "ilp32": {"TfLiteTensor": 64, "NodeAndRegistration": 44},
+                  "lp64": {"TfLiteTensor": 112, "NodeAndRegistration": 88}},
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 90b983c's, or a build without "
+                     "TF_LITE_STATIC_MEMORY's (full TfLiteTensor and TfLiteNode, as Edge Impulse's SDK), whichever "
+                     "needs more; at 02414075e (2023-06) 90b983c's were 0 to 60 B above the measured minimum, at "
+                     "pico-tflmicro dfea53b 0 to 36 B, and Edge Impulse's 2023 SDK needed up to 380 B more",
+    single_subgraph=False,
+    creation=("SingleArenaBufferAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
+    arena_builtin_allocator=True,
+    subgraph_allocations=True,
+    plan_beside_requests=False,
+    variables_after_plan=False,
+    subgraph_sizes_array=True,
+    measured_kernels=("reference", "cmsis_nn", "esp_nn"),
+    measured_abis=("ilp32", "eabi", "lp64"),
+)
+
+CURRENT = GEN_2022
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
+BY_KEY = {generation.key: generation for generation in GENERATIONS}
+MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
+
+
+# The classes from_struct_names tells a generation by: a reader that keeps only some DWARF types keeps these.
+TELLING_CLASSES = frozenset({"SingleArenaBufferAllocator", "SimpleMemoryAllocator", "TfLiteEvalTensor",
+                             "INonPersistentBufferAllocator", "IPersistentBufferAllocator", "SubgraphAllocations"})
+
+
+def from_struct_names(names: set[str]) -> Generation | None:
+    """The generation a build's DWARF tells by the allocator classes it describes (names without namespaces), or None
+    when it names none of them."""
+    if "SingleArenaBufferAllocator" in names:
+        return GEN_2022
+    if "SimpleMemoryAllocator" in names:
+        if "TfLiteEvalTensor" not in names:
+            return GEN_2019
+        if "INonPersistentBufferAllocator" in names or "IPersistentBufferAllocator" in names:
+            return GEN_2022_04
+        return GEN_2021 if "SubgraphAllocations" in names else GEN_2020
+    return None
+
+
+def from_symbols(names) -> Generation | None:
+    """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
+    for an ELF without DWARF; None when none of the allocator classes is named."""
+    simple = graph = tensor_array = interfaces = False
+    for name in names:
+        if "SingleArenaBufferAllocator::" in name:
+            return GEN_2022
+        simple = simple or "SimpleMemoryAllocator::" in name
+        graph = graph or "MicroGraph::" in name
+        tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
+        interfaces = interfaces or "PersistentBufferAllocator::" in name
+    if simple:
+        return (GEN_2019 if tensor_array else GEN_2022_04 if interfaces else GEN_2021 if graph else GEN_2020)
+    return None
+
+
+def from_tree_files(has_file, header_text: str) -> Generation | None:
+    """The generation of a TFLM source tree: has_file(path) tells whether tensorflow/lite/micro/<path> exists;
+    header_text is its micro_allocator.h ("" when absent)."""
+    if has_file("arena_allocator/single_arena_buffer_allocator.h") or has_file("single_arena_buffer_allocator.h"):
+        return GEN_2022
+    if has_file("simple_memory_allocator.h") or has_file("arena_allocator/simple_memory_allocator.h"):
+        if "TfLiteEvalTensor" not in header_text:
+            return GEN_2019
+        if has_file("ibuffer_allocator.h") or has_file("arena_allocator/ibuffer_allocator.h"):
+            return GEN_2022_04
+        return GEN_2021 if "SubgraphAllocations" in header_text else GEN_2020
+    return None
+
+
+# Names users give (--tflm-revision), besides the keys
+ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
+           "be7b099": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020}
+
+
+def named(text: str) -> Generation:
+    """The generation a user names (--tflm-revision): a key ("2020", "2021", "2022") or an alias; ValueError else."""
+    key = text.strip().lower()
+    found = BY_KEY.get(key) or ALIASES.get(key)
+    if found is None:
+        raise ValueError(f"unknown TFLM revision {text!r} (choose from {', '.join(list(BY_KEY) + list(ALIASES))})")
+    return found
