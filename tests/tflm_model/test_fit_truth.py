@@ -108,8 +108,9 @@ def test_another_model_on_this_firmware_is_within_half_a_percent_of_its_own_app_
     real, answer = int(row["real_rom"]), int(row["predicted_flash"])
     assert abs(answer - real) <= real * 0.005
     assert int(row["low"]) <= real <= int(row["high"])
-    # static RAM: equal on pico-tflmicro; within 12 B on Arduino's library (the kernels' .bss the set questions move)
-    ram_goal = {"swap_truth_pico.csv": 0, "swap_truth_arduino.csv": 12}[row["table"]]
+    # static RAM: equal on pico-tflmicro; within 12 B on Arduino's library and Zephyr's module (the kernels' .bss the
+    # set questions move)
+    ram_goal = {"swap_truth_pico.csv": 0, "swap_truth_arduino.csv": 12, "swap_truth_zephyr.csv": 12}[row["table"]]
     assert abs(int(row["predicted_static_ram"]) - int(row["real_static_ram"])) <= ram_goal
     # the arrays went out and in: the firmware's own model, rounded up to 16, and the new one
     assert int(row["models_out_bytes"]) % 16 == 0 and int(row["models_in_bytes"]) % 16 == 0
