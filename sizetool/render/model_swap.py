@@ -93,7 +93,8 @@ def swap_summary_lines(swap: ModelSwap) -> list[str]:
         terms.append(f"+ {swap.bytes_in:,} ({_model_names(swap.models_in)} in)")
     if swap.lookups_change:
         terms.append(f"{'+' if swap.lookups_change > 0 else '-'} {abs(swap.lookups_change):,} (resolver lookups)")
-    return [f"  = {' '.join(terms)} = {swap.flash:,} B",
+    total = [f"  = {' '.join(terms)} = {swap.flash:,} B"] if len(terms) > 1 else []  # nothing changes: no sum
+    return total + [
             f"static RAM: {swap.static_ram:,} B with the new resolver ({swap.static_ram_now:,} B now; .data + .bss, "
             "the arena left out)"]
 

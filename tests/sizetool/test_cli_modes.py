@@ -98,3 +98,19 @@ def test_a_missed_budget_is_in_fits_first_line(capsys):
     assert " B over the budget" in text.splitlines()[0]
     status, data, _ = run(capsys, "fit", firmware, "--flash", "1M", "-f", "json")
     assert json.loads(data)["budget"]["over"] == {}
+
+
+def test_fit_on_an_image_that_runs_from_ram_counts_what_it_stores():
+    # a RAM-loaded image has no ROM: the firmware running its models is every byte the ELF stores, not 0
+    from sizetool.cli import main
+
+    firmware = str(REPO_ROOT / "fixtures/real_builds/out/ram-image/firmware.elf")
+    import io
+    import contextlib
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["fit", firmware, "-f", "json"])
+    data = json.loads(out.getvalue())
+    assert data["calibrated"]["flash"] > 0 and data["calibrated"]["low"] <= data["calibrated"]["flash"]
+    assert not data["summary"][1].startswith("flash: 0 B")
