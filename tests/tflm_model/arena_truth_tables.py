@@ -26,3 +26,14 @@ def rows_with_models(table: str) -> list[tuple[dict, Path]]:
         if path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == row["sha256"]:
             found.append((row, path))
     return found
+
+
+def dwarf_sizes(facts_name: str):
+    """The struct sizes a measured build's DWARF gave (tests/data/<facts_name>), as the estimate takes them."""
+    import json
+
+    from tflm_facts.build_sizes import BuildSizes
+
+    data = json.loads((REPO_ROOT / "tests" / "data" / facts_name).read_text())
+    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
+                      frozenset(data["rules"]))

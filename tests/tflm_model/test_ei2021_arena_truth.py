@@ -7,7 +7,6 @@ without the build: `size-report fit` (DWARF sizes, generation told by the DWARF'
 `gen-resolver --arena --tflm TREE` / `--tflm-revision 2020` (the generation's own tables), the current rules (what
 the toolkit gave before it knew generations: 17 rows below the minimum) and the unknown-revision bound."""
 
-import json
 from pathlib import Path
 
 from tests.tflm_model import arena_truth_tables
@@ -21,9 +20,7 @@ FACTS = REPO_ROOT / "tests" / "data" / "ei2021_dwarf_facts.json"
 
 
 def dwarf_sizes() -> BuildSizes:
-    data = json.loads(FACTS.read_text())
-    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
-                      frozenset(data["rules"]))
+    return arena_truth_tables.dwarf_sizes(FACTS.name)
 
 
 def _int(text: str) -> int:

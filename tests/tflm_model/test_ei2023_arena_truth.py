@@ -5,7 +5,6 @@ tables too small by up to 380 B: with its DWARF (tests/data/ei2023_dwarf_facts.j
 model; for its tree (a revision other than 90b983c, flags not known) the bound takes the larger of 90b983c's sizes and
 a full-struct build's, and is never below."""
 
-import json
 from pathlib import Path
 
 from tests.tflm_model import arena_truth_tables
@@ -20,9 +19,7 @@ REVISION = "Edge Impulse inferencing-sdk-cpp 29ca890"
 
 
 def dwarf_sizes() -> BuildSizes:
-    data = json.loads(FACTS.read_text())
-    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
-                      frozenset(data["rules"]))
+    return arena_truth_tables.dwarf_sizes(FACTS.name)
 
 
 def test_table_holds_the_estimate_to_the_measured_minimum():

@@ -7,7 +7,6 @@ without the build.
 Each row names its model by a path: `fixtures/...` in this repository (always checked), or `shared/...` in the folder
 beside the repo (MODELS_ROOT overrides it), checked when the file is there with the same SHA-256."""
 
-import json
 from pathlib import Path
 
 from tests.tflm_model import arena_truth_tables
@@ -23,9 +22,7 @@ def truth_rows() -> list[dict]:
 
 
 def dwarf_sizes() -> BuildSizes:
-    data = json.loads(FACTS.read_text())
-    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
-                      frozenset(data["rules"]))
+    return arena_truth_tables.dwarf_sizes(FACTS.name)
 
 
 def _rows_with_models() -> list[tuple[dict, Path]]:

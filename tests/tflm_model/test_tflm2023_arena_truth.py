@@ -5,7 +5,6 @@ the byte under qemu mps2-an385 (tests/data/tflm2023_arena_truth.csv; how: docs/a
 (90b983c's sizes) are above on the models whose kernels' OpData shrank since, never below, and a --tflm tree of this
 revision is labelled an upper bound."""
 
-import json
 from pathlib import Path
 
 from tests.tflm_model import arena_truth_tables
@@ -20,9 +19,7 @@ REVISION = "tflite-micro 02414075e"
 
 
 def dwarf_sizes() -> BuildSizes:
-    data = json.loads(FACTS.read_text())
-    return BuildSizes(data["structs"], data["op_data"], data["params"], data["enum_bytes"], data["source"],
-                      frozenset(data["rules"]))
+    return arena_truth_tables.dwarf_sizes(FACTS.name)
 
 
 def test_table_holds_the_estimate_to_the_measured_minimum():
