@@ -61,8 +61,8 @@ def model_lines(report: SizeReport) -> list[str]:
             line += (f"; in RAM, copied from flash at start-up (its {model.size} bytes count in both): declared const "
                      f"it gives back {model.const_saving} bytes of RAM")
         if model.strip_saving is not None:
-            line += (f"; without names and metadata: {model.strip_saving} bytes less (written again: {model.stripped} "
-                     f"bytes stripped, {model.rewritten} whole)")
+            line += (f"; without names and metadata: {model.strip_saving} bytes less (written again without them: "
+                     f"{model.stripped} bytes)")
         lines.append(line)
     return lines
 
