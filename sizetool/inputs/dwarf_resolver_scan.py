@@ -9,7 +9,7 @@ pyelftools instead.
 from __future__ import annotations
 
 from sizetool.inputs.dwarf_abbreviations import unit_header
-from sizetool.inputs.dwarf_format import AT_NAME, AT_STR_OFFSETS_BASE, Unit, read_uleb
+from sizetool.inputs.dwarf_format import AT_NAME, Unit, read_uleb
 from sizetool.inputs.dwarf_type_scan import AT_ARTIFICIAL, NotHandled, TypeScan, _Plan
 
 TAG_NAMESPACE, TAG_SUBPROGRAM, TAG_CLASS, TAG_STRUCTURE, TAG_PARAMETER = 0x39, 0x2E, 0x02, 0x13, 0x05
@@ -37,15 +37,10 @@ class ResolverScan(TypeScan):
         classes: set[str] = set()
         types: set[str] = set()
         for unit in self.units:
-            data, pos, end = self.info, unit.first_die, unit.end
-            if pos >= end:
+            found = self._unit_top(unit)
+            if found is None:
                 continue
-            code, pos = read_uleb(data, pos)
-            if code == 0:
-                continue
-            top = self._plan(unit, code)
-            values, pos = self._values(unit, top, pos)
-            unit.str_offsets_base = values.get(AT_STR_OFFSETS_BASE, (0, 8))[1]
+            top, _values, pos = found
             if top.has_children:
                 self._children(unit, pos, 0, (methods, registrations, classes, types))
             if classes:  # its methods are all there: the other units would only repeat them

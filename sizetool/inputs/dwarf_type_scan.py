@@ -155,19 +155,29 @@ class TypeScan:
             plans[code] = plan.entry
         return plan
 
-    def _scan_unit(self, unit: Unit, out: list) -> None:
-        data, pos, end = self.info, unit.first_die, unit.end
-        if pos >= end:
-            return
-        code, pos = read_uleb(data, pos)
+    def _unit_top(self, unit: Unit):
+        """The unit's top DIE read (its str_offsets base set): (its plan, its values, the position after it), or None
+        for a unit without one."""
+        pos = unit.first_die
+        if pos >= unit.end:
+            return None
+        code, pos = read_uleb(self.info, pos)
         if code == 0:
-            return
+            return None
         top = self._plan(unit, code)
         values, pos = self._values(unit, top, pos)
         unit.str_offsets_base = values.get(AT_STR_OFFSETS_BASE, (0, 8))[1]
+        return top, values, pos
+
+    def _scan_unit(self, unit: Unit, out: list) -> None:
+        found = self._unit_top(unit)
+        if found is None:
+            return
+        top, values, pos = found
         unit_name = self._text(unit, values.get(AT_NAME)) or ""
         if not top.has_children:
             return
+        data, end = self.info, unit.end
         names, members_of, base, wanted_offsets = self.names, self.members_of, unit.offset, self.wanted_offsets
         endian, from_bytes = self.endian, int.from_bytes
         plans = self._plans(unit)
