@@ -22,7 +22,6 @@ def calibrated_answer(profile_name: str, elf: str, model_paths: list[str], flash
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.operators.graph_cache import load_operator_graph
     from sizetool.inputs.firmware_models import embedded_models
-    from sizetool.operators.operator_graph import image_total
     from sizetool.profile.model_swap import plan_swap, swap_models
     from sizetool.report.report_builder import build_report_keeping_image
 
@@ -32,7 +31,7 @@ def calibrated_answer(profile_name: str, elf: str, model_paths: list[str], flash
         image = image if image is not None else read_elf(elf)
         graph = load_operator_graph(elf, None, image=image)
         plan = plan_swap(embedded_models(image) if report.models else [], elf, list(model_paths))
-        answer = swap_models(image, graph, image_total(report.rom_total, graph), plan, profile_name, strict=True)
+        answer = swap_models(image, graph, report.rom_total, plan, profile_name, strict=True)
     except SizeToolError as error:
         raise ResolverGenError(str(error)) from None
     over = flash_limit is not None and answer.flash > flash_limit

@@ -124,10 +124,7 @@ def run_fit(options: FitOptions) -> int:
     firmware.operator_table()
     crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
-    from sizetool.operators.operator_graph import image_total
-
-    stored = image_total(firmware.report.rom_total, firmware.operator_graph())  # a RAM-loaded image: all it stores
-    calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), stored, plan,
+    calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total, plan,
                              options.calibration_profile, strict=options.calibration_profile is not None)
     over = budget_over(firmware, options, calibrated)
     text = render_fit(crosscheck, fit, options.output.output_format, firmware.report.source, firmware.report.arch,

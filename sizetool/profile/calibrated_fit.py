@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from sizetool.errors import SizeToolError
 from sizetool.operators.model_crosscheck import read_model_ops
+from sizetool.operators.operator_graph import image_total
 from sizetool.profile.profile_export import export_profile
 from tflm_facts.target_profile import BuildFacts, ProfileError, TargetProfile, load_profile, shipped_profiles
 from tflm_model.profile_sets import ProfileSets
@@ -239,9 +240,10 @@ def calibrated_fit(firmware: TargetProfile, model_paths, profile_name: str | Non
 def firmware_profile(image, operator_graph, rom_total: int, strict: bool = True) -> TargetProfile | None:
     """The ELF's operator graph exported as a profile (the set questions on it equal `--keep` on the ELF), without
     stack figures. A firmware that cannot be profiled (code not disassembled, no registrations found) is a
-    SizeToolError when `strict`, else None."""
+    SizeToolError when `strict`, else None. An image that runs from RAM (no ROM) is profiled on what it stores."""
+    stored = image_total(rom_total, operator_graph)
     try:
-        return export_profile(image, operator_graph, rom_total, os.path.basename(image.path), stack=False)
+        return export_profile(image, operator_graph, stored, os.path.basename(image.path), stack=False)
     except SizeToolError:
         if strict:
             raise
