@@ -128,12 +128,13 @@ def _gate(plan, args) -> bool:
 
 
 def _estimate(args: argparse.Namespace, tree=None):
-    """The arena estimate for the allocator generation named (--tflm-revision), else the --tflm tree's (a tree whose
-    generation cannot be told: the bound over the measured ones), else the current one."""
+    """The arena estimate for the allocator generation named (--tflm-revision), else the --tflm tree's; without either
+    (or with a tree whose generation cannot be told), the bound over the measured generations, named as such: a
+    figure assumed for today's TFLM would be low for an older or full-struct build."""
     from tflm_model.arena_estimate import estimate_arena
-    from tflm_facts.allocator_generations import CURRENT, named
+    from tflm_facts.allocator_generations import named
 
-    generation, why, revision = CURRENT, "", ""
+    generation, why, revision = None, "no --tflm tree or --tflm-revision named", ""
     if args.tflm_revision:
         try:
             generation = named(args.tflm_revision)

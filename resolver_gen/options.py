@@ -90,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="for --arena: the TFLM allocator generation the firmware links, when --tflm cannot tell "
                              "it or is not given: 2020 (TensorFlow 2.4-2.5's micro, tflite-micro to 2021-05-12, Edge "
                              "Impulse's 2021 SDK; alias edge-impulse-2021), 2021 (tflite-micro 2021-05 to 2022-04; not "
-                             "measured: an upper bound), 2022-04 (to 2022-07), 2022 or current (since 2022-07; the "
-                             "default)")
+                             "measured: an upper bound), 2022-04 (to 2022-07), 2022, current or 90b983c (since 2022-07: "
+                             "exact for 90b983c). Without it or --tflm, the figure is the upper bound over every "
+                             "measured generation")
     parser.add_argument("--cmake-dir", action=_PrintCMakeDir,
                         help="print the folder of the CMake package (find_package(TflmSizeToolkit): put it on "
                              "CMAKE_PREFIX_PATH) and exit")

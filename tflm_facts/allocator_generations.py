@@ -70,6 +70,12 @@ class Generation:
     # ABI -> struct -> sizeof in a build without TF_LITE_STATIC_MEMORY (full TfLiteTensor and TfLiteNode), which
     # distributions such as Edge Impulse's SDK use: the tables' figure is no bound for them
     full_structs: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Part of the bound given when the revision is not known (a figure for "any TFLM"); False for a generation so
+    # unlike today's that bounding it would raise every user's arena: an answer without a revision names it as left out
+    in_unnamed_bound: bool = True
+    # Revisions of the generation whose smallest arenas were measured never above the tables' figure (the tables are a
+    # bound there without a full-struct build's sizes): how a revision string names them
+    tables_bound_at: tuple[str, ...] = ()
 
 
 _INT8, _UINT8 = 9, 3
@@ -101,6 +107,7 @@ GEN_2019 = Generation(
     variables_after_plan=True,
     subgraph_sizes_array=False,
     modelled=False,
+    in_unnamed_bound=False,
 )
 
 GEN_2020 = Generation(
@@ -203,6 +210,7 @@ GEN_2022 = Generation(
               "pico-tflmicro dfea53b (2024-12), with its DWARF sizes",
               "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15), with its DWARF sizes"),
     tables_of="tflite-micro 90b983c (August 2026)",
+    tables_bound_at=("tflite-micro 02414075e", "pico-tflmicro dfea53b"),
     # eabi: Edge Impulse inferencing-sdk-cpp 29ca890's DWARF (measured); ilp32 and lp64: the same fields laid out by
     # the ABI's rules (not compiled)
     full_structs={"eabi": {"TfLiteTensor": 64, "NodeAndRegistration": 44},
@@ -227,6 +235,7 @@ CURRENT = GEN_2022
 GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
+CURRENT_REVISION_NAME = "90b983c"  # how a user names the current generation's tables' own revision (an ALIASES key)
 
 
 # The classes from_struct_names tells a generation by: a reader that keeps only some DWARF types keeps these.
@@ -280,7 +289,12 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
 
 # Names users give (--tflm-revision), besides the keys
 ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
-           "be7b099": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020}
+           "be7b099": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020,
+           # the shipped profiles' distributions, told from their trees (arena_allocator/single_arena_buffer_allocator.h)
+           "ef64591": GEN_2022, "8d404de": GEN_2022,  # Zephyr's tflite-micro module (its TFLM, its own revision)
+           "7948b85": GEN_2022,  # Arduino's tflite-micro sync of 2023-02-27
+           "dfea53b": GEN_2022,  # pico-tflmicro's sync of 2024-12-26
+           "d6465fd": GEN_2022}  # esp-tflite-micro's sync of 2026-07-20
 
 
 def named(text: str) -> Generation:

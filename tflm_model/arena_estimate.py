@@ -32,7 +32,7 @@ from tflm_model.model_source import ModelData
 from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
 from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
-from tflm_facts.allocator_generations import CURRENT, MEASURED, STAND_INS, Generation
+from tflm_facts.allocator_generations import CURRENT, CURRENT_REVISION_NAME, GENERATIONS, MEASURED, STAND_INS, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import (
     ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, PARAM_STRUCTS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
@@ -74,6 +74,7 @@ class ArenaEstimate:
     cpu_features: str = "dsp"  # tflm_facts.kernel_memory.CPU_FEATURES: CMSIS-NN's scratch rules ("dsp" or "mve")
     revision: str = CURRENT.label  # the TFLM allocator generation (revisions) the figure holds for
     assumed: tuple[str, ...] = ()  # facts of that generation not known from the build or its table (90b983c's used)
+    generation_key: str = CURRENT.key  # that generation's key (tflm_facts.allocator_generations)
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -546,30 +547,52 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
             return replace(found, revision=f"{generation.label}, with the build's own sizes")
         if not revision or generation.tables_of.split(" (")[0] in revision:
             return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
-        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation, linked_types)
         note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
+        if any(measured in revision for measured in generation.tables_bound_at):
+            return replace(found, exact=False, notes=(note, *found.notes),
+                           revision=f"{generation.label} ({revision}), with {generation.tables_of}'s sizes")
+        found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation, linked_types)
         return replace(found, exact=False, notes=(note, *found.notes),
                        revision=f"{generation.label} ({revision}), with the larger of {generation.tables_of}'s "
                                 "sizes and a full-struct build's")
-    found, refusals = [], []
+    found, refusals, widened = [], [], []
     for candidate in MEASURED:
+        if generation is None and not candidate.in_unnamed_bound:
+            continue
         try:
-            figure = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate, linked_types)
+            plain = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate, linked_types)
+            figure = plain
             if not (sizes.structs or sizes.op_data):
-                figure = _with_full_structs(figure, model_paths, kernels, abi, cpu_features, candidate, linked_types)
+                figure = _with_full_structs(plain, model_paths, kernels, abi, cpu_features, candidate, linked_types)
             found.append(figure)
+            widened.append(figure is not plain)
         except ModelError as error:
             refusals.append(error)
     if not found:
         raise refusals[-1]
     largest = max(found, key=lambda e: e.total_bytes)
-    figures = ", ".join(f"{e.total_bytes} B for {e.revision}" for e in found)
-    reason = (f"the allocator of {generation.label} was not measured" if generation is not None
-              else f"TFLM revision not known{': ' + why if why else ''}")
-    note = f"{reason}; upper bound: the largest figure of the measured allocator generations ({figures})"
-    return replace(largest, exact=False, notes=(note, *largest.notes),
-                   revision=generation.label if generation is not None else "not known (bound over the measured "
-                   "generations)", assumed=tuple(sorted({a for e in found for a in e.assumed})))
+    if generation is not None:
+        figures = ", ".join(f"{e.total_bytes} B for {e.revision}" for e in found)
+        note = (f"the allocator of {generation.label} was not measured; upper bound: the largest figure of the "
+                f"measured allocator generations ({figures})")
+        return replace(largest, exact=False, notes=(note, *largest.notes), revision=generation.label,
+                       assumed=tuple(sorted({a for e in found for a in e.assumed})))
+    figures = "; ".join(f"{e.total_bytes:,} B for generation {e.generation_key}"
+                        + (" built without TF_LITE_STATIC_MEMORY (as Edge Impulse's SDK)" if wide else "")
+                        for e, wide in zip(found, widened))
+    notes = [f"TFLM revision not known{' (' + why + ')' if why else ''}: the largest figure of the measured "
+             f"allocator generations ({figures}; docs/arena.md lists them)"]
+    if not (sizes.structs or sizes.op_data) and CURRENT.tables_of:
+        current = _estimate(model_paths, kernels, abi, cpu_features, sizes, CURRENT, linked_types)
+        notes.append(f"{CURRENT.tables_of.split(' (')[0]} alone needs {current.total_bytes:,} B exactly "
+                     f"(gen-resolver --tflm-revision {CURRENT_REVISION_NAME}, or --tflm TREE)")
+    notes += [f"leaves out {left.label}: name it with --tflm-revision {left.key}"
+              for left in GENERATIONS if not left.in_unnamed_bound]
+    return replace(largest, exact=False, notes=(*notes, *largest.notes), revision=UNNAMED_REVISION,
+                   assumed=tuple(sorted({a for e in found for a in e.assumed})))
+
+
+UNNAMED_REVISION = "not named: an upper bound over TFLM's measured allocator generations, 2020 to today"
 
 
 def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str, cpu_features: str,
@@ -628,4 +651,5 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
                 why += ("; " if why else "") + f"facts assumed from {CURRENT_NAME}: {', '.join(sorted(out.assumed))}"
             notes.insert(0, f"{generation.label}: {why}; the figure may be off")
     return ArenaEstimate(total, exact, kernels, 8 if abi == "lp64" else 4, tuple(parts), tuple(notes), tuple(labels),
-                         plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)))
+                         plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)),
+                         generation.key)

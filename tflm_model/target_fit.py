@@ -25,6 +25,7 @@ from tflm_facts.target_profile import (
     resolver_object_bytes,
     shipped_profiles,
 )
+from tflm_facts.allocator_generations import Generation, named
 from tflm_model.arena_estimate import ArenaEstimate, estimate_arena
 from tflm_model.errors import ModelError
 from tflm_model.model_source import source_exists, source_size
@@ -225,10 +226,36 @@ def cpu_features(profile: TargetProfile) -> str:
 
 
 def profile_arena(profile: TargetProfile, model_paths) -> ArenaEstimate:
-    """The tensor arena the models need with the profile's kernel set, pointer size, enum size and MVE."""
+    """The tensor arena the models need with the profile's kernel set, pointer size, enum size and MVE, for the
+    profile's TFLM revision: exact for the revision the arena tables hold, else their bound for that generation."""
+    revision = profile_revision(profile)
     return estimate_arena(model_paths, kernels=profile.build.kernels, pointer_bytes=profile.build.pointer_bytes,
                           short_enums=profile.build.short_enums and profile.build.pointer_bytes == 4,
-                          cpu_features=cpu_features(profile))
+                          cpu_features=cpu_features(profile), revision=revision,
+                          generation=profile_generation(profile),
+                          why=f"the profile's TFLM revision ({revision or 'not given'}) is not one tflm_facts knows")
+
+
+def profile_generation(profile: TargetProfile) -> Generation | None:
+    """The allocator generation of the TFLM a profile was exported from, where tflm_facts knows its revision (the
+    distribution's own, else TFLM's commit); None when it does not."""
+    for known in (profile.build.distribution_revision, profile.build.tflm_commit):
+        if known:
+            try:
+                return named(known[:7])
+            except ValueError:
+                continue
+    return None
+
+
+def profile_revision(profile: TargetProfile) -> str:
+    """The TFLM a profile was exported from, as the arena estimate matches it against its tables' revision:
+    "tflite-micro 90b983c", the distribution and its revision ("pico-tflmicro dfea53b (upstream sync of ...)"), or
+    "" when the profile names none."""
+    build = profile.build
+    if build.distribution_revision:
+        return f"{build.distribution or 'a distribution'} {build.distribution_revision[:7]} ({build.tflm_commit})"
+    return f"tflite-micro {build.tflm_commit[:7]}" if build.tflm_commit else ""
 
 
 def _stack(answer: FitAnswer, profile: TargetProfile, kept) -> None:

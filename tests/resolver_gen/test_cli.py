@@ -402,7 +402,8 @@ def test_real_legacy_uint8_ssd_is_refused(shared_models, capsys):
 
 
 def test_arena_header_carries_the_size_and_kernel_set(capsys, models):
-    status, out, _ = run(capsys, models / "arena_add_chain.tflite", "--arena", "--kernels", "cmsis_nn")
+    status, out, _ = run(capsys, models / "arena_add_chain.tflite", "--arena", "--kernels", "cmsis_nn",
+                         "--tflm-revision", "90b983c")
     assert status == 0
     size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
     assert "CMSIS-NN kernels, 32-bit pointers, exact" in out
@@ -413,7 +414,8 @@ def test_arena_header_carries_the_size_and_kernel_set(capsys, models):
 
 def test_arena_mve_uses_cmsis_nn_mve_scratch_rules(capsys, models):
     model = models / "arena_conv_per_channel.tflite"
-    status, out, _ = run(capsys, model, "--arena", "--kernels", "cmsis_nn", "--mve", "--short-enums")
+    status, out, _ = run(capsys, model, "--arena", "--kernels", "cmsis_nn", "--mve", "--short-enums",
+                         "--tflm-revision", "90b983c")
     assert status == 0 and "CMSIS-NN kernels for MVE, 32-bit pointers, short enums, exact" in out
     size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
     from tflm_model.arena_estimate import estimate_arena
@@ -424,7 +426,7 @@ def test_arena_mve_uses_cmsis_nn_mve_scratch_rules(capsys, models):
 
 def test_arena_esp_nn_uses_esp_tflite_micro_rules(capsys, models):
     model = models / "arena_conv_per_channel.tflite"
-    status, out, _ = run(capsys, model, "--arena", "--kernels", "esp_nn")
+    status, out, _ = run(capsys, model, "--arena", "--kernels", "esp_nn", "--tflm-revision", "current")
     assert status == 0 and "esp-nn kernels, 32-bit pointers, exact" in out
     size = int(re.search(r"constexpr size_t kTensorArenaSize = (\d+);", out).group(1))
     from tflm_model.arena_estimate import estimate_arena

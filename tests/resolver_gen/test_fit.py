@@ -42,8 +42,9 @@ def test_json_gives_each_figure_with_parts_that_add_up(capsys, profile):
         assert all(part["bytes"] >= 0 for part in data[figure]["parts"])
     model_part = data["flash"]["parts"][-1]["bytes"]
     assert model_part == embedded_bytes(ADD.stat().st_size) + embedded_bytes(CONV.stat().st_size)
-    arena = estimate_arena([ADD, CONV], kernels="reference", pointer_bytes=4, short_enums=True)
-    assert data["ram"]["arena_bytes"] == arena.total_bytes
+    # the fixture's profile names no TFLM revision: its arena is the bound over the measured allocator generations
+    arena = estimate_arena([ADD, CONV], kernels="reference", pointer_bytes=4, short_enums=True, generation=None)
+    assert data["ram"]["arena_bytes"] == arena.total_bytes and data["ram"]["arena_exact"] is False
     assert data["stack"]["bytes"] == sum(step["frame"] for step in data["stack"]["path"][:-1]) + \
         data["stack"]["path"][-1]["frame"]
     assert data["reduced_types"]["registrations"] == ["ADD", "CONV_2D_INT8"]
@@ -285,10 +286,13 @@ def test_the_esp_tflite_micro_profile_estimates_the_arena_with_its_esp_nn_kernel
     status, out, _ = run(capsys, str(model), "--fit", "esp-tflite-micro-esp32c3-esp_nn", "--format", "json")
     answer = json.loads(out)
     esp = estimate_arena([model], kernels="esp_nn", pointer_bytes=4)
-    assert status == 0 and answer["ram"]["arena_bytes"] == esp.total_bytes and answer["ram"]["arena_exact"] is True
     assert esp.total_bytes == estimate_arena([model], kernels="reference").total_bytes + 4  # conv NodeData
+    # the profile's esp-tflite-micro d6465fd is not the revision the tables hold (90b983c): a bound, never below them
+    assert status == 0 and answer["ram"]["arena_bytes"] >= esp.total_bytes and answer["ram"]["arena_exact"] is False
+    assert answer["ram"]["arena_bytes"] == estimate_arena([model], kernels="esp_nn", revision="esp-tflite-micro "
+                                                          "d6465fd").total_bytes
     assert answer["other_kernels"] is None
-    assert answer["ram"]["parts"][0]["part"] == "tensor arena (esp_nn kernels)"
+    assert answer["ram"]["parts"][0]["part"] == "tensor arena (esp_nn kernels, upper bound)"
 
 
 def test_the_answer_says_first_that_it_leaves_the_application_out(capsys, profile):

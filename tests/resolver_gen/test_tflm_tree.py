@@ -183,12 +183,45 @@ def test_a_tree_whose_generation_cannot_be_told_gets_the_bound(fixtures_dir, tmp
     arena = json.loads(out)["arena"]
     bound = estimate_arena([model], short_enums=True, generation=None)
     assert status == 0 and arena["total_bytes"] == bound.total_bytes and not arena["exact"]
-    assert arena["notes"][0].startswith("TFLM revision not known: the --tflm tree has neither")
+    assert arena["notes"][0].startswith("TFLM revision not known (the --tflm tree has neither")
 
 
-def test_without_a_tree_the_arena_names_the_current_revision_and_a_named_one_overrides(fixtures_dir, capsys):
+def test_without_a_tree_the_arena_is_the_bound_over_every_measured_generation_and_says_so(fixtures_dir, capsys):
+    from tflm_facts.allocator_generations import MEASURED
+    from tflm_model.arena_estimate import estimate_arena
+
     model = fixtures_dir / "models" / "arena_add_chain.tflite"
     status, out, _ = run(capsys, model, "--arena", "--format", "json")
+    arena = json.loads(out)["arena"]
+    assert status == 0 and not arena["exact"] and arena["revision"].startswith("not named: an upper bound")
+    for generation in MEASURED:
+        if generation.in_unnamed_bound:
+            assert arena["total_bytes"] >= estimate_arena([model], generation=generation).total_bytes
+            assert f"for generation {generation.key}" in arena["notes"][0]
+    current = estimate_arena([model]).total_bytes
+    assert f"tflite-micro 90b983c alone needs {current:,} B exactly (gen-resolver --tflm-revision 90b983c" \
+        in arena["notes"][1]
+    assert any(note.startswith("leaves out TFLM before 2020-08") for note in arena["notes"])
+
+
+@pytest.mark.parametrize("table", ["ei2023_arena_truth.csv", "ei2021_arena_truth.csv", "tflm2022_arena_truth.csv"])
+def test_without_a_tree_the_figure_is_never_below_a_measured_revisions_minimum(table, capsys):
+    """Edge Impulse's 2023 SDK (full structs) needed more than 90b983c's figure on every model, the 2021 one on some
+    (the table's estimate_current_bytes): the tree-less default must not be that figure, but a bound over every
+    measured generation."""
+    from tests.tflm_model.arena_truth_tables import rows_with_models
+
+    rows = [(row, path) for row, path in rows_with_models(table) if row["status"] == "ok"]
+    assert len(rows) >= 30
+    for row, path in rows[::4]:
+        status, out, _ = run(capsys, path, "--arena", "--short-enums", "--format", "json")
+        total = json.loads(out)["arena"]["total_bytes"]
+        assert status == 0 and total >= int(row["min_arena_bytes"]), row["model"]
+
+
+def test_a_named_revision_gives_that_revisions_figure(fixtures_dir, capsys):
+    model = fixtures_dir / "models" / "arena_add_chain.tflite"
+    status, out, _ = run(capsys, model, "--arena", "--tflm-revision", "90b983c", "--format", "json")
     arena = json.loads(out)["arena"]
     assert status == 0 and arena["exact"]
     assert arena["revision"] == "tflite-micro 90b983c (August 2026), of tflite-micro since 2022-07 " \
