@@ -367,7 +367,13 @@ def _signal_allocations(view: OpView, abi: str) -> PrepareAllocations:
 # MEAN/SUM request only the int8/int16 accumulator (4 B per output element), not 90b983c's input-iterator and
 # resolved-axis buffers: TFLM before its reduce rewrite (pico-tflmicro dfea53b), whose OpDataReduce has temp_buffer_idx.
 REDUCE_ACCUMULATOR_ONLY = "reduce_accumulator_only"
-REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY,)
+# FULLY_CONNECTED quantizes per tensor only: no per-channel multiplier and shift buffers, whatever the filter's scales
+# (the 2020-2021 reference kernel; measured on Edge Impulse's SDK of 2022-09, where they were 1,024 B too many).
+FULLY_CONNECTED_PER_TENSOR = "fully_connected_per_tensor"
+# TRANSPOSE_CONV requests its int32 scratch for int8/uint8 inputs only: none for int16 (no int64 buffers) in the
+# 2020-2021 reference kernel (measured on Edge Impulse's SDK of 2022-09: 90b983c's int16 buffers were 16 to 42 KB).
+TRANSPOSE_CONV_INT8_SCRATCH_ONLY = "transpose_conv_int8_scratch_only"
+REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
 
 
 def _esp_nn_allocations(view: OpView, abi: str, revision_rules: frozenset[str]) -> PrepareAllocations:
@@ -445,6 +451,8 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
                 first, second = rules["transpose_conv_s8"](view)
                 return PrepareAllocations(persistent, (first, second))
             return PrepareAllocations(persistent, (out.elements * 4,))
+        if data_type == _INT16 and TRANSPOSE_CONV_INT8_SCRATCH_ONLY in revision_rules:
+            return PrepareAllocations(persistent)
         if data_type == _INT16:
             scratch = (bias.elements * 8,) if bias is not None and bias.type == _INT16 else ()
             return PrepareAllocations(persistent, scratch + (out.elements * 8,))
@@ -452,7 +460,7 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
     if op == "FULLY_CONNECTED":
         flt = view.input(1)
         persistent = ()
-        if flt is not None and flt.scale_count > 1:
+        if flt is not None and flt.scale_count > 1 and FULLY_CONNECTED_PER_TENSOR not in revision_rules:
             persistent = (4 * flt.scale_count, 4 * flt.scale_count)
         if cmsis and in_type == _INT8 and flt is not None and flt.type != _INT4:
             out = view.outputs[0]

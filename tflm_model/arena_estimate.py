@@ -89,6 +89,7 @@ class _Steps:
     notes: list[str]
     exact: bool = True
     assumed: set = field(default_factory=set)
+    widened: set = field(default_factory=set)  # int-enum sizes taken from a generation's short-enum table
 
 
 class _Facts:
@@ -99,12 +100,29 @@ class _Facts:
         self.sizes, self.generation, self.abi, self.kernels, self.out = sizes, generation, abi, kernels, out
         self.other = generation is not CURRENT
 
+    def _table(self, tables: dict) -> tuple[dict, bool]:
+        """The generation's table for this ABI; for int-sized enums (ilp32) where only the short-enum (eabi) build was
+        measured, that build's table, to be widened: (table, widened)."""
+        if self.abi in tables:
+            return tables[self.abi], False
+        if self.abi == "ilp32" and "eabi" in tables:
+            return tables["eabi"], True
+        return {}, False
+
+    def _widened(self, name: str, size: int, table: dict) -> int:
+        """A short-enum size as an int-enum build's bound: the measured eabi size plus what int-sized enums add to the
+        same struct at 90b983c (never less than the eabi build needs; the answer notes it)."""
+        self.out.widened.add(name)
+        return size + max(0, table[name]["ilp32"][0] - table[name]["eabi"][0]) if name in table else size
+
     def struct(self, name: str) -> tuple[int, int]:
         size, align = STRUCTS[STAND_INS.get(name, name)][self.abi]
         if name in self.sizes.structs:
             return self.sizes.structs[name], align
-        table = self.generation.structs.get(self.abi, {})
+        table, widened = self._table(self.generation.structs)
         if name in table:
+            if widened:
+                return self._widened(STAND_INS.get(name, name), table[name], STRUCTS), align
             return table[name], align
         if self.other:
             self.out.assumed.add(name)
@@ -114,8 +132,10 @@ class _Facts:
         size, align = PARAM_STRUCTS[name][self.abi]
         if name in self.sizes.params:
             return self.sizes.params[name], align
-        table = self.generation.params.get(self.abi, {})
+        table, widened = self._table(self.generation.params)
         if name in table:
+            if widened:
+                return self._widened(name, table[name], PARAM_STRUCTS), align
             return table[name], align
         if self.other:
             self.out.assumed.add(name)
@@ -124,8 +144,10 @@ class _Facts:
     def op_data(self, op: str, default: int) -> int:
         if op in self.sizes.op_data:
             return self.sizes.op_data[op]
-        table = self.generation.op_data.get(self.abi, {})
+        table, widened = self._table(self.generation.op_data)
         if op in table and self.kernels == "reference":
+            if widened:  # OpData structs hold no enums that widen: the short-enum size, noted
+                self.out.widened.add(f"OpData {op}")
             return table[op]
         if self.other:
             self.out.assumed.add(f"OpData {op}")
@@ -650,6 +672,10 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
             if out.assumed:
                 why += ("; " if why else "") + f"facts assumed from {CURRENT_NAME}: {', '.join(sorted(out.assumed))}"
             notes.insert(0, f"{generation.label}: {why}; the figure may be off")
+        if out.widened:
+            notes.insert(0, f"{generation.label}: only its short-enum build was measured; the int-enum sizes of "
+                            f"{', '.join(sorted(out.widened))} are that build's, widened as 90b983c's enums widen: "
+                            "an upper bound, never below the short-enum figure")
     return ArenaEstimate(total, exact, kernels, 8 if abi == "lp64" else 4, tuple(parts), tuple(notes), tuple(labels),
                          plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)),
                          generation.key)

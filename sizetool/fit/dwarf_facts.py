@@ -60,6 +60,11 @@ def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct:
     if source.endswith(".h"):  # tflite::<struct>, in the kernel's own unit first
         candidates = [t for t in types if t.name == f"tflite::{struct}" and t.kind == "struct"]
         candidates.sort(key=lambda t: t.unit not in own)
+        # an older revision defines it in the kernel's .cc (pad.cc's anonymous OpData before pad.h existed): that one,
+        # not another kernel's tflite::<struct> of the same name
+        nested = [t for t in types if t.unit in own and t.kind == "struct" and t.name.endswith("::" + struct)]
+        if nested and not (candidates and candidates[0].unit in own):
+            candidates = nested
     else:  # defined in the kernel's .cc: any namespace of that unit
         candidates = [t for t in types if t.unit in own and t.kind == "struct"
                       and (t.name == struct or t.name.endswith("::" + struct))]
