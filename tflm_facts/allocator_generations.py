@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tflm_facts.kernel_memory import (FULLY_CONNECTED_PER_TENSOR, REDUCE_ACCUMULATOR_ONLY,
-                                      TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
+from tflm_facts.kernel_memory import (CONCATENATION_PERSISTENT_SCALES, FULLY_CONNECTED_PER_TENSOR,
+                                      REDUCE_ACCUMULATOR_ONLY, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
 
 _IN0, _IN1, _OUT0 = ("i", 0), ("i", 1), ("o", 0)
 
@@ -126,8 +126,9 @@ GEN_2020 = Generation(
     plan_beside_requests=True,
     variables_after_plan=True,
     subgraph_sizes_array=False,
-    # the last two found by the held-out run on Edge Impulse 4c96547 (tests/data/ei2022_arena_truth.csv)
-    rules=frozenset({REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY}),
+    # all but the first found by the held-out run on Edge Impulse 4c96547 (tests/data/ei2022_arena_truth.csv)
+    rules=frozenset({REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
+                     CONCATENATION_PERSISTENT_SCALES}),
     # Edge Impulse's build (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY: TfLiteTensor and TfLiteNode
     # carry their full fields), read from the measured build's DWARF and its allocation records
     structs={"eabi": {"SimpleMemoryAllocator": 28, "MicroAllocator": 24, "NodeAndRegistration": 40,
@@ -147,16 +148,22 @@ GEN_2020 = Generation(
                      "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20,
                      "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12,
                      "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8}},
-    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "MAX_POOL_2D": 32, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52,
-                      "FULLY_CONNECTED": 32, "MEAN": 36, "SUM": 36, "QUANTIZE": 32, "SOFTMAX": 56, "SVDF": 32,
-                      "TRANSPOSE_CONV": 68, "RESHAPE": 0,
-                      # read from Edge Impulse 4c96547's DWARF (pad.cc's own OpData: PadParams of 4 dimensions),
-                      # which the held-out run measured: 90b983c's 56 B was 8 B high
-                      "PAD": 48, "PADV2": 48, "LEAKY_RELU": 24, "RELU": 28, "RELU6": 4}},
+    # OpData sizes from the DWARF of both measured builds (be7b099's and 4c96547's agree; SELECT_V2 is 4c96547's):
+    # pad.cc's own OpData (PadParams of 4 dimensions) and the kernels' plain "OpData" structs of that time
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CONCATENATION": 24, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52,
+                      "DEQUANTIZE": 32, "DIV": 28, "ELU": 256, "EQUAL": 32, "FULLY_CONNECTED": 32, "GREATER": 32,
+                      "GREATER_EQUAL": 32, "L2_NORMALIZATION": 4, "LEAKY_RELU": 24, "LESS": 32, "LESS_EQUAL": 32,
+                      "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36, "MUL": 36, "NOT_EQUAL": 32, "PAD": 48,
+                      "PADV2": 48, "QUANTIZE": 32, "REDUCE_ALL": 36, "REDUCE_ANY": 36, "REDUCE_MAX": 36,
+                      "REDUCE_MIN": 36, "RELU": 28, "RELU6": 4, "RESHAPE": 0, "SELECT_V2": 2, "SOFTMAX": 56,
+                      "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 32, "TANH": 16, "TRANSPOSE_CONV": 68}},
     temp_tensors={"RESHAPE": (_IN0, _OUT0), "MEAN": _mean_2020, "SUM": _mean_2020,
                   "REDUCE_MAX": _reduce_max_2020, "REDUCE_MIN": _reduce_max_2020},
+    # be7b099's, and those of the held-out run on 4c96547 (exact on all its 205 models once its rules were in)
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MEAN",
-                            "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+                            "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV", "CONCATENATION",
+                            "DEQUANTIZE", "LEAKY_RELU", "LOGISTIC", "MAX_POOL_2D", "MUL", "PACK", "PAD", "SHAPE",
+                            "STRIDED_SLICE", "SUB"}),
     measured_kernels=("reference",),
     measured_abis=("eabi",),
 )

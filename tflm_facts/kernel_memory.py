@@ -246,6 +246,7 @@ UNKNOWN_OP_BOUND = 1024
 UNKNOWN_OP_BYTES_PER_ELEMENT = 8
 
 _INT8, _INT16, _INT4, _INT64, _FLOAT32 = 9, 7, 17, 4, 0  # TensorType codes
+_UINT8_TYPE = 3
 
 # The temporary TfLiteTensors a kernel's Prepare() takes (AllocateTempInput/OutputTensor), in call order, as
 # ("i" or "o", index); an omitted optional input takes none. TFLM frees temp memory only after the whole Prepare, so
@@ -373,7 +374,11 @@ FULLY_CONNECTED_PER_TENSOR = "fully_connected_per_tensor"
 # TRANSPOSE_CONV requests its int32 scratch for int8/uint8 inputs only: none for int16 (no int64 buffers) in the
 # 2020-2021 reference kernel (measured on Edge Impulse's SDK of 2022-09: 90b983c's int16 buffers were 16 to 42 KB).
 TRANSPOSE_CONV_INT8_SCRATCH_ONLY = "transpose_conv_int8_scratch_only"
-REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
+# CONCATENATION of int8/uint8 keeps its inputs' scales and zero points in two persistent buffers of 4 B per input
+# (the 2020-2021 reference kernel; 90b983c keeps them in its OpData), measured on Edge Impulse's SDK of 2022-09
+CONCATENATION_PERSISTENT_SCALES = "concatenation_persistent_scales"
+REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
+                  CONCATENATION_PERSISTENT_SCALES)
 
 
 def _esp_nn_allocations(view: OpView, abi: str, revision_rules: frozenset[str]) -> PrepareAllocations:
@@ -408,6 +413,9 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
         return _esp_nn_allocations(view, abi, revision_rules)
     inp = view.input(0)
     in_type = inp.type if inp else None
+    if op == "CONCATENATION" and CONCATENATION_PERSISTENT_SCALES in revision_rules and view.outputs \
+            and view.outputs[0].type in (_INT8, _UINT8_TYPE):
+        return PrepareAllocations((4 * len(view.inputs), 4 * len(view.inputs)), ())
     if op in ("CONV_2D", "DEPTHWISE_CONV_2D"):
         flt = view.input(1)
         channels = flt.dim(0) if op == "CONV_2D" else flt.dim(3)

@@ -68,6 +68,9 @@ def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct:
     else:  # defined in the kernel's .cc: any namespace of that unit
         candidates = [t for t in types if t.unit in own and t.kind == "struct"
                       and (t.name == struct or t.name.endswith("::" + struct))]
+    if not candidates and struct != "OpData":  # older revisions call it plain OpData in the kernel's .cc (mul.cc's
+        # tflite::ops::micro::mul::OpData before OpDataMul): the own unit's one
+        candidates = [t for t in types if t.unit in own and t.kind == "struct" and t.name.endswith("::OpData")]
     return candidates[0].byte_size if candidates else None
 
 
