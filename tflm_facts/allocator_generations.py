@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tflm_facts.kernel_memory import (CONCATENATION_PERSISTENT_SCALES, FULLY_CONNECTED_PER_TENSOR,
+from tflm_facts.kernel_memory import (CMSIS_NN_2021, CONCATENATION_PERSISTENT_SCALES, FULLY_CONNECTED_PER_TENSOR,
                                       REDUCE_ACCUMULATOR_ONLY, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
 
 _IN0, _IN1, _OUT0 = ("i", 0), ("i", 1), ("o", 0)
@@ -128,7 +128,7 @@ GEN_2020 = Generation(
     subgraph_sizes_array=False,
     # all but the first found by the held-out run on Edge Impulse 4c96547 (tests/data/ei2022_arena_truth.csv)
     rules=frozenset({REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
-                     CONCATENATION_PERSISTENT_SCALES}),
+                     CONCATENATION_PERSISTENT_SCALES, CMSIS_NN_2021}),
     # Edge Impulse's build (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY: TfLiteTensor and TfLiteNode
     # carry their full fields), read from the measured build's DWARF and its allocation records
     structs={"eabi": {"SimpleMemoryAllocator": 28, "MicroAllocator": 24, "NodeAndRegistration": 40,

@@ -377,8 +377,13 @@ TRANSPOSE_CONV_INT8_SCRATCH_ONLY = "transpose_conv_int8_scratch_only"
 # CONCATENATION of int8/uint8 keeps its inputs' scales and zero points in two persistent buffers of 4 B per input
 # (the 2020-2021 reference kernel; 90b983c keeps them in its OpData), measured on Edge Impulse's SDK of 2022-09
 CONCATENATION_PERSISTENT_SCALES = "concatenation_persistent_scales"
+# CMSIS-NN of 2021-2022 (Edge Impulse's SDK of 2022-09, measured on Cortex-M4): the depthwise wrapper asks
+# arm_depthwise_conv_s8_opt's buffer (2 B per input channel per filter element) whenever input and output channels
+# match, 3x3 or dilated alike; FULLY_CONNECTED asks no buffer (arm_fully_connected_s8_get_buffer_size is 0, no
+# kernel sums); TRANSPOSE_CONV and int16 CONV_2D/DEPTHWISE_CONV_2D run the reference kernel
+CMSIS_NN_2021 = "cmsis_nn_2021"
 REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
-                  CONCATENATION_PERSISTENT_SCALES)
+                  CONCATENATION_PERSISTENT_SCALES, CMSIS_NN_2021)
 
 
 def _esp_nn_allocations(view: OpView, abi: str, revision_rules: frozenset[str]) -> PrepareAllocations:
@@ -413,6 +418,15 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
         return _esp_nn_allocations(view, abi, revision_rules)
     inp = view.input(0)
     in_type = inp.type if inp else None
+    if cmsis and CMSIS_NN_2021 in revision_rules and cpu_features == "dsp":
+        if op in ("TRANSPOSE_CONV", "FULLY_CONNECTED") or (op in ("CONV_2D", "DEPTHWISE_CONV_2D")
+                                                            and in_type != _INT8):
+            return prepare_allocations(view, "reference", abi, cpu_features, revision_rules)
+        if op == "DEPTHWISE_CONV_2D":
+            flt, out = view.input(1), view.outputs[0]
+            channels = flt.dim(3)
+            size = inp.dim(3) * flt.dim(1) * flt.dim(2) * 2 if inp.dim(3) == out.dim(3) else 0
+            return PrepareAllocations((4 * channels, 4 * channels), (size,) if size > 0 else ())
     if op == "CONCATENATION" and CONCATENATION_PERSISTENT_SCALES in revision_rules and view.outputs \
             and view.outputs[0].type in (_INT8, _UINT8_TYPE):
         return PrepareAllocations((4 * len(view.inputs), 4 * len(view.inputs)), ())

@@ -42,9 +42,21 @@ def _stem(path: str) -> str:
     return text[: -len(PurePosixPath(text).suffix)] if PurePosixPath(text).suffix else text
 
 
+def _folded(source: str, units: set[str]) -> bool:
+    """An optimised kernel's source ('cmsis_nn/conv.cc') in a build with no kernels/cmsis_nn/ unit at all: Edge
+    Impulse's SDK, which builds its CMSIS-NN kernels from kernels/conv.cc (#if)."""
+    if "/" not in source:
+        return False
+    kernel_dir = "kernels/" + source.rsplit("/", 1)[0] + "/"
+    return not any(kernel_dir in unit.replace("\\", "/") for unit in units)
+
+
 def _units_of(source: str, units: set[str]) -> set[str]:
     wanted = "kernels/" + _stem(source)
-    return {unit for unit in units if _stem(unit).endswith("/" + wanted) or _stem(unit) == wanted}
+    found = {unit for unit in units if _stem(unit).endswith("/" + wanted) or _stem(unit) == wanted}
+    if not found and _folded(source, units):
+        return _units_of(source.rsplit("/", 1)[1], units)
+    return found
 
 
 def _runtime_struct(types: list[DwarfType], name: str) -> int | None:
@@ -116,6 +128,11 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
         if fact is None:
             continue
         size = _kernel_struct(types, units, fact.source, fact.struct)
+        reference = REFERENCE_OP_DATA.get(op)
+        if size is None and reference is not None and reference is not fact and _folded(fact.source, units):
+            # a kernel set built into the reference kernel's unit (Edge Impulse's softmax.cc) that keeps the
+            # reference OpData
+            size = _kernel_struct(types, units, reference.source, reference.struct)
         (from_elf if size is not None else defaults).append(f"OpData {op}")
         if size is not None:
             data[op] = size
