@@ -67,7 +67,10 @@ def _runtime_struct(types: list[DwarfType], name: str) -> int | None:
     return None
 
 
-def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct: str) -> int | None:
+def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct: str,
+                   older: bool = False) -> int | None:
+    """The size of a kernel's OpData struct in its own unit; older: the build is of a generation before 2022-07
+    (SimpleMemoryAllocator), whose kernels define it in their .cc and call it plain OpData."""
     own = _units_of(source, units)
     if source.endswith(".h"):  # tflite::<struct>, in the kernel's own unit first
         candidates = [t for t in types if t.name == f"tflite::{struct}" and t.kind == "struct"]
@@ -75,12 +78,12 @@ def _kernel_struct(types: list[DwarfType], units: set[str], source: str, struct:
         # an older revision defines it in the kernel's .cc (pad.cc's anonymous OpData before pad.h existed): that one,
         # not another kernel's tflite::<struct> of the same name
         nested = [t for t in types if t.unit in own and t.kind == "struct" and t.name.endswith("::" + struct)]
-        if nested and not (candidates and candidates[0].unit in own):
+        if older and nested and not (candidates and candidates[0].unit in own):
             candidates = nested
     else:  # defined in the kernel's .cc: any namespace of that unit
         candidates = [t for t in types if t.unit in own and t.kind == "struct"
                       and (t.name == struct or t.name.endswith("::" + struct))]
-    if not candidates and struct != "OpData":  # older revisions call it plain OpData in the kernel's .cc (mul.cc's
+    if older and not candidates and struct != "OpData":  # older revisions call it plain OpData in the kernel's .cc (mul.cc's
         # tflite::ops::micro::mul::OpData before OpDataMul): the own unit's one
         candidates = [t for t in types if t.unit in own and t.kind == "struct" and t.name.endswith("::OpData")]
     return candidates[0].byte_size if candidates else None
@@ -123,16 +126,17 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
         if size is not None:
             structs[name] = size
     table = dict(REFERENCE_OP_DATA, **KERNEL_OP_DATA.get(kernels, {}))
+    older = generation is not None and "SimpleMemoryAllocator" in generation.creation
     for op in sorted(set(ops)):
         fact = op_data(op, kernels) if op in table else None
         if fact is None:
             continue
-        size = _kernel_struct(types, units, fact.source, fact.struct)
+        size = _kernel_struct(types, units, fact.source, fact.struct, older)
         reference = REFERENCE_OP_DATA.get(op)
         if size is None and reference is not None and reference is not fact and _folded(fact.source, units):
             # a kernel set built into the reference kernel's unit (Edge Impulse's softmax.cc) that keeps the
             # reference OpData
-            size = _kernel_struct(types, units, reference.source, reference.struct)
+            size = _kernel_struct(types, units, reference.source, reference.struct, older)
         (from_elf if size is not None else defaults).append(f"OpData {op}")
         if size is not None:
             data[op] = size
