@@ -127,11 +127,9 @@ def _gate(plan, args) -> bool:
     return failed
 
 
-def _estimate(args: argparse.Namespace, tree=None):
-    """The arena estimate for the allocator generation named (--tflm-revision), else the --tflm tree's; without either
-    (or with a tree whose generation cannot be told), the bound over the measured generations, named as such: a
-    figure assumed for today's TFLM would be low for an older or full-struct build."""
-    from tflm_model.arena_estimate import estimate_arena
+def _generation(args: argparse.Namespace, tree=None) -> tuple:
+    """(the allocator generation, why it is not known, the revision as told): the one named (--tflm-revision), else the
+    --tflm tree's; None without either (or with a tree whose generation cannot be told)."""
     from tflm_facts.allocator_generations import named
 
     generation, why, revision = None, "no --tflm tree or --tflm-revision named", ""
@@ -143,6 +141,16 @@ def _estimate(args: argparse.Namespace, tree=None):
     elif tree is not None:
         generation, revision = tree.generation, f"the --tflm tree, {tree.revision.describe()}"
         why = "the --tflm tree has neither simple_memory_allocator.h nor single_arena_buffer_allocator.h"
+    return generation, why, revision
+
+
+def _estimate(args: argparse.Namespace, tree=None):
+    """The arena estimate for the allocator generation named (--tflm-revision), else the --tflm tree's; without either
+    (or with a tree whose generation cannot be told), the bound over the measured generations, named as such: a
+    figure assumed for today's TFLM would be low for an older or full-struct build."""
+    from tflm_model.arena_estimate import estimate_arena
+
+    generation, why, revision = _generation(args, tree)
     return estimate_arena(args.models, kernels=args.kernels, pointer_bytes=args.pointer_size,
                           short_enums=args.short_enums, cpu_features="mve" if args.mve else "dsp",
                           generation=generation, why=why, revision=revision)
@@ -167,14 +175,20 @@ def generate(args: argparse.Namespace) -> tuple[int, str | None]:
     used_customs = {use.name for model in models for use in model.ops if use.is_custom}
     for name in sorted(set(overrides) - used_customs):
         raise ResolverGenError(f"--custom {name}: no model uses a custom op named {name!r}")
-    plan = build_plan(models, overrides, reduce_types=args.reduce_types)
     tree = None
     if args.tflm:
         if args.format == "lite":
             raise ResolverGenError("--tflm checks the TFLM header against a TFLM tree, not --format lite (TFLite)")
-        from resolver_gen.tflm_tree import read_tflm_tree, restrict_to_tree
+        from resolver_gen.tflm_tree import read_tflm_tree
 
         tree = read_tflm_tree(args.tflm)
+    # an older revision's kernels take types today's refuse (2020's uint8): its own type rules, where they are known
+    generation = _generation(args, tree)[0] if args.tflm_revision or tree is not None else None
+    linked = generation.kernel_types if generation is not None and generation.kernel_types else None
+    plan = build_plan(models, overrides, reduce_types=args.reduce_types, linked_types=linked)
+    if tree is not None:
+        from resolver_gen.tflm_tree import restrict_to_tree
+
         plan = restrict_to_tree(plan, tree)
 
     if args.list:

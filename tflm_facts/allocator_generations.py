@@ -4,9 +4,13 @@ which revisions were measured (the arena estimate is exact only for those), and 
 Read from tflite-micro's history of micro_allocator.cc, micro_interpreter.cc, the memory allocators and the greedy
 planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Impulse's SDK still carried in 2021):
 
-- "2019": TensorFlow's micro up to 2.3 (before TfLiteEvalTensor, 2020-08; Edge Impulse's SDK to 2021-03): every
-  tensor has a persistent TfLiteTensor in the arena. Not measured and too unlike the others to be bounded by them:
-  the estimate refuses it.
+- "2019": TensorFlow's micro to about 2020-06 (TF 2.1-2.2 and the master of spring 2020): the interpreter builds its
+  own MicroAllocator (InitializeFromFlatbuffer, FinishTensorAllocation), every tensor has a persistent TfLiteTensor
+  in the arena, no temporary ones; only CONV_2D, FULLY_CONNECTED, QUANTIZE, DEQUANTIZE and SVDF take arena memory in
+  their kernels. Measured on the STM32 CIFAR-10 app's vendored TFLM (tflm_model.arena_tensor_array replays it).
+- "2020-06": TensorFlow 2.3's micro (MicroAllocator::Create, StartModelAllocation; Edge Impulse's SDK to 2021-03):
+  still a TfLiteTensor per tensor, but its kernels moved their OpData into the arena. Not measured and too unlike the
+  others to be bounded by them: the estimate refuses it.
 - "2020": TensorFlow 2.4 and 2.5's micro (TfLiteEvalTensor, from August 2020) up to tflite-micro 73c5fa4 (2021-05-12).
   One subgraph only (AllocateTensors() fails on more); a SimpleMemoryAllocator and the MicroAllocator are all the
   allocator objects in the arena (the planner and the builtin-data allocator live on the stack); no
@@ -77,6 +81,22 @@ class Generation:
     # Revisions of the generation whose smallest arenas were measured never above the tables' figure (the tables are a
     # bound there without a full-struct build's sizes): how a revision string names them
     tables_bound_at: tuple[str, ...] = ()
+    # The 2019 allocation (tflm_model.arena_tensor_array): a persistent TfLiteTensor per tensor, built by the
+    # interpreter's own MicroAllocator; one arena per interpreter
+    tensor_array: bool = False
+    # op -> what its kernel takes from the arena, where the generation's kernels are all listed (kernel_ops): "op_data"
+    # (Init: its OpData, op_data's size), "per_channel" / "per_channel_depthwise" (Prepare: two int32 arrays of the
+    # filter's output channels, its dimension 0 / 3), "svdf_scratch" (Prepare: SVDF's scratch requests); an op not
+    # listed takes nothing there
+    arena_kernels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    kernel_ops: frozenset[str] = frozenset()  # the ops the revision has kernels for (); empty: not listed
+    # op -> the element-type sets its kernels take (tflm_facts.linked_types' form), as the revision's builds link them:
+    # the type rules applied when no firmware tells its own
+    kernel_types: dict[str, tuple[frozenset[str], ...]] = field(default_factory=dict)
+    planner_bytes_per_buffer: int = 0  # the greedy planner's working memory per buffer (0: kernel_memory's)
+    quantization_scales_copied: bool = False  # a tensor's scales are copied into the arena (not only its zero points)
+    offline_plans: bool = True  # the OfflineMemoryAllocation metadata is read
+    planner_ties_first_added: bool = False  # equal-sized buffers are placed in the order added (a stable sort)
 
 
 _INT8, _UINT8 = 9, 3
@@ -92,23 +112,127 @@ def _reduce_max_2020(in_type: int) -> tuple:
     return (_IN0, _IN1) + ((_OUT0,) if in_type == _INT8 else ()) + (_IN0, _OUT0, _IN1)
 
 
-# Before TfLiteEvalTensor: a persistent TfLiteTensor per tensor of the model (context->tensors), and no temporary
-# ones. Nothing measured bounds it (it keeps far more in the arena), so the estimate refuses it.
+def _types(**uses: str) -> dict[str, tuple[frozenset[str], ...]]:
+    """op -> its kernels' type sets, from "float32 int8 uint8|int32+uint8" (| between sets, + within one)."""
+    return {op: tuple(frozenset(one.split("+")) for one in text.split(" ")) for op, text in uses.items()}
+
+
+# The builtin params structs of the 2020 tensor-array revisions' builds (arm-none-eabi GCC, short enums; the same in
+# both measured builds' DWARF)
+_PARAMS_2020 = {"TfLiteAddParams": 1, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1,
+    "TfLiteBatchMatMulParams": 2, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8,
+    "TfLiteConvParams": 24, "TfLiteDepthToSpaceParams": 4, "TfLiteDepthwiseConvParams": 28,
+    "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4, "TfLiteGatherParams": 4,
+    "TfLiteIfParams": 8, "TfLiteL2NormParams": 1, "TfLiteLSTMParams": 16,
+    "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1,
+    "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1,
+    "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2,
+    "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1,
+    "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4,
+    "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20,
+    "TfLiteSubParams": 1, "TfLiteTransposeConvParams": 12,
+    "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8, "TfLiteWhileParams": 8}
+# The ops their AllOpsResolver registers (the same 52 in both measured revisions)
+_KERNEL_OPS_2020 = frozenset({
+    "ABS", "ADD", "ARG_MAX", "ARG_MIN", "AVERAGE_POOL_2D", "CEIL", "CONCATENATION", "CONV_2D", "COS",
+    "DEPTHWISE_CONV_2D", "DEQUANTIZE", "EQUAL", "FLOOR", "FULLY_CONNECTED", "GREATER", "GREATER_EQUAL",
+    "L2_NORMALIZATION", "LESS", "LESS_EQUAL", "LOG", "LOGICAL_AND", "LOGICAL_NOT", "LOGICAL_OR", "LOGISTIC",
+    "MAXIMUM", "MAX_POOL_2D", "MEAN", "MINIMUM", "MUL", "NEG", "NOT_EQUAL", "PACK", "PAD", "PADV2", "PRELU",
+    "QUANTIZE", "RELU", "RELU6", "RESHAPE", "RESIZE_NEAREST_NEIGHBOR", "ROUND", "RSQRT", "SIN", "SOFTMAX",
+    "SPLIT", "SQRT", "SQUARE", "STRIDED_SLICE", "SUB", "SVDF", "TANH", "UNPACK"})
+# The reference_ops instantiations the 2019 revision's builds link (the STM32 app's and the measuring harness's); the
+# 2020-06 revision's kernels have the same type paths (its harness build links the same set but the CONV_2D and
+# FULLY_CONNECTED ones, which it inlines)
+_KERNEL_TYPES_2020 = _types(
+    ADD="float32 int8 uint8", AVERAGE_POOL_2D="float32 int8 uint8", CONCATENATION="uint8",
+    CONV_2D="float32 int32+uint8", DEPTHWISE_CONV_2D="float32", FULLY_CONNECTED="int32+int8 int32+uint8",
+    L2_NORMALIZATION="int8 uint8", LOGISTIC="float32 int8", MAXIMUM="float32 int32 int64 int8 uint8",
+    MAX_POOL_2D="float32 int8 uint8", MEAN="float32", MINIMUM="float32 int32 int64 int8 uint8",
+    MUL="float32 int8 uint8", PAD="float32 int32 int8 uint8", PRELU="int8 uint8",
+    RESIZE_NEAREST_NEIGHBOR="int32 int32+int8 int32+uint8", SOFTMAX="float32 int16+int8 int8 uint8",
+    STRIDED_SLICE="float32 int8 uint8", SUB="int32+int8 int32+uint8 int8 uint8", TANH="int8")
+
+# The interpreter's own MicroAllocator, a persistent TfLiteTensor per tensor (context->tensors) with its quantization
+# arrays copied into the arena, no temporary tensors, one arena per interpreter. Read from the STM32 CIFAR-10 app's
+# vendored TFLM (notaJiminLee/STM-Cube-TFLM- 61588d6, micro of about 2020-05/06) and measured on 46 models.
 GEN_2019 = Generation(
     key="2019",
-    label="TFLM before 2020-08 (TensorFlow 2.3 and earlier: a TfLiteTensor per tensor in the arena)",
-    covers="TensorFlow's tensorflow/lite/micro up to 2.3 (before TfLiteEvalTensor, 2020-08), Edge Impulse's SDK up "
-           "to 2021-03 (e.g. 7adcab5)",
-    measured=(),
+    label="TFLM to about 2020-06 (TensorFlow 2.2-era micro: a TfLiteTensor per tensor, the interpreter's own "
+          "MicroAllocator)",
+    covers="TensorFlow's tensorflow/lite/micro up to about 2020-06 (TF 2.1-2.2 and the master of spring 2020, before "
+           "MicroAllocator::Create), as vendored by STM32Cube TFLM ports of 2020",
+    measured=("the STM32 CIFAR-10 app's vendored TFLM (notaJiminLee/STM-Cube-TFLM- 61588d6; TensorFlow micro of "
+              "about 2020-05/06)",),
+    single_subgraph=True,
+    creation=("SimpleMemoryAllocator",),
+    arena_builtin_allocator=False,
+    subgraph_allocations=False,
+    plan_beside_requests=False,
+    variables_after_plan=True,
+    subgraph_sizes_array=False,
+    tensor_array=True,
+    in_unnamed_bound=False,  # far larger than today's: named with --tflm-revision, not in the unnamed bound
+    # its build's DWARF (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY) and allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 24, "MicroAllocator": 32, "NodeAndRegistration": 40,
+                      "TfLiteTensor": 64, "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4,
+                      "ScratchBufferHandle": 12, "AllocationInfo": 20, "void*": 4}},
+    params={"eabi": _PARAMS_2020},
+    op_data={"eabi": {"CONV_2D": 40, "FULLY_CONNECTED": 20, "QUANTIZE": 8, "DEQUANTIZE": 8, "SVDF": 24}},
+    arena_kernels={"CONV_2D": ("op_data", "per_channel"), "FULLY_CONNECTED": ("op_data",),
+                   "QUANTIZE": ("op_data",), "DEQUANTIZE": ("op_data",), "SVDF": ("op_data", "svdf_scratch")},
+    kernel_ops=_KERNEL_OPS_2020,
+    kernel_types=_KERNEL_TYPES_2020,
+    planner_bytes_per_buffer=36,
+    planner_ties_first_added=True,
+    quantization_scales_copied=True,
+    offline_plans=False,
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MEAN",
+                            "RESHAPE", "SOFTMAX"}),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+    tables_of="STM32 CIFAR-10 app TFLM 61588d6 (the TensorFlow micro of about 2020-05/06 the app vendors)",
+    tables_elsewhere="its struct sizes, OpData sizes and kernel list are those of the one revision measured (the "
+                     "STM32 app's TFLM of about 2020-05/06); other revisions of the generation were not measured",
+)
+
+# TensorFlow 2.3's micro: MicroAllocator::Create (the MicroAllocator in the arena too), still a TfLiteTensor per
+# tensor, only the zero points copied, offline plans and today's greedy planner; its reference kernels' arena use as
+# 2019's plus DEPTHWISE_CONV_2D's OpData and per-channel arrays. Measured on Edge Impulse's SDK of 2021-03.
+GEN_2020_06 = Generation(
+    key="2020-06",
+    label="TFLM 2020-06 to 2020-08 (TensorFlow 2.3 micro: MicroAllocator::Create with a TfLiteTensor per tensor)",
+    covers="TensorFlow 2.3's tensorflow/lite/micro (MicroAllocator::Create, before TfLiteEvalTensor of 2020-08), "
+           "Edge Impulse's SDK up to 2021-03 (e.g. 7adcab5)",
+    measured=("Edge Impulse inferencing-sdk-cpp of 2021-03 (TensorFlow 2.3-era micro)",),
     single_subgraph=True,
     creation=("SimpleMemoryAllocator", "MicroAllocator"),
     arena_builtin_allocator=False,
     subgraph_allocations=False,
-    plan_beside_requests=True,
+    plan_beside_requests=False,
     variables_after_plan=True,
     subgraph_sizes_array=False,
-    modelled=False,
+    tensor_array=True,
     in_unnamed_bound=False,
+    # its build's DWARF (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY) and allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 24, "MicroAllocator": 24, "NodeAndRegistration": 40,
+                      "TfLiteTensor": 64, "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4,
+                      "ScratchBufferHandle": 12, "AllocationInfo": 24, "void*": 4}},
+    params={"eabi": _PARAMS_2020},
+    op_data={"eabi": {"CONV_2D": 40, "DEPTHWISE_CONV_2D": 40, "FULLY_CONNECTED": 20, "QUANTIZE": 8, "DEQUANTIZE": 8,
+                      "SVDF": 24}},
+    arena_kernels={"CONV_2D": ("op_data", "per_channel"), "DEPTHWISE_CONV_2D": ("op_data", "per_channel_depthwise"),
+                   "FULLY_CONNECTED": ("op_data",), "QUANTIZE": ("op_data",), "DEQUANTIZE": ("op_data",),
+                   "SVDF": ("op_data", "svdf_scratch")},
+    kernel_ops=_KERNEL_OPS_2020,
+    kernel_types=_KERNEL_TYPES_2020,
+    planner_bytes_per_buffer=40,
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MEAN",
+                            "RESHAPE", "SOFTMAX"}),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+    tables_of="Edge Impulse inferencing-sdk-cpp 2021-03 (its TensorFlow 2.3-era micro)",
+    tables_elsewhere="its struct sizes, OpData sizes and kernel list are those of the one revision measured (Edge "
+                     "Impulse's SDK of 2021-03); other revisions of the generation were not measured",
 )
 
 GEN_2020 = Generation(
@@ -246,7 +370,7 @@ GEN_2022 = Generation(
 )
 
 CURRENT = GEN_2022
-GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020_06, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
 CURRENT_REVISION_NAME = "90b983c"  # how a user names the current generation's tables' own revision (an ALIASES key)
@@ -263,8 +387,8 @@ def from_struct_names(names: set[str]) -> Generation | None:
     if "SingleArenaBufferAllocator" in names:
         return GEN_2022
     if "SimpleMemoryAllocator" in names:
-        if "TfLiteEvalTensor" not in names:
-            return GEN_2019
+        if "TfLiteEvalTensor" not in names:  # a TfLiteTensor per tensor: 2019 or 2020-06, which the allocator's
+            return GEN_2019                 # functions tell apart (from_symbols), not its classes
         if "INonPersistentBufferAllocator" in names or "IPersistentBufferAllocator" in names:
             return GEN_2022_04
         return GEN_2021 if "SubgraphAllocations" in names else GEN_2020
@@ -274,7 +398,7 @@ def from_struct_names(names: set[str]) -> Generation | None:
 def from_symbols(names) -> Generation | None:
     """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
     for an ELF without DWARF; None when none of the allocator classes is named."""
-    simple = graph = tensor_array = interfaces = False
+    simple = graph = tensor_array = interfaces = own_allocator = False
     for name in names:
         if "SingleArenaBufferAllocator::" in name:
             return GEN_2022
@@ -282,8 +406,12 @@ def from_symbols(names) -> Generation | None:
         graph = graph or "MicroGraph::" in name
         tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
         interfaces = interfaces or "PersistentBufferAllocator::" in name
+        own_allocator = own_allocator or "MicroAllocator::InitializeFromFlatbuffer" in name \
+            or "MicroAllocator::FinishTensorAllocation" in name
     if simple:
-        return (GEN_2019 if tensor_array else GEN_2022_04 if interfaces else GEN_2021 if graph else GEN_2020)
+        if own_allocator:  # the interpreter's own MicroAllocator (before MicroAllocator::Create)
+            return GEN_2019
+        return GEN_2020_06 if tensor_array else GEN_2022_04 if interfaces else GEN_2021 if graph else GEN_2020
     return None
 
 
@@ -294,7 +422,7 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
         return GEN_2022
     if has_file("simple_memory_allocator.h") or has_file("arena_allocator/simple_memory_allocator.h"):
         if "TfLiteEvalTensor" not in header_text:
-            return GEN_2019
+            return GEN_2019 if "InitializeFromFlatbuffer" in header_text else GEN_2020_06
         if has_file("ibuffer_allocator.h") or has_file("arena_allocator/ibuffer_allocator.h"):
             return GEN_2022_04
         return GEN_2021 if "SubgraphAllocations" in header_text else GEN_2020
@@ -302,8 +430,9 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
 
 
 # Names users give (--tflm-revision), besides the keys
-ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2019, "tf2.3": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022, "edge-impulse-2021": GEN_2020,
-           "be7b099": GEN_2020, "4c96547": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020,
+ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2020_06, "tf2.3": GEN_2020_06, "tf2.2": GEN_2019,
+           "tf2.1": GEN_2019, "61588d6": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022,
+           "edge-impulse-2021": GEN_2020, "be7b099": GEN_2020, "4c96547": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020,
            # the shipped profiles' distributions, told from their trees (arena_allocator/single_arena_buffer_allocator.h)
            "ef64591": GEN_2022, "8d404de": GEN_2022,  # Zephyr's tflite-micro module (its TFLM, its own revision)
            "7948b85": GEN_2022,  # Arduino's tflite-micro sync of 2023-02-27

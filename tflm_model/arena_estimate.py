@@ -26,6 +26,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
+from tflm_model.arena_facts import Facts as _Facts, Steps as _Steps, align_up as _align_up, op_names as _op_names
+from tflm_model.arena_facts import tensor_bytes as _tensor_bytes
+from tflm_model.arena_tensor_array import tensor_array_steps
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.model_source import ModelData
@@ -82,105 +85,6 @@ class ArenaEstimate:
 #   "tail": AllocatePersistentBuffer; "temp": AllocateTemp; "reset": ResetTempAllocations;
 #   "head": ResizeBuffer of the head (scratch requests / reserved plan); "plan": the planner's working memory check.
 
-@dataclass
-class _Steps:
-    steps: list[tuple]
-    plans: list[tuple[int, int]]  # per model: (plan bytes, plan bytes without scratch buffers)
-    notes: list[str]
-    exact: bool = True
-    assumed: set = field(default_factory=set)
-    widened: set = field(default_factory=set)  # int-enum sizes taken from a generation's short-enum table
-
-
-class _Facts:
-    """Sizes and kernel rules for one generation and ABI: the build's (DWARF) first, then the generation's table, then
-    kernel_memory's (90b983c), which for another generation is an assumption the answer names."""
-
-    def __init__(self, sizes: BuildSizes, generation: Generation, abi: str, kernels: str, out: _Steps):
-        self.sizes, self.generation, self.abi, self.kernels, self.out = sizes, generation, abi, kernels, out
-        self.other = generation is not CURRENT
-
-    def _table(self, tables: dict) -> tuple[dict, bool]:
-        """The generation's table for this ABI; for int-sized enums (ilp32) where only the short-enum (eabi) build was
-        measured, that build's table, to be widened: (table, widened)."""
-        if self.abi in tables:
-            return tables[self.abi], False
-        if self.abi == "ilp32" and "eabi" in tables:
-            return tables["eabi"], True
-        return {}, False
-
-    def _widened(self, name: str, size: int, table: dict) -> int:
-        """A short-enum size as an int-enum build's bound: the measured eabi size plus what int-sized enums add to the
-        same struct at 90b983c (never less than the eabi build needs; the answer notes it)."""
-        self.out.widened.add(name)
-        return size + max(0, table[name]["ilp32"][0] - table[name]["eabi"][0]) if name in table else size
-
-    def struct(self, name: str) -> tuple[int, int]:
-        size, align = STRUCTS[STAND_INS.get(name, name)][self.abi]
-        if name in self.sizes.structs:
-            return self.sizes.structs[name], align
-        table, widened = self._table(self.generation.structs)
-        if name in table:
-            if widened:
-                return self._widened(STAND_INS.get(name, name), table[name], STRUCTS), align
-            return table[name], align
-        if self.other:
-            self.out.assumed.add(name)
-        return size, align
-
-    def param(self, name: str) -> tuple[int, int]:
-        size, align = PARAM_STRUCTS[name][self.abi]
-        if name in self.sizes.params:
-            return self.sizes.params[name], align
-        table, widened = self._table(self.generation.params)
-        if name in table:
-            if widened:
-                return self._widened(name, table[name], PARAM_STRUCTS), align
-            return table[name], align
-        if self.other:
-            self.out.assumed.add(name)
-        return size, align
-
-    def op_data(self, op: str, default: int) -> int:
-        if op in self.sizes.op_data:
-            return self.sizes.op_data[op]
-        table, widened = self._table(self.generation.op_data)
-        if op in table and self.kernels == "reference":
-            if widened:  # OpData structs hold no enums that widen: the short-enum size, noted
-                self.out.widened.add(f"OpData {op}")
-            return table[op]
-        if self.other:
-            self.out.assumed.add(f"OpData {op}")
-        return default
-
-    def kernel_rules(self, op: str) -> None:
-        """Note when the generation's kernel for op was not measured (its 90b983c rules are assumed)."""
-        gen = self.generation
-        if self.other and (op not in gen.measured_ops or self.kernels not in gen.measured_kernels):
-            self.out.assumed.add(f"{op} kernel rules")
-
-    def temps(self, op: str, in_type: int | None, default: list) -> list:
-        listed = self.generation.temp_tensors.get(op) if self.kernels == "reference" else None
-        if listed is None:
-            return default
-        return list(listed(in_type) if callable(listed) else listed)
-
-
-def _align_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
-
-
-def _tensor_bytes(graph: TensorGraph, sub: int, index: int) -> int:
-    tensor = graph.subgraphs[sub].tensors[index]
-    size = ELEMENT_BYTES.get(tensor.type)
-    if size is None:
-        raise ModelError(f"{graph.path}: subgraph {sub} tensor {index} has tensor type code {tensor.type}, "
-                               "which TFLM cannot allocate")
-    for dim in tensor.shape:
-        size *= dim
-    return size
-
-
 def _check_static_shapes(graph: TensorGraph) -> None:
     for sub, subgraph in enumerate(graph.subgraphs):
         for index, tensor in enumerate(subgraph.tensors):
@@ -200,14 +104,6 @@ def _check_supported(path, linked_types: dict | None = None) -> None:
             raise ModelError(f"unsupported op {op.name} in {model}: {op.registration.unsupported_reason}")
     for rejection in plan.type_rejections:
         raise ModelError(f"unsupported types: {rejection.message()}")
-
-
-def _op_names(graph: TensorGraph) -> list[str]:
-    names = []
-    for index, entry in enumerate(graph.operator_codes):
-        key, _code = op_key(entry, str(graph.path), index)
-        names.append(key.name if key.kind == "builtin" else key.name)
-    return names
 
 
 def _quantization_bytes(tensor, facts: _Facts) -> list[tuple[int, int]]:
@@ -482,6 +378,11 @@ def _run(steps: list[tuple], arena_size: int, tally: dict[str, int] | None = Non
                 temp = _align_up(temp, align) + available
             if part != "keep":  # CommitStaticMemoryPlan then releases the planner arena and the scratch-request head
                 head = temp = buffer_head
+        elif kind == "plan_below":  # 2019: AllocationInfo below the tail, the planner's memory what is left above
+            info_bytes, info_align, per_buffer = part
+            below = (tail - info_bytes) // info_align * info_align
+            if below < head or (below - head) // per_buffer < size:
+                return False
         elif kind == "planfits":  # the plan must fit between the head (scratch requests) and the tail
             if (tail // align * align) - _align_up(head, align) < size:
                 return False
@@ -569,18 +470,23 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
             return replace(found, revision=f"{generation.label}, with the build's own sizes")
         if not revision or generation.tables_of.split(" (")[0] in revision:
             return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
-        note = f"{revision}: {generation.tables_elsewhere}; an upper bound as far as measured"
+        note = f"{revision}: {generation.tables_elsewhere}; " + (
+            "an upper bound as far as measured" if generation.full_structs else
+            f"the figure is {generation.tables_of.split(' (')[0]}'s need, assumed for this revision")
         if any(measured in revision for measured in generation.tables_bound_at):
             return replace(found, exact=False, notes=(note, *found.notes),
                            revision=f"{generation.label} ({revision}), with {generation.tables_of}'s sizes")
         found = _with_full_structs(found, model_paths, kernels, abi, cpu_features, generation, linked_types)
         return replace(found, exact=False, notes=(note, *found.notes),
-                       revision=f"{generation.label} ({revision}), with the larger of {generation.tables_of}'s "
-                                "sizes and a full-struct build's")
+                       revision=f"{generation.label} ({revision}), with " + (
+                           f"the larger of {generation.tables_of}'s sizes and a full-struct build's"
+                           if generation.full_structs else f"{generation.tables_of}'s sizes"))
     found, refusals, widened = [], [], []
     for candidate in MEASURED:
         if generation is None and not candidate.in_unnamed_bound:
             continue
+        if generation is not None and candidate.tensor_array and not generation.tensor_array:
+            continue  # a known generation with TfLiteEvalTensors is not bounded by one keeping a TfLiteTensor each
         try:
             plain = _estimate(model_paths, kernels, abi, cpu_features, sizes, candidate, linked_types)
             figure = plain
@@ -631,6 +537,9 @@ def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str
 def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,
               generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
     """estimate_arena for one measured generation."""
+    if generation.tensor_array and len(model_paths) > 1:
+        return _separate_arenas([_estimate([path], kernels, abi, cpu_features, sizes, generation, linked_types)
+                                 for path in model_paths])
     out = _Steps([], [], [])
     out.steps.extend(_creation_steps(_Facts(sizes, generation, abi, kernels, out)))
     labels = []
@@ -638,10 +547,13 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
         path = model_path if isinstance(model_path, ModelData) else Path(model_path)
         graph = read_tensor_graph(path)
         _check_static_shapes(graph)
-        _check_supported(path, linked_types)
+        _check_supported(path, linked_types if linked_types is not None else generation.kernel_types or None)
         if not graph.subgraphs:
             raise ModelError(f"{path}: the model has no subgraphs; TFLM refuses it")
-        _model_steps(graph, kernels, abi, out, cpu_features, sizes, generation)
+        if generation.tensor_array:
+            tensor_array_steps(graph, kernels, out, _Facts(sizes, generation, abi, kernels, out))
+        else:
+            _model_steps(graph, kernels, abi, out, cpu_features, sizes, generation)
         labels.append(str(path))
     total = _smallest_arena(out.steps)
     tally: dict[str, int] = {}
@@ -679,3 +591,20 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
     return ArenaEstimate(total, exact, kernels, 8 if abi == "lp64" else 4, tuple(parts), tuple(notes), tuple(labels),
                          plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)),
                          generation.key)
+
+
+def _separate_arenas(each: list[ArenaEstimate]) -> ArenaEstimate:
+    """Several models on an allocator that cannot share an arena (2019): one arena per interpreter, their sum."""
+    parts: dict[str, int] = {}
+    for estimate in each:
+        for part in estimate.parts:
+            parts[part.name] = parts.get(part.name, 0) + part.bytes
+    first = each[0]
+    note = (f"{first.revision}: one arena per interpreter (this allocator cannot share one): the sum of "
+            f"{', '.join(f'{e.total_bytes} B' for e in each)}")
+    notes = tuple(dict.fromkeys(n for e in each for n in e.notes))
+    return replace(first, total_bytes=sum(e.total_bytes for e in each), exact=all(e.exact for e in each),
+                   parts=tuple(ArenaPart(name, count) for name, count in parts.items()), notes=(note, *notes),
+                   models=tuple(m for e in each for m in e.models), plan_bytes=sum(e.plan_bytes for e in each),
+                   persistent_bytes=sum(e.persistent_bytes for e in each),
+                   assumed=tuple(sorted({a for e in each for a in e.assumed})))

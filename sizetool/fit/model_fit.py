@@ -321,6 +321,10 @@ def build_estimate(image: ElfImage, kernels: str, model_paths: list[str],
 def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Generation | None, str]:
     """The TFLM allocator generation the firmware links, and how it was told (or why it was not)."""
     if facts is not None and facts.generation is not None:
+        if facts.generation.tensor_array:  # which of the two: the allocator's functions tell (the classes are alike)
+            named = from_symbols(symbol.name for symbol in image.symbols if symbol.kind == "func")
+            if named is not None and named.tensor_array:
+                return named, "told by its allocator classes in the DWARF and its allocator functions' names"
         return facts.generation, "told by its allocator classes in the DWARF"
     found = from_symbols(symbol.name for symbol in image.symbols if symbol.kind == "func")
     if found is not None:
@@ -349,6 +353,9 @@ def facts_lines(result: ArenaFit) -> list[str]:
     """Which arena facts came from the ELF and which are defaults, and one line when they differ from tflm_facts."""
     head = [f"TFLM allocator: {result.revision}"] if result.revision else []
     if result.facts is None:
+        if result.revision and CURRENT.label not in result.revision and "not known" not in result.revision:
+            return head + ["arena facts: that allocator generation's own table (tflm_facts/allocator_generations.py); "
+                           "the ELF has no DWARF describing TFLM's structs"]
         return head + [f"arena facts: tflm_facts' defaults ({TFLM_REVISION}); the ELF has no DWARF describing TFLM's "
                        "structs"]
     lines = head + [f"arena facts from {result.facts.sizes.source}: {', '.join(result.facts.from_elf)}"]

@@ -165,3 +165,27 @@ def test_fit_names_the_generation_the_elf_tells():
     nodebug = read_elf(str(FIXTURES / "firmware" / "out" / "cortex-m4" / "firmware-nodebug.elf"))
     unknown, why = linked_generation(nodebug, None)
     assert unknown is None and "names none of TFLM's allocator classes" in why
+
+
+def test_revision_d_tells_the_2019_generation_and_gives_its_measured_arena():
+    """revision-d has the 2019 allocator's layout (the interpreter's own MicroAllocator, a 64-byte TfLiteTensor per
+    tensor, no TfLiteEvalTensor, no ScratchBufferRequest): its DWARF names the generation, whose TfLiteTensor-array
+    allocation the estimate replays. arena_add_chain's figure is the smallest arena the STM32 CIFAR-10 app's 2020 TFLM
+    accepted for it (tests/data/stm32cube2020_arena_truth.csv)."""
+    from sizetool.fit.model_fit import linked_generation
+    from tests.tflm_model.arena_truth_tables import truth_rows
+    from tflm_facts.allocator_generations import GEN_2019
+
+    image = read_elf(str(OUT / "revision-d.elf"))
+    found = facts_from_dwarf(image, "reference", [str(ADD_CHAIN)])
+    generation, how = linked_generation(image, found)
+    assert generation is GEN_2019 and how == "told by its allocator classes in the DWARF"
+    assert found.sizes.structs["TfLiteTensor"] == 64 and found.sizes.structs["SimpleMemoryAllocator"] == 24
+    assert found.sizes.structs["NodeAndRegistration"] == 40 and found.sizes.structs["AllocationInfo"] == 20
+    assert "TfLiteEvalTensor" not in found.sizes.structs
+    measured = next(int(row["min_arena_bytes"]) for row in truth_rows("stm32cube2020_arena_truth.csv")
+                    if row["model"] == ADD_CHAIN.name)
+    estimate = estimate_arena([ADD_CHAIN], short_enums=True, sizes=found.sizes, generation=generation)
+    assert estimate.total_bytes == measured and estimate.exact
+    assert any(part.name == "TfLiteTensor arrays" and part.bytes == 6 * 64 for part in estimate.parts)
+    assert estimate_arena([ADD_CHAIN], short_enums=True, sizes=found.sizes).total_bytes != measured
