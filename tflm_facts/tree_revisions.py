@@ -23,4 +23,9 @@ KNOWN_REVISIONS: dict[str, str] = {
         "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15)",
     "474d36e4956c14dda5b098eab14a877f572dd1395b13c266ab568b199988cc44":
         "Edge Impulse inferencing-sdk-cpp be7b099 (2021-08-31; TFLM of tflite-micro a37043f)",
+    "bb2df1051326c3f34735259353e3283f9992eaabb4f58aab18e91d9ffeabc0f7":
+        "Edge Impulse inferencing-sdk-cpp 2021-03 (its TensorFlow 2.3-era micro)",
+    "cc4d684b357ae403cb95ee83ef1d27315bbdf807054d1ad1151e35aecf394b28":
+        "STM32 CIFAR-10 app TFLM 61588d6 (notaJiminLee/STM-Cube-TFLM- 552_cifar10_tflite/tensorflow_lite, "
+        "TensorFlow micro of about 2020-05/06)",
 }
