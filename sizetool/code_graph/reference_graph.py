@@ -25,10 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.constants import SH_FLAGS
-from elftools.dwarf.callframe import FDE
 
+from sizetool.inputs.elf_headers import section_readers
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import LINKER_STUBS
 from sizetool.inputs.symbol_runs import NO_SYMBOL, code_piece_ranges, symbol_runs
@@ -40,7 +38,7 @@ if TYPE_CHECKING:  # capstone loads only when code is decoded, not when a cached
     from sizetool.code_graph.disassembly import CodeRun
 
 # Sections whose words are not pointers to keep things alive (unwind and debug-like tables that describe code).
-SHF_ALLOC = SH_FLAGS.SHF_ALLOC
+SHF_ALLOC = 0x2  # (pyelftools is loaded only where it is needed: ~40 ms of a cold `ops`)
 _POINTER_SECTION_TYPES = {"SHT_PROGBITS", "SHT_INIT_ARRAY", "SHT_FINI_ARRAY", "SHT_PREINIT_ARRAY", "SHT_ARM_EXIDX"}
 _NOT_POINTER_SECTIONS = (".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".ARM.extab")
 _ARM_DATA_RELOCATIONS = {2, 38}  # R_ARM_ABS32, R_ARM_TARGET1: the linked word holds the final address
@@ -459,6 +457,9 @@ def _eh_frame_entries(image: ElfImage, sections: list[Section], contents) -> lis
     frame = next((s for s in sections if s.name == ".eh_frame"), None)
     if frame is None:
         return []
+    from elftools.dwarf.callframe import FDE
+    from elftools.elf.elffile import ELFFile
+
     pieces: list[tuple[int, int, int]] = []
     try:
         with open(image.path, "rb") as stream:
@@ -631,29 +632,30 @@ def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: li
     found = False
     try:
         with open(image.path, "rb") as stream:
-            elf = ELFFile(stream)
-            symbol_values, section_symbols = _symbol_table(elf, endian, wide)
-            for raw in elf.iter_sections():
-                if raw.header["sh_type"] not in ("SHT_REL", "SHT_RELA"):
+            raw_sections = section_readers(stream)
+            symtab = next((data for header, data in reversed(raw_sections) if header["name"] == ".symtab"), None)
+            symbol_values, section_symbols = _symbol_table(symtab() if symtab else None, endian, wide)
+            for header, data in raw_sections:
+                if header["sh_type"] not in ("SHT_REL", "SHT_RELA"):
                     continue
-                is_rela = raw.header["sh_type"] == "SHT_RELA"
+                is_rela = header["sh_type"] == "SHT_RELA"
                 layout = struct.Struct(endian + ("QQ" if wide else "II") + (("q" if wide else "i") if is_rela else ""))
-                table = raw.data()
+                table = data()
                 entries = layout.iter_unpack(table[: len(table) - len(table) % layout.size])
                 split = (lambda info: (info >> 32, info & 0xFFFFFFFF)) if wide else (lambda info: (info >> 8, info & 0xFF))
-                if raw.header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
+                if header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
                     relative = _RELATIVE_TYPES.get(image.arch, ())
-                    base = raw.header["sh_addr"]
+                    base = header["sh_addr"]
                     for position, entry in enumerate(entries):
                         start = base + position * layout.size
                         owned.append((entry[0], start, start + layout.size))
                         if is_rela and split(entry[1])[1] in relative:
                             dynamic.append((entry[0], entry[2]))
                     continue
-                if raw.header["sh_info"] not in applies_to:
+                if header["sh_info"] not in applies_to:
                     continue
                 found = True
-                target_section = image.sections[raw.header["sh_info"]]
+                target_section = image.sections[header["sh_info"]]
                 data = contents[target_section.index]
                 for entry in entries:
                     place, info = entry[0], entry[1]
@@ -676,14 +678,12 @@ def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: li
     return pairs if found else None
 
 
-def _symbol_table(elf: ELFFile, endian: str, wide: bool) -> tuple[list[int], set[int]]:
+def _symbol_table(table: bytes | None, endian: str, wide: bool) -> tuple[list[int], set[int]]:
     """Every .symtab entry's value by index, and the indices of section symbols."""
-    symtab = elf.get_section_by_name(".symtab")
-    if symtab is None:
+    if table is None:
         return [], set()
     layout = struct.Struct(endian + ("IBBHQQ" if wide else "IIIBBH"))
     value_at, info_at = (4, 1) if wide else (1, 3)
-    table = symtab.data()
     values, section_symbols = [], set()
     for index, entry in enumerate(layout.iter_unpack(table[: len(table) - len(table) % layout.size])):
         values.append(entry[value_at])

@@ -5,6 +5,7 @@ compiler folds it into an allocation call's argument, or the arena is allocated 
 Only the variables whose name matches the caller's pattern are read, at a compile unit's top level and in its
 namespaces (function bodies and classes are skipped through DW_AT_sibling, as dwarf_structs.py does). The name is
 looked for in the DWARF's string bytes first: a build that never names it costs one byte search, not a DWARF walk.
+The walk is the project's own decoder's (dwarf_unit_scan.py), pyelftools' where that decoder leaves a construct to it.
 """
 
 from __future__ import annotations
@@ -46,7 +47,33 @@ def _walk(die, scope: list[str], unit: str, pattern: re.Pattern, out: list[Dwarf
 
 
 def read_dwarf_constants(path: str | Path, pattern: re.Pattern) -> list[DwarfConstant]:
-    """The integer constants named like `pattern` the DWARF states ([] without DWARF or without such a name)."""
+    """The integer constants named like `pattern` the DWARF states ([] without DWARF or without such a name).
+
+    Read by the project's own decoder (dwarf_unit_scan.py); an ELF with a construct it leaves to pyelftools is read by
+    read_dwarf_constants_pyelftools, which gives the same list."""
+    from sizetool.inputs.dwarf_format import CorruptDwarf, debug_sections
+    from sizetool.inputs.dwarf_type_scan import NotHandled
+    from sizetool.inputs.dwarf_unit_scan import UnitScan
+
+    name_bytes = re.compile(pattern.pattern.encode(), pattern.flags & re.IGNORECASE)
+    try:
+        with open(path, "rb") as handle:
+            sections, little_endian = debug_sections(handle)
+        if not sections.get(".debug_info"):
+            return read_dwarf_constants_pyelftools(path, pattern) if ".debug_info" in sections else []
+        if not any(name_bytes.search(sections.get(name, b"")) for name in (".debug_str", ".debug_info")):
+            return []
+        found = UnitScan(sections, little_endian).constants(pattern)
+    except OSError as error:
+        raise SizeToolError(f"{path}: cannot read ({error.strerror or error})") from None
+    except (NotHandled, CorruptDwarf, IndexError, ValueError, KeyError):
+        return read_dwarf_constants_pyelftools(path, pattern)
+    return sorted({DwarfConstant(*entry) for entry in found}, key=lambda c: (c.name, c.unit, c.value))
+
+
+def read_dwarf_constants_pyelftools(path: str | Path, pattern: re.Pattern) -> list[DwarfConstant]:
+    """read_dwarf_constants through pyelftools' generic DIE parser: the reference the fast reader is tested against,
+    and its fallback."""
     from elftools.elf.elffile import ELFFile
 
     out: list[DwarfConstant] = []

@@ -91,6 +91,8 @@ class _Plan:
 class TypeScan:
     """One ELF's .debug_info walked for its named types (scan() lists them as dwarf_structs.DwarfType fields)."""
 
+    wanted = _WANTED  # the attributes _values decodes (a subclass that reads others widens it)
+
     def __init__(self, sections: dict[str, bytes], little_endian: bool, names: frozenset[str] | None,
                  members_of: frozenset[str]) -> None:
         self.info = sections[".debug_info"]
@@ -317,10 +319,10 @@ class TypeScan:
     def _values(self, unit: Unit, plan: _Plan, pos: int) -> tuple[dict, int]:
         """The DIE's attributes the walk reads, as attribute -> (form, value); the others skipped."""
         values = {}
-        data = self.info
+        data, wanted = self.info, self.wanted
         for attribute, form, implicit, size in plan.specs:
             if size >= 0:
-                if attribute in _WANTED:
+                if attribute in wanted:
                     if form == F_IMPLICIT_CONST:
                         value = implicit
                     elif form == F_FLAG_PRESENT:
@@ -343,7 +345,7 @@ class TypeScan:
                 value, pos = None, pos + length
             else:  # DW_FORM_indirect, or a form this reader does not know
                 raise NotHandled(f"attribute form {form:#x}")
-            if attribute in _WANTED:
+            if attribute in wanted:
                 values[attribute] = (form, value)
         if pos > unit.end:
             raise CorruptDwarf(f"a DIE runs past the end of its unit at .debug_info offset {unit.offset:#x}")

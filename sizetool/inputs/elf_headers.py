@@ -11,7 +11,9 @@ always has. tests/sizetool/inputs/test_elf_headers.py compares both readings on 
 
 from __future__ import annotations
 
+import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 E_TYPES = {0: "ET_NONE", 2: "ET_EXEC", 3: "ET_DYN", 4: "ET_CORE"}  # ET_REL: pyelftools' path refuses it
@@ -105,3 +107,23 @@ def _records(stream, offset: int, count: int, layout: struct.Struct, fields: tup
     stream.seek(offset)
     table = stream.read(count * layout.size)
     return [dict(zip(fields, values)) for values in layout.iter_unpack(table)]
+
+
+def section_readers(stream) -> list[tuple[dict, Callable[[], bytes]]]:
+    """Each section header of the ELF open in `stream` (pyelftools' field names, "name" besides) and a function
+    reading its bytes: by read_headers in the common case (without loading pyelftools, ~40 ms), else through
+    pyelftools."""
+    headers = read_headers(stream, os.fstat(stream.fileno()).st_size)
+    if headers is not None:
+        def reader(header: dict) -> Callable[[], bytes]:
+            def read() -> bytes:
+                if header["sh_type"] == "SHT_NOBITS":
+                    return b""
+                stream.seek(header["sh_offset"])
+                return stream.read(header["sh_size"])
+            return read
+
+        return [(header, reader(header)) for header in headers.sections]
+    from elftools.elf.elffile import ELFFile
+
+    return [(dict(raw.header, name=raw.name), raw.data) for raw in ELFFile(stream).iter_sections()]

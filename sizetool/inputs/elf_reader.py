@@ -442,7 +442,25 @@ def _read_symbols(headers: ElfHeaders, sections: list[Section], symtab_index: in
 def arm_short_enums(path: str | os.PathLike) -> bool:
     """Whether an Arm ELF was built with short enums (the build attribute Tag_ABI_enum_size = small, arm-none-eabi
     GCC's default on Cortex-M): it changes the size of TFLM's structs. False for other architectures and for an ELF
-    without build attributes."""
+    without build attributes. Read by arm_attributes.py; what it leaves to pyelftools, by arm_short_enums_pyelftools."""
+    from sizetool.inputs.arm_attributes import TAG_ABI_ENUM_SIZE, NotCommon, arm_attributes, named_section
+
+    try:
+        machine, kind, data, little_endian = named_section(path, ".ARM.attributes")
+        if machine != "EM_ARM" or data is None:
+            return False
+        if kind != "SHT_ARM_ATTRIBUTES":
+            raise NotCommon(str(kind))
+        attributes = arm_attributes(data, little_endian)
+    except OSError:
+        return False
+    except NotCommon:
+        return arm_short_enums_pyelftools(path)
+    return next((value == 1 for tag, value in attributes if tag == TAG_ABI_ENUM_SIZE), False)
+
+
+def arm_short_enums_pyelftools(path: str | os.PathLike) -> bool:
+    """arm_short_enums through pyelftools: the reference the own reader is tested against, and its fallback."""
     from elftools.elf.elffile import ELFFile
 
     try:
