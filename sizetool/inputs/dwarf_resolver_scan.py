@@ -9,12 +9,14 @@ pyelftools instead.
 from __future__ import annotations
 
 from sizetool.inputs.dwarf_abbreviations import unit_header
-from sizetool.inputs.dwarf_format import AT_NAME, Unit, read_uleb
+from sizetool.inputs.dwarf_format import AT_NAME, F_STRP, Unit, read_uleb
 from sizetool.inputs.dwarf_type_scan import AT_ARTIFICIAL, NotHandled, TypeScan, _Plan
 
 TAG_NAMESPACE, TAG_SUBPROGRAM, TAG_CLASS, TAG_STRUCTURE, TAG_PARAMETER = 0x39, 0x2E, 0x02, 0x13, 0x05
 AT_TYPE = 0x49
 RESOLVER_CLASS = "MicroMutableOpResolver<"
+_RESOLVER_BYTES = RESOLVER_CLASS.encode()
+_READ_TAGS = frozenset({TAG_NAMESPACE, TAG_SUBPROGRAM, TAG_CLASS, TAG_STRUCTURE})  # the DIEs _children reads
 
 
 class ResolverScan(TypeScan):
@@ -22,6 +24,9 @@ class ResolverScan(TypeScan):
 
     def __init__(self, sections: dict[str, bytes], little_endian: bool) -> None:
         super().__init__(sections, little_endian, None, frozenset())
+        self.full_plans: dict[int, dict[int, _Plan]] = {}
+        self.name_at: dict[_Plan, int] = {}
+        self.strings = sections.get(".debug_str", b"")
 
     def scan_api(self) -> tuple[dict[str, bool], set[str], set[str], set[str]]:
         info, pos = self.info, 0
@@ -54,6 +59,7 @@ class ResolverScan(TypeScan):
         """Walk the children from pos (dwarf_resolver_api._walk at `depth`); the position after their null."""
         data, end = self.info, unit.end
         plans = self._plans(unit)
+        full = self.full_plans.setdefault(id(unit.abbrevs), {})  # code -> plan, where plans holds a pass-over entry
         methods, registrations, classes, types = found
         while pos < end:
             code = data[pos]
@@ -75,9 +81,22 @@ class ResolverScan(TypeScan):
                     pos = target if pos < target <= end else self._skip_subtree(unit, pos)
                     continue
             if plan.__class__ is not _Plan:  # (the struct scan's pass-over entries hide subprograms' names)
-                plan = self._plan(unit, code)
-            values, pos = self._values(unit, plan, pos)
+                plan = full.get(code)
+                if plan is None:
+                    plan = full[code] = self._plan(unit, code)
             tag = plan.tag
+            if plan.fixed_size >= 0 and (tag not in _READ_TAGS or (tag != TAG_NAMESPACE and (
+                    depth == 0 or not self._may_be_read(plan, data, pos)))):  # passed over by its size or sibling
+                if not plan.has_children:
+                    pos += plan.fixed_size
+                    continue
+                if plan.sibling_at >= 0:
+                    at = pos + plan.sibling_at
+                    target = unit.offset + int.from_bytes(data[at : at + plan.sibling_size], self.endian)
+                    pos += plan.fixed_size
+                    pos = target if pos < target <= end else self._skip_subtree(unit, pos)
+                    continue
+            values, pos = self._values(unit, plan, pos)
             if tag == TAG_NAMESPACE and depth < 4:
                 name = self._text(unit, values.get(AT_NAME))
                 if (depth > 0 or name == "tflite") and plan.has_children:
@@ -97,6 +116,20 @@ class ResolverScan(TypeScan):
             if plan.has_children:
                 pos = self._after_children(unit, values, pos)
         raise NotHandled("a unit's DIEs run past its end")
+
+    def _may_be_read(self, plan: _Plan, data: bytes, pos: int) -> bool:
+        """Whether a subprogram or class at pos may be one the walk records: False when its DW_AT_name (DW_FORM_strp,
+        at a fixed place) does not start as a registration's or a resolver class's name does."""
+        name_at = self.name_at.get(plan)
+        if name_at is None:
+            name_at = self.name_at[plan] = _strp_name_at(plan)
+        if name_at < 0:
+            return True
+        at = pos + name_at
+        offset = int.from_bytes(data[at : at + plan.offset_size], self.endian)
+        if offset >= len(self.strings):
+            return True  # (read, and refused, as before)
+        return self.strings.startswith(b"Register_" if plan.tag == TAG_SUBPROGRAM else _RESOLVER_BYTES, offset)
 
     def _class_members(self, unit: Unit, pos: int, methods: dict[str, bool], types: set[str]) -> int:
         data, end = self.info, unit.end
@@ -146,3 +179,16 @@ class ResolverScan(TypeScan):
                 return name
         return ""
 
+
+
+def _strp_name_at(plan: _Plan) -> int:
+    """Where a DIE of this plan holds its DW_AT_name in DW_FORM_strp, from its start (-1: elsewhere, or not at a fixed
+    place)."""
+    offset = 0
+    for attribute, form, _, size in plan.specs:
+        if attribute == AT_NAME:
+            return offset if form == F_STRP else -1
+        if size < 0:
+            return -1
+        offset += size
+    return -1
