@@ -34,7 +34,7 @@ from __future__ import annotations
 import bisect
 import struct
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from dataclasses import dataclass, field
 
@@ -230,11 +230,25 @@ def split_by_references(end: int, referrers: dict[int, Counter]) -> list[OwnedRa
     return pieces
 
 
-def looks_like_pointer_table(values: list[int], in_image: Callable[[int], bool]) -> bool:
+def looks_like_pointer_table(values: Sequence[int], in_image: Callable[[int], bool]) -> bool:
     """Whether a data object's aligned words are pointers: most of its non-zero words point into the image (a table
-    of numbers that happen to fall in the image's address range now and then is not)."""
+    of numbers that happen to fall in the image's address range now and then is not). The words are looked at until
+    the answer is known (half of them in, or more than half out)."""
     nonzero = [value for value in values if value]
-    return bool(nonzero) and 2 * sum(1 for value in nonzero if in_image(value)) >= len(nonzero)
+    if not nonzero:
+        return False
+    needed = (len(nonzero) + 1) // 2  # 2 * inside >= len(nonzero)
+    inside = outside = 0
+    for value in nonzero:
+        if in_image(value):
+            inside += 1
+            if inside >= needed:
+                return True
+        else:
+            outside += 1
+            if outside > len(nonzero) - needed:
+                return False
+    return False
 
 
 def _most_referred(votes: Counter) -> Path:
@@ -271,6 +285,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
     loads_only = address_loads_only and image.arch == "arm"  # elsewhere code_decoder reads every reference anyway
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image), loads_only)
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
+    word_order, word_code = pointer.format[0], pointer.format[1:]
     in_image = _in_image(image)
     for section in sections:
         data = image.section_data(section)
@@ -292,11 +307,12 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
                 continue
             start = max(symbol.address, section.address)
             first = (start + pointer.size - 1) // pointer.size * pointer.size
-            words = [(address, pointer.unpack_from(data, address - section.address)[0])
-                     for address in range(first, start + size - pointer.size + 1, pointer.size)]
-            if not looks_like_pointer_table([value for _, value in words], in_image):
+            addresses = range(first, start + size - pointer.size + 1, pointer.size)
+            # every aligned word in one unpack (in C): a linked model is ~75k of them
+            values = struct.unpack_from(f"{word_order}{len(addresses)}{word_code}", data, first - section.address)
+            if not looks_like_pointer_table(values, in_image):
                 continue
-            for address, value in words:
+            for address, value in zip(addresses, values):
                 if value and is_data_target(value):
                     yield address, value
 
