@@ -5,9 +5,10 @@ The ELF: a real TFLM all-ops build for Cortex-M4 with CMSIS-NN and -g (make_tflm
 checkouts you give, about 13 MB at TFLM 90b983c), given with --elf. Its symbol-only copy is made here with
 `arm-none-eabi-strip --strip-debug` (or `strip`). --pico-elf adds `ops` on a real pico-tflmicro example ELF.
 
-Each figure is the median of --repeat runs of the whole command in a fresh process, as CPU time (user + sys of the
-child: on a shared machine the wall time says as much about the neighbours) with the wall time beside it, and the
-child's own peak RSS; the runs of a row take turns (ours cold, ours cached, bloaty, then again). Cold: a first run on
+Each figure is the least of --repeat runs of the whole command in a fresh process (on a shared machine the others'
+load only ever adds), as CPU time (user + sys of the child, all its threads: bloaty's too) with the least wall time
+beside it, and the child's own peak RSS; the runs of a row take turns (ours cold, ours cached, bloaty, then again).
+The ratios to bloaty are given in CPU time and in wall time (bloaty runs threads: its wall time can be the smaller). Cold: a first run on
 an empty cache directory (nothing cached: the report, the operator graph, the DWARF types, the file digests); cached:
 the same command again on the unchanged ELF. Compiled bytecode is allowed (PYTHONPYCACHEPREFIX, warmed first), as in
 an installation. Without bloaty (--bloaty PATH, else `bloaty` on PATH) its column says it is absent.
@@ -26,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,12 +54,12 @@ def run(argv: list[str], env: dict, fresh_cache: str | None = None, cwd: Path = 
 
 
 def row(commands: list[tuple], env: dict, repeat: int) -> list[tuple[float, float, float]]:
-    """run() of each (argv, fresh cache directory or None, env, cwd) taking turns, the median of each figure."""
+    """run() of each (argv, fresh cache directory or None, env, cwd) taking turns, the least of each figure."""
     samples: list[list[tuple[float, float, float]]] = [[] for _ in commands]
     for _ in range(repeat):
         for (argv, fresh, command_env, cwd), taken in zip(commands, samples):
             taken.append(run(argv, command_env or env, fresh, cwd))
-    return [tuple(statistics.median(sample[i] for sample in taken) for i in range(3)) for taken in samples]
+    return [tuple(min(sample[i] for sample in taken) for i in range(3)) for taken in samples]
 
 
 def _figure(figures) -> str:
@@ -98,7 +98,7 @@ def main() -> None:
             env.pop(name, None)
         load = os.getloadavg()[0]
         print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f}; Python {sys.version.split()[0]}; "
-              f"median of {args.repeat} runs: CPU s (wall s) peak RSS")
+              f"least of {args.repeat} runs: CPU s (wall s) peak RSS")
         print(f"bloaty: {args.bloaty}" if args.bloaty else
               "bloaty: absent (not in Debian's archive nor on PyPI here; give --bloaty PATH for its column)")
         symbol_only = _strip_debug(args.elf, scratch)
@@ -140,7 +140,9 @@ def main() -> None:
                 targets.append(f"cached {_target(cached[1], cached_limit)}")
             if ratio_limit is not None:
                 targets.append(f"cold/bloaty -d {view} " + (
-                    f"{cold[1] / peer[0][1]:.2f}x {_target(cold[1] / peer[0][1], ratio_limit, 'x')}" if peer
+                    f"CPU {cold[1] / peer[0][1]:.2f}x {_target(cold[1] / peer[0][1], ratio_limit, 'x')}, "
+                    f"wall {cold[0] / peer[0][0]:.2f}x {_target(cold[0] / peer[0][0], ratio_limit, 'x')}; "
+                    f"cached/bloaty CPU {cached[1] / peer[0][1]:.2f}x, wall {cached[0] / peer[0][0]:.2f}x" if peer
                     else "not measured (bloaty absent)"))
             print(line + "; ".join(targets))
 
