@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-
 from sizetool.inputs.elf_headers import section_readers
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
 from sizetool.inputs.map_file import LINKER_STUBS
@@ -635,12 +634,12 @@ def _relocations(image: ElfImage, sections: list[Section], contents, dynamic: li
             raw_sections = section_readers(stream)
             symtab = next((data for header, data in reversed(raw_sections) if header["name"] == ".symtab"), None)
             symbol_values, section_symbols = _symbol_table(symtab() if symtab else None, endian, wide)
-            for header, data in raw_sections:
+            for header, read in raw_sections:
                 if header["sh_type"] not in ("SHT_REL", "SHT_RELA"):
                     continue
                 is_rela = header["sh_type"] == "SHT_RELA"
                 layout = struct.Struct(endian + ("QQ" if wide else "II") + (("q" if wide else "i") if is_rela else ""))
-                table = data()
+                table = read()
                 entries = layout.iter_unpack(table[: len(table) - len(table) % layout.size])
                 split = (lambda info: (info >> 32, info & 0xFFFFFFFF)) if wide else (lambda info: (info >> 8, info & 0xFF))
                 if header["sh_flags"] & SHF_ALLOC:  # dynamic relocations: R_*_RELATIVE words hold pointers
