@@ -85,6 +85,7 @@ class ModelSets:
     rom: int  # the ROM total now (from the report)
     no_operators_rom: int  # predicted ROM with no operator registered: the runtime
     models: tuple[ModelCost, ...]
+    ram_image: bool = False  # the image loads whole into RAM: `rom` is what it stores, it has no ROM
 
     @property
     def predicted_rom(self) -> int:
@@ -222,7 +223,7 @@ def crosscheck_models(table: OperatorTable, model_paths: list[str], firmware: st
     if offer is not None and (result.variants or result.missing):
         judge_suggestions(result, offer() if callable(offer) else offer)
     if operator_graph is not None and operator_graph.graph.decoded:
-        result.sets = model_sets(result, operator_graph, table.total_rom)
+        result.sets = model_sets(result, operator_graph, table.total_rom, table.ram_image)
     return result
 
 
@@ -236,7 +237,7 @@ def judge_suggestions(crosscheck: ModelCrosscheck, offer: TflmOffer) -> None:
     crosscheck.not_offered = [v for v in judged if v.judgement.availability == NO]
 
 
-def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: int) -> ModelSets:
+def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: int, ram_image: bool = False) -> ModelSets:
     """What dropping the unused registrations saves together, and each model's share (several set questions)."""
 
     registered = {o.op for o in operator_graph.operators}
@@ -263,7 +264,7 @@ def model_sets(crosscheck: ModelCrosscheck, operator_graph: OperatorGraph, rom: 
             inline_bytes=kept.inline_bytes,
             inlined=kept.inlined,
         ))
-    return ModelSets(unused, rom, no_operators, tuple(costs))
+    return ModelSets(unused, rom, no_operators, tuple(costs), ram_image)
 
 
 def serving_registrations(model_path: str, registered: list[str]) -> tuple[list[str], list[str]]:

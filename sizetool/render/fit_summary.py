@@ -60,6 +60,15 @@ def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: st
 
 
 def flash_line(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | ModelSwap | None) -> str:
+    """The flash answer; for an image that loads whole into RAM (no ROM, as the tree says) the same figures are the
+    bytes the image stores, and the line is named so."""
+    line = _flash_answer(crosscheck, calibrated)
+    if crosscheck.sets is not None and crosscheck.sets.ram_image:
+        return "image (loads whole into RAM, no ROM): " + line.removeprefix("flash: ")
+    return line
+
+
+def _flash_answer(crosscheck: ModelCrosscheck, calibrated: CalibratedFlash | ModelSwap | None) -> str:
     sets = crosscheck.sets
     if sets is None:
         return "flash: the operator graph was not read (no set answer)"

@@ -65,3 +65,13 @@ def test_without_a_map_the_ram_headline_separates_reservations(capsys):
     headline = out.splitlines()[0]
     assert status == 0 and headline.endswith(f" = static data {use.static} + reserved {use.reserved} "
                                              f"(.heap {sizes['.heap']}, .stack {sizes['.stack']})")
+
+
+def test_fit_names_its_figure_the_image_not_flash(capsys):
+    # The tree says the image has no ROM; fit's line of the same bytes says what they are instead of "flash".
+    status, out = run(capsys, "fit", ELF)
+    stored = sum(s.size for s in read_elf(str(ELF)).sections if s.in_rom)
+    second = out.splitlines()[1]
+    assert status == 0
+    assert second.startswith("image (loads whole into RAM, no ROM): ") and f"{stored:,} B now" in second
+    assert not any(line.startswith("flash:") for line in out.splitlines())
