@@ -31,7 +31,7 @@ from its table here; what the table lacks is taken from kernel_memory (90b983c) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tflm_facts.kernel_memory import (CMSIS_NN_2021, CONCATENATION_PERSISTENT_SCALES, FULLY_CONNECTED_PER_TENSOR,
                                       REDUCE_ACCUMULATOR_ONLY, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
@@ -198,38 +198,22 @@ GEN_2019 = Generation(
 # TensorFlow 2.3's micro: MicroAllocator::Create (the MicroAllocator in the arena too), still a TfLiteTensor per
 # tensor, only the zero points copied, offline plans and today's greedy planner; its reference kernels' arena use as
 # 2019's plus DEPTHWISE_CONV_2D's OpData and per-channel arrays. Measured on Edge Impulse's SDK of 2021-03.
-GEN_2020_06 = Generation(
+GEN_2020_06 = replace(
+    GEN_2019,
     key="2020-06",
     label="TFLM 2020-06 to 2020-08 (TensorFlow 2.3 micro: MicroAllocator::Create with a TfLiteTensor per tensor)",
     covers="TensorFlow 2.3's tensorflow/lite/micro (MicroAllocator::Create, before TfLiteEvalTensor of 2020-08), "
            "Edge Impulse's SDK up to 2021-03 (e.g. 7adcab5)",
     measured=("Edge Impulse inferencing-sdk-cpp of 2021-03 (TensorFlow 2.3-era micro)",),
-    single_subgraph=True,
     creation=("SimpleMemoryAllocator", "MicroAllocator"),
-    arena_builtin_allocator=False,
-    subgraph_allocations=False,
-    plan_beside_requests=False,
-    variables_after_plan=True,
-    subgraph_sizes_array=False,
-    tensor_array=True,
-    in_unnamed_bound=False,
     # its build's DWARF (arm-none-eabi GCC, short enums, no TF_LITE_STATIC_MEMORY) and allocation records
-    structs={"eabi": {"SimpleMemoryAllocator": 24, "MicroAllocator": 24, "NodeAndRegistration": 40,
-                      "TfLiteTensor": 64, "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4,
-                      "ScratchBufferHandle": 12, "AllocationInfo": 24, "void*": 4}},
-    params={"eabi": _PARAMS_2020},
-    op_data={"eabi": {"CONV_2D": 40, "DEPTHWISE_CONV_2D": 40, "FULLY_CONNECTED": 20, "QUANTIZE": 8, "DEQUANTIZE": 8,
-                      "SVDF": 24}},
-    arena_kernels={"CONV_2D": ("op_data", "per_channel"), "DEPTHWISE_CONV_2D": ("op_data", "per_channel_depthwise"),
-                   "FULLY_CONNECTED": ("op_data",), "QUANTIZE": ("op_data",), "DEQUANTIZE": ("op_data",),
-                   "SVDF": ("op_data", "svdf_scratch")},
-    kernel_ops=_KERNEL_OPS_2020,
-    kernel_types=_KERNEL_TYPES_2020,
+    structs={"eabi": {**GEN_2019.structs["eabi"], "MicroAllocator": 24, "AllocationInfo": 24}},
+    op_data={"eabi": {**GEN_2019.op_data["eabi"], "DEPTHWISE_CONV_2D": 40}},
+    arena_kernels={**GEN_2019.arena_kernels, "DEPTHWISE_CONV_2D": ("op_data", "per_channel_depthwise")},
     planner_bytes_per_buffer=40,
-    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MEAN",
-                            "RESHAPE", "SOFTMAX"}),
-    measured_kernels=("reference",),
-    measured_abis=("eabi",),
+    planner_ties_first_added=False,
+    quantization_scales_copied=False,
+    offline_plans=True,
     tables_of="Edge Impulse inferencing-sdk-cpp 2021-03 (its TensorFlow 2.3-era micro)",
     tables_elsewhere="its struct sizes, OpData sizes and kernel list are those of the one revision measured (Edge "
                      "Impulse's SDK of 2021-03); other revisions of the generation were not measured",

@@ -3,17 +3,16 @@ the arena, the interpreter's own MicroAllocator) against the smallest arena a re
 STM32L552 CIFAR-10 app (notaJiminLee/STM-Cube-TFLM- 61588d6) vendors, reference kernels with the app's Release flags
 (-Os, gnu++14, no TF_LITE_STATIC_MEMORY) built for Cortex-M3, bisected to the byte under qemu mps2-an385 with every op
 of its AllOpsResolver registered (tests/data/stm32cube2020_arena_truth.csv; how: docs/arena.md). The struct sizes
-size-report reads from that build's DWARF are tests/data/stm32cube2020_dwarf_facts.json, so every path is recomputed
-here without the build: `size-report fit` (DWARF sizes, generation told by the DWARF's allocator classes),
-`gen-resolver --arena --tflm-revision 2019` (the generation's own tables), today's rules (what the toolkit gave
-before: below on 18 models, by up to 39 KB) and the unknown-revision bound."""
+size-report reads from that build's DWARF are tests/data/stm32cube2020_dwarf_facts.json. The table itself (every
+path recomputed without the build) is held with the 2020-06 generation's in test_tensor_array_arena_truth.py; here,
+what this revision does differently."""
 
 from pathlib import Path
 
 import pytest
 
 from tests.tflm_model import arena_truth_tables
-from tflm_facts.allocator_generations import CURRENT, GEN_2019, from_struct_names, named
+from tflm_facts.allocator_generations import GEN_2019, from_struct_names
 from tflm_model.arena_estimate import estimate_arena
 from tflm_model.errors import ModelError
 
@@ -21,23 +20,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 TABLE = "stm32cube2020_arena_truth.csv"
 REVISION = "STM32 CIFAR-10 app TFLM 61588d6"
 
-
-def test_table_is_well_formed_and_the_generation_rules_are_the_measured_minimum():
-    rows = arena_truth_tables.truth_rows(TABLE)
-    measured = [row for row in rows if row["status"] == "ok"]
-    assert len(measured) >= 40
-    assert {(row["kernels"], row["tflm"]) for row in rows} == {("reference", REVISION)}
-    below = unknown_below = 0
-    for row in measured:
-        minimum = int(row["min_arena_bytes"])
-        assert len(row["sha256"]) == 64 and not Path(row["source"]).is_absolute()
-        assert int(row["estimate_dwarf_bytes"]) == minimum, row["model"]
-        assert int(row["estimate_revision_bytes"]) == minimum and row["estimate_revision_exact"] == "true"
-        # an unnamed revision's bound leaves the TfLiteTensor-per-tensor generations out (and names them)
-        unknown_below += row["estimate_unknown_bytes"] != "" and int(row["estimate_unknown_bytes"]) < minimum
-        below += row["estimate_current_bytes"] != "" and int(row["estimate_current_bytes"]) < minimum
-    assert unknown_below >= 5  # why the unnamed bound names these generations as left out
-    assert below >= 10  # today's rules are no bound for this allocator: why the generation is modelled
 
 
 def test_the_dwarf_facts_tell_the_generation():
@@ -49,31 +31,6 @@ def test_the_dwarf_facts_tell_the_generation():
     for name, size in GEN_2019.structs["eabi"].items():
         assert sizes.structs.get(name, size) == size, name
 
-
-def test_recomputed_from_the_models_present():
-    sizes = arena_truth_tables.dwarf_sizes("stm32cube2020_dwarf_facts.json")
-    rows = arena_truth_tables.rows_with_models(TABLE)
-    assert sum(row["source"].startswith("fixtures/") for row, _ in rows) >= 30
-    for row, path in rows:
-        if row["status"] != "ok":
-            continue
-        minimum = int(row["min_arena_bytes"])
-        fit = estimate_arena([path], "reference", 4, short_enums=True, sizes=sizes, generation=GEN_2019)
-        assert fit.total_bytes == minimum and fit.exact, row["model"]
-        named_revision = estimate_arena([path], "reference", 4, short_enums=True, generation=named("2019"))
-        assert named_revision.total_bytes == minimum and named_revision.exact, row["model"]
-        assert GEN_2019.tables_of.split(" (")[0] in named_revision.revision
-        if row["estimate_current_bytes"] == "":  # today's allocator refuses it (an offline plan it cannot use)
-            with pytest.raises(ModelError):
-                estimate_arena([path], "reference", 4, short_enums=True, generation=CURRENT)
-        else:
-            current = estimate_arena([path], "reference", 4, short_enums=True, generation=CURRENT).total_bytes
-            assert current == int(row["estimate_current_bytes"]), row["model"]
-        if row["estimate_unknown_bytes"] == "":
-            continue
-        unknown = estimate_arena([path], "reference", 4, short_enums=True, sizes=sizes, generation=None)
-        assert unknown.total_bytes == int(row["estimate_unknown_bytes"]) and not unknown.exact
-        assert f"leaves out {GEN_2019.label}: name it with --tflm-revision {GEN_2019.key}" in unknown.notes
 
 
 def test_what_the_revision_refuses_is_refused():
