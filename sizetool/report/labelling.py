@@ -135,9 +135,9 @@ def fill_entries(placement: Placement) -> list[SizeEntry]:
 
 
 def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tuple[int, int]]:
-    """Adds one entry per source file for the bytes gap_placer places (summed per file, like the map's); returns the
-    ranges it left out."""
-    placed: dict[tuple[str, ...], list[int]] = {}
+    """Adds one entry per source file for the bytes gap_placer places (summed per file, like the map's, with the runs
+    that lie apart kept in `pieces`); returns the ranges it left out."""
+    placed: dict[tuple[str, ...], list[tuple[int, int]]] = {}  # path -> its runs
     left = []
     for start, end in gaps:
         cursor = start
@@ -147,15 +147,15 @@ def _placed_gap_entries(memory, section, gaps, gap_placer, entries) -> list[tupl
                 continue
             if low > cursor:
                 left.append((cursor, low))
-            slot = placed.setdefault(path, [low, 0])
-            slot[0] = min(slot[0], low)
-            slot[1] += high - low
+            placed.setdefault(path, []).append((low, high - low))
             cursor = high
         if cursor < end:
             left.append((cursor, end))
-    for path, (address, size) in sorted(placed.items()):
-        entries.append(SizeEntry(memory=memory, path=path, symbol=f"{NO_SYMBOL} {section.name}", section=section.name,
-                                 address=address, size=size))
+    # One entry per file, keeping where each run lies when they lie apart: the operator graph and the tree's readers
+    # find a byte's file by the entry holding its address, and a file's runs often have other files' bytes between
+    # them (an Ambiq build's registration structs of conv.o and pooling.o between two runs of ns_tempco.o's).
+    for path, runs in sorted(placed.items()):
+        entries.append(_summed_entry(memory, path, f"{NO_SYMBOL} {section.name}", section.name, runs))
     return left
 
 
