@@ -41,7 +41,9 @@ OUTSIDE_REGIONS = "(outside regions)"
 # Region names that say what the memory is; checked before the attributes, which scripts often leave loose (an
 # ITCM declared "rx" is still RAM; iram0_0_seg is RAM, drom0_0_seg is flash).
 # A memory-mapped QSPI/OSPI/XIP flash window (Zephyr's nRF5340 QSPI at 0x10000000, EXTFLASH) is flash, not RAM.
-_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|RRAM|QSPI|OSPI|XIP", re.IGNORECASE)
+# Non-volatile memories named "RAM" are ROM too: MRAM (Ambiq Apollo4/5's code memory, MCU_MRAM), FRAM (TI's FR
+# parts), RRAM (nRF54L).
+_ROM_NAME = re.compile(r"FLASH|ROM|NVM|EEPROM|OTP|RRAM|MRAM|FRAM(?!E)|QSPI|OSPI|XIP", re.IGNORECASE)
 _RAM_NAME = re.compile(r"RAM|TCM|CCM|DATA|BSS|HEAP|STACK", re.IGNORECASE)
 _ARRAY_SECTIONS = (".init_array", ".fini_array", ".preinit_array", "init_array", "fini_array", ".ctors", ".dtors")
 
@@ -166,8 +168,19 @@ def _file_image(sections: list[Section]) -> Placement:
 def _kinds_from_program_headers(image: ElfImage, sections: list[Section]) -> dict[int, tuple[str, str | None]]:
     """Section index -> (memory it runs in, memory its bytes are stored in or None), from the PT_LOAD segments."""
     loads = [segment for segment in image.segments if segment.is_load]
-    copies = any(s.physical_address != s.virtual_address and s.file_size > 0 for s in loads)
     segment_of = {section.index: next((seg for seg in loads if seg.holds(section)), None) for section in sections}
+    # A segment's file bytes are what its sections store. One that holds only sections without contents stores
+    # nothing, whatever its p_filesz: ld gives a NOLOAD stack file bytes when an empty section with contents follows
+    # it in the segment (Ambiq's .stack, then an empty .heap: 16 KB of "file" that is no flash, and no image copy).
+    stores = {id(segment): False for segment in loads}
+    for section in sections:
+        if not section.is_nobits and segment_of[section.index] is not None:
+            stores[id(segment_of[section.index])] = True
+
+    def file_size(segment) -> int:
+        return segment.file_size if stores[id(segment)] else 0
+
+    copies = any(s.physical_address != s.virtual_address and file_size(s) > 0 for s in loads)
 
     def in_place(section: Section) -> bool:
         segment = segment_of[section.index]
@@ -178,7 +191,7 @@ def _kinds_from_program_headers(image: ElfImage, sections: list[Section]) -> dic
     # So was one whose zero-filled data shares a stored segment with its code: flash is never zero-filled in place.
     def shares_stored_segment(section: Section) -> bool:
         segment = segment_of[section.index]
-        return segment is not None and segment.file_size > 0 and any(
+        return segment is not None and file_size(segment) > 0 and any(
             s.is_code and segment_of[s.index] is segment for s in sections)
 
     ram_loaded = not copies and any(
@@ -192,9 +205,9 @@ def _kinds_from_program_headers(image: ElfImage, sections: list[Section]) -> dic
         stored = None if section.is_nobits else ROM
         if segment is None:
             kinds[section.index] = (RAM if section.is_writable else ROM, stored)
-        elif segment.physical_address != segment.virtual_address and segment.file_size > 0:
+        elif segment.physical_address != segment.virtual_address and file_size(segment) > 0:
             kinds[section.index] = (RAM, stored)  # copied at start-up (or zero-filled after the copied part)
-        elif segment.file_size == 0:
+        elif file_size(segment) == 0:
             kinds[section.index] = (RAM, None)  # zero-filled or reserved
         elif ram_loaded:
             kinds[section.index] = (RAM, None if stored is None else RAM)

@@ -101,6 +101,27 @@ def test_an_image_whose_bss_shares_the_code_segment_is_loaded_into_ram():
     assert report.rom_total == 0 and report.ram_total == load.memory_size  # the one segment, zero-filled part too
 
 
+def test_an_ambiq_layout_stores_its_code_in_mram_and_its_stack_is_ram_though_its_segment_has_file_bytes():
+    # fixtures/real_builds' mram-layout, shaped like an Ambiq Apollo4 build (AmbiqAI/edgeimpulse-examples): the code
+    # in a region named MCU_MRAM (non-volatile: ROM, though named RAM), and a NOLOAD .stack whose segment ld gives
+    # file bytes because an empty .heap with contents follows it there. Before: ROM 0 with the map ("the whole image
+    # is placed in RAM"), and without it the stack counted as flash and left out of RAM.
+    elf = FIXTURES / "real_builds" / "out" / "mram-layout" / "firmware.elf"
+    image = read_elf(str(elf))
+    (stack,) = [s for s in image.sections if s.name == ".stack"]
+    (segment,) = [seg for seg in image.segments if seg.is_load and seg.holds(stack)]
+    assert stack.is_nobits and segment.file_size == stack.size  # the shape: file bytes no section stores
+    stored = sum(s.size for s in image.sections if s.in_rom)  # arm-none-eabi-size's text + data
+    writable = sum(s.size for s in image.sections if s.in_ram)  # its data + bss, the stack included
+    without = build_report(str(elf), use_cache=False)
+    fill = sum(e.size for e in without.entries_for(RAM) if "(fill)" in e.symbol)  # alignment before .noinit
+    assert (without.rom_total, without.ram_total) == (stored, writable + fill) and fill < 16
+    with_map = build_report(str(elf), map_path=str(elf.with_suffix(".map")), use_cache=False)
+    assert [(r.name, r.memory) for r in with_map.regions] == [("MCU_MRAM", ROM), ("MCU_TCM", RAM)]
+    assert with_map.rom_total == stored
+    assert with_map.ram_total == writable + sum(e.size for e in with_map.entries_for(RAM) if "(fill)" in e.symbol)
+
+
 def test_code_copied_to_itcm_is_flash_and_ram_and_each_ram_region_has_its_own_use():
     elf, map_path = elf_and_map("dtcm-itcm")
     report = build_report(elf, map_path=map_path, use_cache=False)
@@ -232,7 +253,8 @@ def test_the_fixture_firmware_rom_is_text_plus_data_and_its_ram_leaves_out_what_
     "name,attributes,expected",
     [("FLASH", "xr", ROM), ("RAM", "xrw", RAM), ("ITCM", "rx", RAM), ("m_text", "RX", ROM), ("m_data", "RW", RAM),
      ("PROGRAM_FLASH", "rx", ROM), ("iram0_0_seg", "RX", RAM), ("drom0_0_seg", "R", ROM), ("REGION_A", "", RAM),
-     ("REGION_B", "", ROM)],
+     ("REGION_B", "", ROM), ("MCU_MRAM", "xr", ROM), ("FRAM", "rwx", ROM), ("SHARED_SRAM", "xrw", RAM),
+     ("FRAMEBUFFER", "rw", RAM)],
 )
 def test_a_region_is_rom_or_ram_by_its_name_then_its_attributes_then_the_program_headers(name, attributes, expected):
     evidence = ROM if name == "REGION_B" else None
