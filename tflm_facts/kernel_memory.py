@@ -329,6 +329,7 @@ class PrepareAllocations:
     exact: bool = True
     note: str | None = None
     init: tuple[int, ...] = ()  # persistent buffers the kernel's Init() takes besides an OpData (signal ops)
+    guessed: bool = False  # the kernel is not modelled at all: its figures are UNKNOWN_OP_BOUND's guess, no rule
 
 
 def _kissfft_real_state_bytes(fft_length: int, element_type: int, pointer_bytes: int) -> int:
@@ -564,6 +565,6 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
     largest = max((t.elements * 4 for t in tensors), default=0)
     persistent = UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(t.elements for t in tensors)
     return PrepareAllocations((persistent,), (largest,), False,
-                              f"{op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
+                              guessed=True, note=f"{op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
                               f"({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a scratch "
                               "buffer of 4 B per element of its largest tensor")

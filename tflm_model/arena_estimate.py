@@ -78,6 +78,10 @@ class ArenaEstimate:
     revision: str = CURRENT.label  # the TFLM allocator generation (revisions) the figure holds for
     assumed: tuple[str, ...] = ()  # facts of that generation not known from the build or its table (90b983c's used)
     generation_key: str = CURRENT.key  # that generation's key (tflm_facts.allocator_generations)
+    # Ops no rule models (custom ops such as NXP's NeutronGraph): their allocations in total_bytes are a guess
+    # (kernel_memory.UNKNOWN_OP_BOUND), and without_guessed is the figure with them left out (None: no such op).
+    guessed_ops: tuple[str, ...] = ()
+    without_guessed: int | None = None
 
 
 # ----------------------------------------------------------------------------------------------------------------------
@@ -228,6 +232,10 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             except (IndexError, AttributeError, ZeroDivisionError):
                 raise ModelError(f"{graph.path}: subgraph {sub} operator {node} ({name}) lacks the tensors or "
                                        "shapes its TFLM kernel needs") from None
+            if effects_of[(sub, node)].guessed:
+                out.guessed.add(name)
+                if out.drop_guessed:
+                    effects_of[(sub, node)] = replace(effects_of[(sub, node)], persistent=(), scratch=(), init=())
     # Init: each kernel's OpData (and the few buffers some kernels take in Init too)
     for sub, subgraph in enumerate(graph.subgraphs):
         for node, operator in enumerate(subgraph.operators):
@@ -535,12 +543,14 @@ def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str
 
 
 def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,
-              generation: Generation, linked_types: dict | None = None) -> ArenaEstimate:
-    """estimate_arena for one measured generation."""
+              generation: Generation, linked_types: dict | None = None, drop_guessed: bool = False) -> ArenaEstimate:
+    """estimate_arena for one measured generation; with drop_guessed, without the allocations of the ops no rule
+    models."""
     if generation.tensor_array and len(model_paths) > 1:
-        return _separate_arenas([_estimate([path], kernels, abi, cpu_features, sizes, generation, linked_types)
+        return _separate_arenas([_estimate([path], kernels, abi, cpu_features, sizes, generation, linked_types,
+                                           drop_guessed)
                                  for path in model_paths])
-    out = _Steps([], [], [])
+    out = _Steps([], [], [], drop_guessed=drop_guessed)
     out.steps.extend(_creation_steps(_Facts(sizes, generation, abi, kernels, out)))
     labels = []
     for model_path in model_paths:
@@ -588,9 +598,13 @@ def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: Bui
             notes.insert(0, f"{generation.label}: only its short-enum build was measured; the int-enum sizes of "
                             f"{', '.join(sorted(out.widened))} are that build's, widened as 90b983c's enums widen: "
                             "an upper bound, never below the short-enum figure")
+    without = None
+    if out.guessed and not drop_guessed:
+        without = _estimate(model_paths, kernels, abi, cpu_features, sizes, generation, linked_types,
+                            True).total_bytes
     return ArenaEstimate(total, exact, kernels, 8 if abi == "lp64" else 4, tuple(parts), tuple(notes), tuple(labels),
                          plan, persistent, abi, cpu_features, generation.label, tuple(sorted(out.assumed)),
-                         generation.key)
+                         generation.key, tuple(sorted(out.guessed)), without)
 
 
 def _separate_arenas(each: list[ArenaEstimate]) -> ArenaEstimate:
@@ -607,4 +621,7 @@ def _separate_arenas(each: list[ArenaEstimate]) -> ArenaEstimate:
                    parts=tuple(ArenaPart(name, count) for name, count in parts.items()), notes=(note, *notes),
                    models=tuple(m for e in each for m in e.models), plan_bytes=sum(e.plan_bytes for e in each),
                    persistent_bytes=sum(e.persistent_bytes for e in each),
-                   assumed=tuple(sorted({a for e in each for a in e.assumed})))
+                   assumed=tuple(sorted({a for e in each for a in e.assumed})),
+                   guessed_ops=tuple(sorted({op for e in each for op in e.guessed_ops})),
+                   without_guessed=sum(e.total_bytes if e.without_guessed is None else e.without_guessed
+                                       for e in each) if any(e.guessed_ops for e in each) else None)

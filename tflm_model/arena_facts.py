@@ -22,6 +22,8 @@ class Steps:
     exact: bool = True
     assumed: set = field(default_factory=set)
     widened: set = field(default_factory=set)  # int-enum sizes taken from a generation's short-enum table
+    guessed: set = field(default_factory=set)  # ops whose allocations only UNKNOWN_OP_BOUND's guess gives
+    drop_guessed: bool = False  # leave those allocations out (the figure without the guess)
 
 
 class Facts:

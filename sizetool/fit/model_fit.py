@@ -87,6 +87,8 @@ class ArenaFit:
     facts_differ: tuple[str, ...] = ()  # where they differ from tflm_facts ("TfLiteTensor 32 -> 36")
     revision: str = ""  # the TFLM allocator generation the figure holds for, and how it was told
     heap: tuple[str, int] | None = None  # the heap section the linker script reserves (".heap", bytes), if any
+    guessed_ops: tuple[str, ...] = ()  # ops no rule models: their share of `needed` is a guess (UNKNOWN_OP_BOUND)
+    without_guessed: int | None = None  # `needed` without those ops' own allocations
 
     @property
     def heap_too_small(self) -> bool:
@@ -94,6 +96,19 @@ class ArenaFit:
         allocation can give it (a fact of the linker script, not a guess about the size)."""
         return (self.arena is not None and self.arena.on_heap and not self.arena.size_known and self.heap is not None
                 and self.needed is not None and self.needed > self.heap[1])
+
+    @property
+    def only_the_guess_is_short(self) -> bool:
+        """The linked arena holds everything but the allocations of ops no rule models (a custom op: NXP's
+        NeutronGraph), and only their guessed bound makes it short: not checked, never failed on a guess."""
+        return (self.spare is not None and self.spare < 0 and self.without_guessed is not None
+                and self.arena.usable_bytes >= self.without_guessed)
+
+    @property
+    def guess_text(self) -> str:
+        """Which ops' allocations the figure only guesses, and how much of it that guess is."""
+        return (f"{', '.join(self.guessed_ops)}'s own allocations are not modelled (guessed at "
+                f"{self.needed - self.without_guessed:,} B at most, no rule)")
 
     @property
     def linked(self) -> int | None:
@@ -123,7 +138,7 @@ class ArenaFit:
         if self.arena is not None and self.arena.on_heap and not self.arena.size_known:
             return not self.heap_too_small  # no size stated: only the whole heap bounds it, never a guess
         if self.arena is not None:
-            return self.spare >= 0
+            return self.spare >= 0 or self.only_the_guess_is_short
         return self.grows_into_free_ram is not False
 
 
@@ -242,6 +257,8 @@ def fit(models: list[str], kernels: KernelChoice, pointer: int, arena_estimate: 
         parts=() if arena_estimate is None else tuple((p.name, p.bytes) for p in arena_estimate.parts), arena=arena,
         free_ram=None if region is None else region.free, free_region="" if region is None else region.region,
         notes=tuple(all_notes),
+        guessed_ops=() if arena_estimate is None else arena_estimate.guessed_ops,
+        without_guessed=None if arena_estimate is None else arena_estimate.without_guessed,
     )
 
 
@@ -386,11 +403,17 @@ def verdict(result: ArenaFit) -> str:
             return text
         if result.spare >= 0:
             return f"fits: {need}; the heap arena ({where}) is {result.linked} bytes ({result.spare} to spare)"
+        if result.only_the_guess_is_short:
+            return (f"{need}; the heap arena ({where}) is {result.linked} bytes: not checked: {result.guess_text}, "
+                    f"and the rest needs {result.without_guessed} bytes, which it holds")
         return f"arena too small: {need}; the heap arena ({where}) is {result.linked} bytes ({-result.spare} short)"
     if result.arena is not None:
         linked = f"{result.arena.symbol} gives {result.linked}"
         if result.spare >= 0:
             return f"fits: {need}; {linked} ({result.spare} to spare)"
+        if result.only_the_guess_is_short:
+            return (f"{need}; {linked}: not checked: {result.guess_text}, and the rest needs "
+                    f"{result.without_guessed} bytes, which it holds")
         text = f"arena too small: {need}; {linked} ({-result.spare} short)"
         if result.grows_into_free_ram:
             text += f"; growing it by {-result.spare} fits in the {result.free_ram} bytes of free RAM"

@@ -54,7 +54,7 @@ def verdict_line(crosscheck: ModelCrosscheck, fit: ArenaFit | None, firmware: st
     needs = "its model needs" if models == 1 else f"its {models} models need"
     arena = ""
     if fit is not None and fit.needed is not None:
-        arena = (" and a large enough tensor arena" if fit.spare is not None
+        arena = (" and a large enough tensor arena" if fit.spare is not None and fit.spare >= 0
                  else " (the tensor arena not checked: see RAM)")
     return f"fits: {firmware} has every op {needs}{arena}"
 
@@ -121,6 +121,10 @@ def ram_line(fit: ArenaFit | None) -> str:
     if fit.arena is not None and fit.arena.on_heap and not fit.arena.size_known:
         heap = "" if fit.heap is None else f"; the whole {fit.heap[0]} is {fit.heap[1]:,} B"
         return f"RAM: {needed}; allocated on the heap, of a size the firmware does not state (not checked{heap})"
+    if fit.arena is not None and fit.only_the_guess_is_short:
+        where = "on the heap" if fit.arena.on_heap else "linked"
+        return (f"RAM: tensor arena {fit.without_guessed:,} B needed without the ops no rule models, "
+                f"{fit.linked:,} B {where}: not checked: {fit.guess_text}")
     if fit.arena is not None:
         spare = f"{fit.spare:,} spare" if fit.spare >= 0 else f"{-fit.spare:,} short"
         where = "on the heap" if fit.arena.on_heap else "linked"
