@@ -29,8 +29,9 @@ def expand_firmware(paths: list[str]) -> list:
             continue
         models = models_in_elf(path)
         if not models:
+            reason = _no_model_reason(path)
             raise ResolverGenError(f"{path}: an ELF with no TFLite model in its stored data (a model is found by its "
-                                   "FlatBuffer identifier TFL3)")
+                                   "FlatBuffer identifier TFL3)" + (f": {reason}" if reason else ""))
         kernel_types = linked_kernel_types(path)
         out.extend(model.source(path, kernel_types) for model in models)
     return out
@@ -89,6 +90,22 @@ def models_in_elf(path: str):
     except (ELFError, OSError, ValueError) as error:
         raise ResolverGenError(f"{path}: cannot read the ELF ({error})") from None
     return [replace(model, symbol=_demangled(model.symbol)) for model in find_embedded_models(sections, symbols)]
+
+
+def _no_model_reason(path: str) -> str:
+    """Why the firmware stores no model, when its function symbols say (tflm_facts.eon): "" otherwise."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    from tflm_facts.eon import no_model_reason
+
+    try:
+        with open(path, "rb") as handle:
+            table = ELFFile(handle).get_section_by_name(".symtab")
+            names = [s.name for s in table.iter_symbols() if s["st_info"]["type"] == "STT_FUNC"] if table else []
+    except (ELFError, OSError, ValueError):
+        return ""
+    return no_model_reason(names)
 
 
 def _demangled(name: str) -> str:

@@ -119,8 +119,11 @@ def run_fit(options: FitOptions) -> int:
         plan = plan_swap(embedded, options.firmware.elf, [], "add")  # the firmware as it is, its own models
     models = plan.models_after
     if not models:
+        from tflm_facts.eon import no_model_reason
+
+        reason = no_model_reason(s.mangled for s in firmware.elf_image().symbols if s.kind == "func")
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
-                            "stored data (give the .tflite after the ELF)")
+                            + (f"stored data: {reason}" if reason else "stored data (give the .tflite after the ELF)"))
     firmware.operator_table()
     crosscheck = crosscheck_models(firmware, models, options.tflm)
     fit = arena_fit(firmware, models, options.arena)
