@@ -108,6 +108,7 @@ def test_the_json_answer_says_where_the_heap_arena_comes_from(capsys):
 class _Estimate:
     def __init__(self, total):
         self.total_bytes, self.exact, self.parts, self.notes = total, True, (), ()
+        self.guessed_ops, self.without_guessed = (), None  # every op modelled
 
 
 def test_without_a_stated_size_only_the_whole_heap_section_bounds_the_arena():
