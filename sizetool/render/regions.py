@@ -44,7 +44,7 @@ def total_line(report: SizeReport, memory: str) -> str:
 def reservations_text(report: SizeReport) -> str:
     """Without region lengths (no map, no --ram-size): the RAM total split into static data and the reservations in
     it (heap and stack sections, space without symbols), so that a heap filling the rest of RAM is not read as data:
-    ` = static data 110117 + reserved 152027 (.heap 150680, .stack 1024, .crash_data_ram 256, .bss 67)`."""
+    ` = static data 110184 + reserved 151960 (.heap 150680, .stack 1024, .crash_data_ram 256)`."""
     by_section: dict[str, int] = {}
     for entry in report.entries_for("ram"):
         if is_reserved(entry):

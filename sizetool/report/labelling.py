@@ -6,7 +6,8 @@ before it counts only its bytes past the overlap, and every byte no symbol cover
 pools, vector tables without sized symbols) goes to one catch-all entry per section, `(no symbol) <section>`. That is
 bloaty's rule: the most specific label wins and catch-alls come last. In a section without contents (NOBITS: heaps,
 stacks, noinit) such bytes are a reservation, named after their input section (with a map) or their section
-(`(reserved)/.heap`). Gaps between sections that the memory's use counts are `(fill) <region>`, except RAM that nothing
+(`(reserved)/.heap`), except, without a map, a gap too small to be one that ends where an aligned object may start
+(`(fill) .bss`, _is_alignment). Gaps between sections that the memory's use counts are `(fill) <region>`, except RAM that nothing
 occupies (the gap ld counts up to a stack placed at the top of RAM, placement.py): that is `(free)/(free) <region>`.
 """
 
@@ -210,8 +211,22 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
                         counts.unreferenced += high - low
             cursor = piece_end
         if cursor < end:
-            add(unnamed_path, unnamed, cursor, end - cursor)
+            if section.is_nobits and not inside and _is_alignment(cursor, end):
+                add((NO_SYMBOL,), f"(fill) {section.name}", cursor, end - cursor)
+            else:
+                add(unnamed_path, unnamed, cursor, end - cursor)
     return [_summed_entry(memory, path, symbol, section.name, runs) for (path, symbol), runs in sorted(by_label.items())]
+
+
+def _is_alignment(start: int, end: int) -> bool:
+    """Without a map, whether a gap between two objects of a section without contents is alignment padding rather
+    than a reservation: under 16 bytes, and ending where an object of the smallest alignment that needs the gap may
+    start (3 bytes after a 1-byte variable, up to a 4-aligned address). A heap or a stack is larger."""
+    size = end - start
+    alignment = 1
+    while alignment <= size:
+        alignment *= 2
+    return size < 16 and end % alignment == 0
 
 
 def _summed_entry(memory: str, path: tuple[str, ...], symbol: str, section: str, runs: list[tuple[int, int]]) -> SizeEntry:

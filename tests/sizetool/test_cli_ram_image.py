@@ -75,3 +75,25 @@ def test_fit_names_its_figure_the_image_not_flash(capsys):
     assert status == 0
     assert second.startswith("image (loads whole into RAM, no ROM): ") and f"{stored:,} B now" in second
     assert not any(line.startswith("flash:") for line in out.splitlines())
+
+
+def test_without_a_map_alignment_gaps_in_bss_are_static_data_not_reservations(capsys):
+    # The RAM-only RV32 layout: two 4-byte gaps in .bss before 8-aligned objects, and the linker script's ALIGN(16)
+    # before .noinit (cortex_m4.ld) in a firmware whose .noinit holds nothing. Without the map they are alignment fill
+    # (static data), so the headline equals the map's split; they were "reserved (.bss 8)" and "(.noinit 12)".
+    from sizetool.report.ram_use import ram_use
+    from sizetool.report.report_builder import build_report
+
+    layout = FIXTURES / "layouts" / "out" / "ram-only"
+    (use,) = ram_use(build_report(str(layout / "firmware.elf"), map_path=str(layout / "firmware.map"), use_cache=False))
+    stack = {s.name: s.size for s in read_elf(str(layout / "firmware.elf")).sections}[".stack"]
+    status, out = run(capsys, layout / "firmware.elf", "--ram")
+    assert status == 0 and out.splitlines()[0].endswith(
+        f" = static data {use.static} + reserved {use.reserved} (.stack {stack})")
+    assert use.reserved == stack
+
+    two_models = FIXTURES / "embedded_models" / "out" / "two-models" / "firmware.elf"
+    noinit = next(s for s in read_elf(str(two_models)).sections if s.name == ".noinit")
+    assert noinit.size and (noinit.address + noinit.size) % 16 == 0  # only the script's ALIGN(16)
+    status, out = run(capsys, two_models, "--ram")
+    assert status == 0 and "reserved" not in out.splitlines()[0] and "(fill) .noinit" in out

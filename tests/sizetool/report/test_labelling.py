@@ -53,6 +53,19 @@ def test_bytes_of_a_section_without_contents_that_nothing_names_are_a_reservatio
     assert reserved == {(".heap", 0x40), (".bss", 0x20 - 4)}
 
 
+def test_without_a_map_a_small_gap_up_to_an_aligned_object_is_fill_and_anything_else_a_reservation():
+    def obj(name, address, size):
+        return Symbol(name, address, size, "object", "global", BSS.index)
+
+    # .bss 0x2010-0x2030: a byte, 3 bytes up to a 4-aligned word (alignment), 12 bytes up to 0x2024 (not 16-aligned:
+    # no object needs that gap), a word, and 8 bytes to the section's end at 0x2030 (16-aligned: the script's ALIGN)
+    symbols = [obj("flag", 0x2010, 1), obj("word", 0x2014, 4), obj("other", 0x2024, 4)]
+    ram = {(e.path, e.symbol): (e.size, e.pieces) for e in label(image(symbols), by_path)
+           if e.memory == "ram" and e.section == ".bss"}
+    assert ram[((NO_SYMBOL,), "(fill) .bss")] == (3 + 8, ((0x2011, 3), (0x2028, 8)))
+    assert ram[((RESERVED,), ".bss")] == (12, ())
+
+
 def test_a_map_fill_that_is_a_sections_only_content_is_the_reservation_and_elsewhere_alignment():
     pieces = [InputSection(FILL, 0x2040, 0x40, "", ".heap"), InputSection(FILL, 0x2010, 0x8, "", ".bss"),
               InputSection(".bss.counter", 0x2018, 0x18, "obj/app/main.o", ".bss")]
