@@ -32,6 +32,8 @@ class Estimate:  # the shape of tflm_model.arena_estimate.ArenaEstimate
     pointer_bytes: int = 4
     parts: tuple = (Part("tensors", 0),)
     notes: tuple = ()
+    guessed_ops: tuple = ()  # every op modelled
+    without_guessed: int | None = None
 
 
 REFERENCE = KernelChoice("reference", "detected: no CMSIS-NN kernel linked")
