@@ -84,7 +84,10 @@ def _project_roots(index: SourceIndex, units: list[str]) -> list[SourceRoot]:
     groups: dict[str, list[str]] = {}
     for directory in directories:
         below = directory[len(common):].lstrip("/") if common else directory
-        groups.setdefault(_first_part(below), []).append(directory)
+        # With no common directory (Windows and POSIX paths mixed: a vendor library built on Windows linked into a
+        # build on Linux), each POSIX tree is a group of its own (`/app`, `/home`), not one group rooted at `/`.
+        first = "/" + _first_part(below[1:]) if below.startswith("/") else _first_part(below)
+        groups.setdefault(first, []).append(directory)
     own_roots = {first: _commonpath(members) for first, members in groups.items()}
     shallow = common in ("", "/") or re.fullmatch(r"[A-Za-z]:/?", common) is not None
     every_tree_is_deep = len(groups) > 1 and all(

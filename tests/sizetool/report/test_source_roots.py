@@ -100,6 +100,27 @@ def test_an_esp_idf_build_on_windows_gets_named_roots_not_the_drive():
     assert tree_path("c:/espressif/tools/xtensa-esp32-elf/esp-12.2.0/newlib/libc/stdio/vfprintf.c")[0] == "(toolchain)"
 
 
+def test_posix_trees_beside_a_windows_library_are_roots_of_their_own_not_one_named_slash():
+    # Edge Impulse's Himax WE-I Plus firmware: the app built in Docker under /app, the board library prebuilt on
+    # Windows (C:/Users/...), one unit from a third machine's /home. The POSIX trees were one root "/", and `ops`
+    # printed "//app/edge-impulse-sdk/...".
+    vendor = "C:/Users/dev/mide/workspace/sdk"
+    index = index_of({
+        f"{vendor}/arc/arc_timer.c": vendor,
+        f"{vendor}/board/board.c": vendor,
+        "/app/edge-impulse-sdk/tensorflow/lite/micro/kernels/conv.cc": "/app/build-mw",
+        "/app/edge-impulse-sdk/porting/himax/debug_log.cpp": "/app/build-mw",
+        "/app/main.cc": "/app/build-mw",
+        "/home/other/mide/workspace/sdk2/library/clib/malloc.c": "/home/other/mide/workspace/sdk2",
+    })
+    roots = find_roots(index)
+    assert "/" not in {r.directory for r in roots} and ("app", "/app") in {(r.name, r.directory) for r in roots}
+    tree_path = tree_path_finder(roots)
+    assert tree_path("/app/edge-impulse-sdk/tensorflow/lite/micro/kernels/conv.cc")[:2] == ("app", "edge-impulse-sdk")
+    assert tree_path(f"{vendor}/board/board.c")[-2:] == ("board", "board.c")
+    assert tree_path("/home/other/mide/workspace/sdk2/library/clib/malloc.c") == ("sdk2", "library", "clib", "malloc.c")
+
+
 def test_windows_separators_and_drive_letters_are_read_as_paths():
     assert _join("C:\\Users\\dev\\blinky\\build", "..\\src\\main.c") == "C:/Users/dev/blinky/src/main.c"
     assert _join("C:\\Users\\dev\\build", "C:/ncs/zephyr/kernel/init.c") == "C:/ncs/zephyr/kernel/init.c"
