@@ -37,6 +37,8 @@ class Estimate:
     parts: tuple
     notes: tuple = ()
     revision: str = "a TFLM revision"
+    guessed_ops: tuple = ()  # every op modelled
+    without_guessed: int | None = None
 
 
 @pytest.fixture
