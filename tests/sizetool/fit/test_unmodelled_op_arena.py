@@ -53,3 +53,17 @@ def test_a_shortfall_beyond_the_guess_still_fails():
     assert ArenaFit(needed=55128, without_guessed=500, **common).passed
     assert not ArenaFit(needed=55128, without_guessed=844, **common).passed
     assert not ArenaFit(needed=55128, without_guessed=None, **{**common, "guessed_ops": ()}).passed
+
+
+def test_the_tensor_array_generations_bound_a_custom_op_as_the_others_do():
+    # A 2019/2020-era firmware registers its custom kernel itself (AddCustom): the revision's builtin kernel list does
+    # not refuse it; its allocations are the same guess, named, with the figure without it beside.
+    from tflm_facts.allocator_generations import GEN_2019, GEN_2020_06
+
+    for generation in (GEN_2019, GEN_2020_06):
+        guessed = estimate_arena([MODEL], short_enums=True, generation=generation)
+        without = estimate_arena([MODEL.parent / "arena_add_chain.tflite"], short_enums=True, generation=generation)
+        assert guessed.guessed_ops == ("NeutronGraph",) and not guessed.exact
+        assert guessed.without_guessed is not None and guessed.without_guessed < 2048 < guessed.total_bytes
+        assert any("NeutronGraph: kernel allocations not modelled" in note for note in guessed.notes)
+        assert without.guessed_ops == () and without.without_guessed is None
