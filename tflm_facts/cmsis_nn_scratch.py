@@ -58,6 +58,23 @@ def _cmsis_conv_s8_buffer(view: OpView) -> int:
     return 2 * aligned * 2  # 1xN and the generic im2col take the same on DSP
 
 
+def cmsis_2021_conv_s8_buffer(view: OpView) -> int:
+    """arm_convolve_wrapper_s8_get_buffer_size of the CMSIS-NN Edge Impulse's SDK of 2022-09 (4c96547) carries, on a
+    DSP core: the 1x1 fast kernel (buffer 0) only for a 1x1 filter, no padding, stride 1 and input channels a
+    multiple of 4; every other convolution (1xN or im2col) asks 2 int16 columns of input channels x filter area,
+    not rounded up. Read from that SDK's sources; measured on Cortex-M4 (egg detection's 1x1 convolutions of 6, 25,
+    51 and 102 input channels each ask 4 B per input channel, which 4ab83cc's rule, 1x1 fast for any channel count,
+    left out)."""
+    inp, flt = view.input(0), view.input(1)
+    in_h, in_w, in_c = inp.dim(1), inp.dim(2), inp.dim(3)
+    f_h, f_w = flt.dim(1), flt.dim(2)
+    pad_h, pad_w = _padding(view, in_h, in_w, f_h, f_w)
+    if pad_w == 0 and pad_h == 0 and in_c % 4 == 0 and view.option("stride_w", 1) == 1 \
+            and view.option("stride_h", 1) == 1 and f_w == 1 and f_h == 1:
+        return 0
+    return 2 * in_c * f_w * f_h * 2
+
+
 def _mve_im2col_s8(col_length: int) -> int:
     """arm_convolve_s8_get_buffer_size_mve: 4 im2col columns, each rounded up to whole 16-lane int8 Q registers."""
     return 4 * ((col_length + 15) // 16) * 16

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tflm_facts.cmsis_nn_scratch import CMSIS_NN_SCRATCH_RULES, CPU_FEATURES
+from tflm_facts.cmsis_nn_scratch import CMSIS_NN_SCRATCH_RULES, CPU_FEATURES, cmsis_2021_conv_s8_buffer
 from tflm_facts.esp_nn_kernels import ESP_NN_DEFAULT_VARIANT, ESP_NN_SCRATCH_RULES
 from tflm_facts.op_view import OpView, TensorView
 
@@ -380,8 +380,10 @@ TRANSPOSE_CONV_INT8_SCRATCH_ONLY = "transpose_conv_int8_scratch_only"
 CONCATENATION_PERSISTENT_SCALES = "concatenation_persistent_scales"
 # CMSIS-NN of 2021-2022 (Edge Impulse's SDK of 2022-09, measured on Cortex-M4): the depthwise wrapper asks
 # arm_depthwise_conv_s8_opt's buffer (2 B per input channel per filter element) whenever input and output channels
-# match, 3x3 or dilated alike; FULLY_CONNECTED asks no buffer (arm_fully_connected_s8_get_buffer_size is 0, no
-# kernel sums); TRANSPOSE_CONV and int16 CONV_2D/DEPTHWISE_CONV_2D run the reference kernel
+# match, 3x3 or dilated alike; CONV_2D asks 4 B per input channel per filter element unless the 1x1 fast kernel
+# runs (input channels a multiple of 4, stride 1, no padding: cmsis_nn_scratch.cmsis_2021_conv_s8_buffer);
+# FULLY_CONNECTED asks no buffer (arm_fully_connected_s8_get_buffer_size is 0, no kernel sums); TRANSPOSE_CONV and
+# int16 CONV_2D/DEPTHWISE_CONV_2D run the reference kernel
 CMSIS_NN_2021 = "cmsis_nn_2021"
 REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
                   CONCATENATION_PERSISTENT_SCALES, CMSIS_NN_2021)
@@ -423,6 +425,10 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
         if op in ("TRANSPOSE_CONV", "FULLY_CONNECTED") or (op in ("CONV_2D", "DEPTHWISE_CONV_2D")
                                                             and in_type != _INT8):
             return prepare_allocations(view, "reference", abi, cpu_features, revision_rules)
+        if op == "CONV_2D":
+            channels = view.input(1).dim(0)
+            size = cmsis_2021_conv_s8_buffer(view)
+            return PrepareAllocations((4 * channels, 4 * channels), (size,) if size > 0 else ())
         if op == "DEPTHWISE_CONV_2D":
             flt, out = view.input(1), view.outputs[0]
             channels = flt.dim(3)

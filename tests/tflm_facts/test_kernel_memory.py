@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tflm_facts.kernel_memory import (
-    ABIS, CMSIS_NN_OP_DATA, ESP_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
+    ABIS, CMSIS_NN_2021, CMSIS_NN_OP_DATA, ESP_NN_OP_DATA, GREEDY_PLANNER_BYTES_PER_BUFFER, PARAM_STRUCTS, PREPARE_OP_DATA, REFERENCE_OP_DATA, STRUCTS,
     OpView, TensorView, abi_for, op_data, prepare_allocations, temp_tensors,
 )
 
@@ -336,3 +336,23 @@ def test_each_esp_nn_init_allocates_the_struct_the_table_names():
         if "Init(" not in text.split("RegisterOp(")[0] and common.is_file():  # MUL registers the shared MulInit
             text = common.read_text()
         assert re.search(rf"AllocatePersistentBuffer\(\s*(context,\s*)?sizeof\({data.struct}\)", text), op
+
+
+def test_cmsis_2021_conv_1x1_is_fast_only_for_input_channels_a_multiple_of_4():
+    # the CMSIS-NN of Edge Impulse's SDK of 2022-09 (revision rule cmsis_nn_2021, DSP core): a 1x1 convolution runs
+    # arm_convolve_1x1_s8_fast (no buffer) only with input channels a multiple of 4, stride 1 and no padding; with
+    # 25 input channels it runs arm_convolve_s8, 2 int16 columns of 25 (not rounded up): 100 B, as measured
+    rules = frozenset({CMSIS_NN_2021})
+    options = _VALID + (("stride_w", 1), ("stride_h", 1))
+    odd = _conv((1, 24, 24, 25), (25, 1, 1, 25), (1, 24, 24, 25), options)
+    assert prepare_allocations(odd, "cmsis_nn", "eabi", revision_rules=rules).scratch == (100,)
+    assert prepare_allocations(odd, "cmsis_nn", "eabi").scratch == ()  # 4ab83cc: 1x1 fast for any channel count
+    even = _conv((1, 24, 24, 12), (25, 1, 1, 12), (1, 24, 24, 25), options)
+    assert prepare_allocations(even, "cmsis_nn", "eabi", revision_rules=rules).scratch == ()
+    strided = _conv((1, 24, 24, 12), (25, 1, 1, 12), (1, 12, 12, 25), _VALID + (("stride_w", 2), ("stride_h", 2)))
+    assert prepare_allocations(strided, "cmsis_nn", "eabi", revision_rules=rules).scratch == (48,)
+    # 3x3 on 3 channels: 2 x 27 int16, where 4ab83cc rounds the column up to 28
+    first = _conv((1, 96, 96, 3), (6, 3, 3, 3), (1, 48, 48, 6), _SAME + (("stride_w", 2), ("stride_h", 2)))
+    assert prepare_allocations(first, "cmsis_nn", "eabi", revision_rules=rules).scratch == (108,)
+    assert prepare_allocations(first, "cmsis_nn", "eabi").scratch == (112,)
+    assert prepare_allocations(first, "cmsis_nn", "eabi", revision_rules=rules).persistent == (24, 24)
