@@ -91,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "it or is not given: 2019 (TensorFlow's micro to about 2020-06; alias tf2.2), 2020-06 "
                              "(TensorFlow 2.3's; alias tf2.3), 2020 (TensorFlow 2.4-2.5's micro, tflite-micro to "
                              "2021-05-12, Edge "
-                             "Impulse's 2021 SDK; alias edge-impulse-2021), 2021 (tflite-micro 2021-05 to 2022-04; not "
-                             "measured: an upper bound), 2022-04 (to 2022-07), 2022, current or 90b983c (since 2022-07: "
+                             "Impulse's 2021 SDK; alias edge-impulse-2021), 2021 (tflite-micro 2021-05 to 2022-01-06; "
+                             "exact for 606b7b2f0), 2022-01 (to 2022-04; not measured: an upper bound), 2022-04 (to "
+                             "2022-07), 2022, current or 90b983c (since 2022-07: "
                              "exact for 90b983c). Without it or --tflm, the figure is the upper bound over every "
                              "measured generation")
     parser.add_argument("--cmake-dir", action=_PrintCMakeDir,

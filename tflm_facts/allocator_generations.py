@@ -17,9 +17,12 @@ planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Imp
   SubgraphAllocations; every GetInput()/GetOutput() in a kernel's Prepare takes a new temporary TfLiteTensor; the
   static plan must fit beside the scratch-request records still in the head, and variable tensors are allocated
   after the plan is committed; MEAN/SUM request only the int32 accumulator (int8/uint8).
-- "2021": tflite-micro d7ac83e (2021-05-13) to 86abc0a (2022-07-07): subgraphs (MicroGraph, SubgraphAllocations),
-  the builtin-data allocator in the arena, AllocateTempInputTensor from 2022-01, planning across subgraphs from
-  2022-03. Not measured: its figure is the bound over the measured generations.
+- "2021": tflite-micro d7ac83e (2021-05-13) to 2022-01-06: subgraphs (MicroGraph, SubgraphAllocations), the
+  builtin-data allocator in the arena (and the planner, from a1f4b88 of 2021-09-09), with the 2020 generation's plan
+  and temporary tensors. Measured at 606b7b2f0 (2021-12-31).
+- "2022-01": tflite-micro 82f7e77 (2022-01-07, MicroContext) to 2022-04-04: temporary tensors deallocated one by one
+  (DeallocateTemp, AllocateTempInputTensor), one plan across subgraphs with the variables before it (8c41f96,
+  2022-03-01). Not measured: its figure is the bound over the measured generations.
 - "2022-04": tflite-micro 45022bb (2022-04-05, the buffer-allocator interfaces) to 86abc0a: today's allocation
   sequence behind a SimpleMemoryAllocator, measured at 1bdc373d4 (2022-04-25); MEAN/SUM take only the accumulator.
 - "2022": SingleArenaBufferAllocator (86abc0a, 2022-07-07) to today: the rules of tflm_facts.kernel_memory, measured
@@ -97,6 +100,10 @@ class Generation:
     quantization_scales_copied: bool = False  # a tensor's scales are copied into the arena (not only its zero points)
     offline_plans: bool = True  # the OfflineMemoryAllocation metadata is read
     planner_ties_first_added: bool = False  # equal-sized buffers are placed in the order added (a stable sort)
+    # The revisions whose FinishModelAllocation plans each subgraph on its own (scratch handles and AllocationInfo
+    # per subgraph, the head the largest plan), which the estimate does not replay: a model with more than one
+    # subgraph gets a figure labelled unproven for them ("": every subgraph in one plan, as the estimate replays)
+    per_subgraph_plans: str = ""
 
 
 _INT8, _UINT8 = 9, 3
@@ -276,19 +283,60 @@ GEN_2020 = Generation(
     measured_abis=("eabi",),
 )
 
-# Its allocation steps are not modelled: an estimate for it is the bound over the measured generations.
+# Subgraphs (MicroGraph, SubgraphAllocations) and the builtin-data allocator in the arena, with the 2020 generation's
+# plan (beside the scratch-request head, variables after it) and its temporary tensors (a new TfLiteTensor for every
+# GetInput()/GetOutput() in Prepare). Measured at 606b7b2f0 (2021-12-31), whose GreedyMemoryPlanner is in the arena
+# (since a1f4b88, 2021-09-09: before it, on the stack, the figure is above by the planner).
 GEN_2021 = Generation(
     key="2021",
-    label="TFLM 2021-2022 (tflite-micro d7ac83e of 2021-05-13 to 2022-04-04, SimpleMemoryAllocator with subgraphs)",
-    covers="tflite-micro d7ac83e to 45022bb (2021-05-13 to 2022-04-04)",
-    measured=(),
+    label="TFLM 2021 (tflite-micro d7ac83e of 2021-05-13 to 2022-01-06, SimpleMemoryAllocator with subgraphs)",
+    covers="tflite-micro d7ac83e to 82f7e77 (2021-05-13 to 2022-01-06)",
+    measured=("tflite-micro 606b7b2f0 (2021-12-31)",),
     single_subgraph=False,
-    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    creation=("SimpleMemoryAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
     arena_builtin_allocator=True,
     subgraph_allocations=True,
     plan_beside_requests=True,
     variables_after_plan=True,
     subgraph_sizes_array=False,
+    rules=frozenset({REDUCE_ACCUMULATOR_ONLY}),  # its records: MEAN requests only the int32 accumulator (int8)
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY) and allocation records
+    structs={"eabi": {"SimpleMemoryAllocator": 28, "GreedyMemoryPlanner": 44, "MicroAllocator": 32,
+                      "MicroBuiltinDataAllocator": 8, "SubgraphAllocations": 8, "NodeAndRegistration": 32,
+                      "TfLiteTensor": 32, "ScratchBufferRequest": 8, "TfLiteEvalTensor": 12,
+                      "TfLiteAffineQuantization": 12, "TfLiteIntArray": 4, "ScratchBufferHandle": 4,
+                      "AllocationInfo": 24, "void*": 4}},
+    params={"eabi": {"TfLiteAddParams": 2, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1, "TfLiteBatchMatMulParams": 3, "TfLiteCallOnceParams": 4, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8, "TfLiteConvParams": 24, "TfLiteCumsumParams": 2, "TfLiteDepthToSpaceParams": 4, "TfLiteDepthwiseConvParams": 28, "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4, "TfLiteGatherParams": 8, "TfLiteIfParams": 8, "TfLiteL2NormParams": 1, "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1, "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1, "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2, "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1, "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4, "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20, "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12, "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8, "TfLiteVarHandleParams": 8}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "FULLY_CONNECTED": 32, "IF": 8, "LESS": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36, "MUL": 36, "PAD": 56, "QUANTIZE": 32, "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SVDF": 36, "TRANSPOSE_CONV": 72}},
+    temp_tensors=dict(GEN_2020.temp_tensors),
+    per_subgraph_plans="tflite-micro before 8c41f96 (2022-03-01)",
+    # the ops of the 49 models measured at 606b7b2f0, whose records (Init, Prepare, temporary tensors) the rules match
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
+                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+    measured_kernels=("reference",),
+    measured_abis=("eabi",),
+    tables_of="tflite-micro 606b7b2f0 (2021-12-31)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 606b7b2f0's; no other revision of 2021-05 to "
+                     "2022-01 was measured (before a1f4b88, 2021-09-09, the planner was on the stack: 44 B less)",
+)
+
+# MicroContext (82f7e77, 2022-01-07) to the buffer-allocator interfaces (45022bb, 2022-04-05): the SimpleMemoryAllocator
+# counts its temporary allocations (DeallocateTemp, 2022-01-22; 8 B larger), kernels take AllocateTempInputTensor
+# (2022-01-27), and from 8c41f96 (2022-03-01) every subgraph is planned at once, the variables allocated before the plan
+# and the scratch-request head released before it. Not measured: the bound over the measured generations.
+GEN_2022_01 = replace(
+    GEN_2021,
+    key="2022-01",
+    label="TFLM 2022-01 to 2022-04 (tflite-micro 82f7e77 of 2022-01-07 to 2022-04-04, SimpleMemoryAllocator with "
+          "MicroContext)",
+    covers="tflite-micro 82f7e77 to 45022bb (2022-01-07 to 2022-04-04)",
+    measured=(),
+    measured_ops=frozenset(),
+    measured_kernels=(),
+    measured_abis=(),
+    tables_of="",
+    tables_elsewhere="",
+    per_subgraph_plans="",
 )
 
 # The current allocation sequence with a SimpleMemoryAllocator: measured at 1bdc373d4 (2022-04-25), where the
@@ -354,7 +402,8 @@ GEN_2022 = Generation(
 )
 
 CURRENT = GEN_2022
-GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020_06, GEN_2020, GEN_2021, GEN_2022_04, GEN_2022)
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020_06, GEN_2020, GEN_2021, GEN_2022_01, GEN_2022_04,
+                                        GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
 CURRENT_REVISION_NAME = "90b983c"  # how a user names the current generation's tables' own revision (an ALIASES key)
@@ -362,7 +411,8 @@ CURRENT_REVISION_NAME = "90b983c"  # how a user names the current generation's t
 
 # The classes from_struct_names tells a generation by: a reader that keeps only some DWARF types keeps these.
 TELLING_CLASSES = frozenset({"SingleArenaBufferAllocator", "SimpleMemoryAllocator", "TfLiteEvalTensor",
-                             "INonPersistentBufferAllocator", "IPersistentBufferAllocator", "SubgraphAllocations"})
+                             "INonPersistentBufferAllocator", "IPersistentBufferAllocator", "SubgraphAllocations",
+                             "MicroContext"})
 
 
 def from_struct_names(names: set[str]) -> Generation | None:
@@ -375,14 +425,16 @@ def from_struct_names(names: set[str]) -> Generation | None:
             return GEN_2019                 # functions tell apart (from_symbols), not its classes
         if "INonPersistentBufferAllocator" in names or "IPersistentBufferAllocator" in names:
             return GEN_2022_04
-        return GEN_2021 if "SubgraphAllocations" in names else GEN_2020
+        if "SubgraphAllocations" not in names:
+            return GEN_2020
+        return GEN_2022_01 if "MicroContext" in names else GEN_2021
     return None
 
 
 def from_symbols(names) -> Generation | None:
     """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
     for an ELF without DWARF; None when none of the allocator classes is named."""
-    simple = graph = tensor_array = interfaces = own_allocator = False
+    simple = graph = tensor_array = interfaces = own_allocator = context = False
     for name in names:
         if "SingleArenaBufferAllocator::" in name:
             return GEN_2022
@@ -390,12 +442,17 @@ def from_symbols(names) -> Generation | None:
         graph = graph or "MicroGraph::" in name
         tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
         interfaces = interfaces or "PersistentBufferAllocator::" in name
+        context = context or "MicroContext::" in name
         own_allocator = own_allocator or "MicroAllocator::InitializeFromFlatbuffer" in name \
             or "MicroAllocator::FinishTensorAllocation" in name
     if simple:
         if own_allocator:  # the interpreter's own MicroAllocator (before MicroAllocator::Create)
             return GEN_2019
-        return GEN_2020_06 if tensor_array else GEN_2022_04 if interfaces else GEN_2021 if graph else GEN_2020
+        if tensor_array:
+            return GEN_2020_06
+        if interfaces:
+            return GEN_2022_04
+        return (GEN_2022_01 if context else GEN_2021) if graph else GEN_2020
     return None
 
 
@@ -409,12 +466,14 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
             return GEN_2019 if "InitializeFromFlatbuffer" in header_text else GEN_2020_06
         if has_file("ibuffer_allocator.h") or has_file("arena_allocator/ibuffer_allocator.h"):
             return GEN_2022_04
-        return GEN_2021 if "SubgraphAllocations" in header_text else GEN_2020
+        if "SubgraphAllocations" not in header_text:
+            return GEN_2020
+        return GEN_2022_01 if has_file("micro_context.h") else GEN_2021
     return None
 
 
 # Names users give (--tflm-revision), besides the keys
-ALIASES = {"1bdc373d4": GEN_2022_04, "7adcab5": GEN_2020_06, "tf2.3": GEN_2020_06, "tf2.2": GEN_2019,
+ALIASES = {"1bdc373d4": GEN_2022_04, "606b7b2f0": GEN_2021, "7adcab5": GEN_2020_06, "tf2.3": GEN_2020_06, "tf2.2": GEN_2019,
            "tf2.1": GEN_2019, "61588d6": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022,
            "edge-impulse-2021": GEN_2020, "be7b099": GEN_2020, "4c96547": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020,
            # the shipped profiles' distributions, told from their trees (arena_allocator/single_arena_buffer_allocator.h)

@@ -19,6 +19,7 @@ KNOWN_REVISIONS: dict[str, str] = {
     "b0c888ba919ad317d42c6a39a3e5769b437d86bde4e534897099d9a3d1a41770":
         "pico-tflmicro dfea53b (its TFLM sync of December 2024)",
     "d400838710eab2f4d83e4ced2ef20bd4c1797e57bca858cfb72a4b52bc24f0db": "tflite-micro 02414075e (2023-06-16)",
+    "ac4699cc398a553d64b0206dbbeb70b80c1037cedb54d2a167c4d10194004866": "tflite-micro 606b7b2f0 (2021-12-31)",
     "e254942a9f395a6db28fc0a9bb1bc22199dd75526194a4406f6e2e37da7232f3":
         "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15)",
     "474d36e4956c14dda5b098eab14a877f572dd1395b13c266ab568b199988cc44":

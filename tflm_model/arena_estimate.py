@@ -199,6 +199,11 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
         raise ModelError(f"{graph.path}: the model has {len(graph.subgraphs)} subgraphs; TFLM of {gen.covers} "
                          "supports one only (AllocateTensors() fails)")
 
+    if gen.per_subgraph_plans and len(graph.subgraphs) > 1:
+        out.exact = False
+        out.notes.append(f"{label}: {gen.per_subgraph_plans} plans each of the model's {len(graph.subgraphs)} "
+                         "subgraphs on its own, which the estimate does not replay (it plans them as one, as later "
+                         "revisions do) and no multi-subgraph model was measured there: the figure may be low")
     # StartModelAllocation
     if gen.arena_builtin_allocator:
         steps.append(("tail", *facts.struct("MicroBuiltinDataAllocator"), "allocator objects"))

@@ -18,7 +18,7 @@ from tflm_facts.build_sizes import MEMBER_STRUCTS
 
 SUFFIX = ".dwarftypes"
 MAX_ENTRIES = 32
-_FORMAT = 2
+_FORMAT = 3  # 3: MicroContext kept (it tells the 2022-01 allocator generation)
 
 
 def load_dwarf_types(elf_path: str, use_cache: bool = True) -> list[DwarfType]:
