@@ -75,6 +75,7 @@ UNION_TABLES = {"QuantizationDetails": {1: "CustomQuantization"},
                 "SparseIndexVector": {1: "Int32Vector", 2: "Uint16Vector", 3: "Uint8Vector"}}
 
 WEIGHTS, OVERHEAD = "weights", "FlatBuffer overhead"
+UNUSED_BUFFER = "(used by no tensor)"  # the layout path under weights of a buffer no tensor uses
 TENSOR_METADATA, TENSOR_NAMES = "tensor metadata", "tensor and subgraph names"
 OPERATORS, OPERATOR_CODES, SUBGRAPHS = "operators and options", "operator codes", "subgraphs"
 SIGNATURES, METADATA = "signatures", "metadata and description"
@@ -240,7 +241,7 @@ def _walk_model(walk: _Walk, r: _Reader, model: int, fields: dict, op_names: lis
         data_start, length = r.vector(table, 0, 1)
         if length:
             walk.claim(data_start - 4, 4, None)
-            walk.claim(data_start, length, owner.get(buffer, (WEIGHTS, "(used by no tensor)", f"buffer {buffer}")))
+            walk.claim(data_start, length, owner.get(buffer, (WEIGHTS, UNUSED_BUFFER, f"buffer {buffer}")))
 
 
 def _resolve(claims: list[tuple[int, int, tuple[str, ...]]], size: int, extent: int) -> tuple[ModelPart, ...]:
@@ -291,9 +292,10 @@ def model_extent(source, limit: int) -> int:
 _WIDTHS = ((8, "<Q"), (4, "<I"), (2, "<H"), (1, "<B"))
 
 
-def rewrite(source, strip: bool = False) -> bytes:
+def rewrite(source, strip: bool = False, empty_unused: bool = False) -> bytes:
     """The model written again with the flatbuffers Builder; with strip, without names, description, signatures and
-    metadata (the OfflineMemoryAllocation plan kept) and with the buffers only those held emptied."""
+    metadata (the OfflineMemoryAllocation plan kept) and with the buffers only those held emptied; with empty_unused,
+    with the buffers no tensor and no metadata uses emptied (their Buffer tables stay, so no index moves)."""
     flatbuffers = _flatbuffers()
     data = source_bytes(source)
     reader = _Reader(memoryview(data), str(source_path(source)))
@@ -314,6 +316,8 @@ def rewrite(source, strip: bool = False) -> bytes:
                 dropped_buffers.add(buffer)
         kept = {reader.scalar(e, 1, struct.Struct("<I"), 0) for e in kept_metadata}
         dropped_buffers -= kept
+    if empty_unused:
+        dropped_buffers |= unused_buffers(source)
     writer = _Writer(reader, builder, strip, dropped_buffers, kept_metadata)
     root = writer.table(model, "Model", TABLES["Model"])
     builder.Finish(root, file_identifier=FILE_IDENTIFIER)
@@ -423,6 +427,12 @@ class _Writer:
         if union in UNION_TABLES and member not in UNION_TABLES[union]:
             raise ModelError(f"{r.label}: {union} member {member} is not one this rewriter knows")
         return self.table(r.uoffset(r.field_pos(table, index)), kind, OFFSET_FIELDS.get(union, {}).get(member, {}))
+
+
+def unused_buffers(source) -> set[int]:
+    """The indices of the buffers holding data that no tensor and no metadata entry uses."""
+    return {int(part.path[2].split()[1]) for part in layout(source).parts
+            if part.path[1:2] == (UNUSED_BUFFER,) and part.path[2].startswith("buffer ")}
 
 
 @dataclass(frozen=True)

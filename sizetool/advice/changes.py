@@ -26,7 +26,7 @@ CERTAINTIES = ("measured", "predicted", "bound", "unsized")
 MEMORIES = ("flash", "ram")
 
 # Kinds of change, the order the toolkit lists them in at equal bytes (the ones that cost the user nothing first).
-KINDS = ("unused-registrations", "type-reduced", "model-strip", "arena", "kernel-set", "build-flags")
+KINDS = ("unused-registrations", "type-reduced", "model-strip", "unused-buffers", "arena", "kernel-set", "build-flags")
 # Kinds that cost speed: the combination takes them only when the others do not reach the budget.
 COSTS_SPEED = ("kernel-set", "build-flags")
 

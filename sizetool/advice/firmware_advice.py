@@ -13,7 +13,7 @@ Where each figure comes from:
   was built differently (predicted); with the unused registrations dropped too, the same on the kept ones;
 - a linked model's names and metadata: the model written again with and without them (measured on the model's
   bytes; the array's own alignment can move the linked saving by less than its alignment); buffers no tensor uses:
-  their data bytes (a bound: at least that much);
+  the model as an aligned array against the writer's output with their data emptied (measured);
 - the tensor arena: the linked arena minus what the models need by TFLM's planner (RAM; measured where the arena
   estimate is exact, a bound where it is an upper bound);
 - build flags: the kernel code difference between shipped profiles of the same distribution, CPU and kernel set
@@ -208,6 +208,10 @@ def kernel_set_saving(facts: FirmwareFacts, ops) -> tuple[int, str, str, bool] |
         return None
     mine = facts.profile.build.kernels
     here = ProfileSets(facts.profile)
+    twin = built_alike(facts, mine)
+    if twin is not None:  # the other kernel set built as this firmware was: its kernel code against this ELF's
+        return kernel_code(here, ops) - kernel_code(twin, ops), twin.build.kernels, f"this firmware against " \
+            f"{twin.name} (built with the same compiler and flags)", False
     for same in candidate_profiles(facts, mine):
         for other in candidate_profiles(facts):
             if other.build.kernels == mine or other.build.distribution != same.build.distribution:
@@ -219,6 +223,26 @@ def kernel_set_saving(facts: FirmwareFacts, ops) -> tuple[int, str, str, bool] |
             else:
                 saving = kernel_code(here, ops) - there
             return saving, other.build.kernels, f"{same.name} against {other.name}", scaled
+    return None
+
+
+def built_alike(facts: FirmwareFacts, mine: str) -> TargetProfile | None:
+    """A shipped profile of another kernel set whose build the firmware's DWARF matches flag for flag (compiler, CPU,
+    FPU, every recorded flag): then the firmware's own kernel code against that profile's is the saving, with nothing
+    to scale. A profile that records no flags (upstream's, built with -Os and -O2) is not such a match: it matches any
+    build with that compiler and CPU, and a distribution's own reference build can be a fifth smaller (Zephyr's -Os
+    kernels against upstream's -O2 ones)."""
+    from dataclasses import replace
+
+    from sizetool.profile.calibrated_fit import same_build
+
+    build = facts.profile.build
+    if not build.flags:
+        return None
+    for other in candidate_profiles(facts):
+        if other.build.kernels != mine and other.build.flags == build.flags and same_build(
+                replace(build, kernels=other.build.kernels), other.build):
+            return other
     return None
 
 
@@ -254,26 +278,57 @@ def _model_changes(facts: FirmwareFacts) -> list[Change]:
                 "names go from error messages)", note="the model as linked against the toolkit's writer's output "
                 "without them; the array's alignment can move the linked saving by less than that alignment"))
     for path in facts.model_paths:
-        unused = unused_buffer_bytes(path)
-        if unused:
-            changes.append(Change(
-                "model-strip", f"remove the buffers no tensor uses from {os.path.basename(str(path))}", unused,
-                "flash", "bound", "re-export the model (the converter drops them) or prune them with a FlatBuffer "
-                "editor", "none: no tensor reads them", note="their data bytes: at least this much (their tables "
-                "and padding go too)"))
+        change = unused_buffer_change(path)
+        if change is not None:
+            changes.append(change)
     return changes
+
+
+EMPTY_HOW = ("python -c \"from tflm_model.model_layout import rewrite; open('pruned.tflite', 'wb')"
+             ".write(rewrite('MODEL.tflite', empty_unused=True))\"")
+
+
+def unused_buffer_change(path) -> Change | None:
+    """The buffers no tensor uses, emptied by the toolkit's writer: the model as an alignas(16) array against the
+    model written again without their data (measured on the model's bytes; a rebuild saves exactly that). With the
+    names and metadata stripped too, what emptying them adds to that (`combined_bytes`). None when the model has none,
+    or when the writer's own layout would give back what they save."""
+    from tflm_model.errors import ModelError
+    from tflm_model.model_layout import rewrite, unused_buffers
+    from tflm_model.model_source import source_size
+    from tflm_model.target_fit import embedded_bytes
+
+    try:
+        if not unused_buffers(path):
+            return None
+        size, emptied = source_size(path), len(rewrite(path, empty_unused=True))
+        with_strip = (embedded_bytes(len(rewrite(path, strip=True)))
+                      - embedded_bytes(len(rewrite(path, strip=True, empty_unused=True))))
+    except (ModelError, OSError):
+        return None
+    saving = embedded_bytes(size) - embedded_bytes(emptied)
+    if saving <= 0:
+        return None
+    name = os.path.basename(str(path))
+    return Change("unused-buffers", f"empty the buffers no tensor uses in {name} ({unused_buffer_bytes(path)} bytes "
+                  "of data)", saving, "flash", "measured", EMPTY_HOW.replace("MODEL.tflite", name)
+                  + " (then regenerate the C array), or re-export the model", "none: no tensor reads them",
+                  combined_bytes=with_strip, shares=("model-strip",),
+                  note=f"the model ({size} bytes) as a 16-byte aligned array against the toolkit's writer's output "
+                       f"with them emptied ({emptied} bytes); with names and metadata stripped too, {with_strip} "
+                       "bytes more")
 
 
 def unused_buffer_bytes(source) -> int:
     """The data bytes of a model's buffers no tensor uses (0 when the model cannot be read)."""
     from tflm_model.errors import ModelError
-    from tflm_model.model_layout import layout
+    from tflm_model.model_layout import UNUSED_BUFFER, layout
 
     try:
         parts = layout(source).parts
     except (ModelError, OSError):
         return 0
-    return sum(part.size for part in parts if "(used by no tensor)" in part.path)
+    return sum(part.size for part in parts if UNUSED_BUFFER in part.path)
 
 
 def _arena(facts: FirmwareFacts) -> Change | None:

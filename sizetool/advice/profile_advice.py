@@ -6,7 +6,8 @@ What is left, each predicted from the profile:
 - type-reduced registrations (--reduce-types): the answer with them against the answer without;
 - the other kernel set: the profile of the same CPU with the other set (reference <-> CMSIS-NN), same models;
 - the models' names and metadata: each model written again with and without them (measured on the model; as
-  embedded, each array is 16-byte aligned, which the figure includes); buffers no tensor uses: a bound;
+  embedded, each array is 16-byte aligned, which the figure includes); buffers no tensor uses: the model against
+  the writer's output with their data emptied (measured the same way);
 - build flags: a shipped profile of the same distribution and CPU built with other optimisation, same models.
 The tensor arena is the planner's for these models: nothing here sizes another plan (named, unsized).
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 
 from sizetool.advice.changes import Change, ranked
-from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, STRIP_HOW, unused_buffer_bytes
+from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, STRIP_HOW, unused_buffer_change
 from tflm_facts.target_profile import ProfileError, load_profile, shipped_profiles
 from tflm_model.target_fit import FitReport, embedded_bytes
 
@@ -89,11 +90,9 @@ def _model_changes(models) -> list[Change]:
                                   "measured", STRIP_HOW.replace("MODEL.tflite", name), "none: TFLM never reads them",
                                   note=f"the model ({size} bytes) against the toolkit's writer's output without "
                                        f"them ({saving.stripped} bytes), as 16-byte aligned arrays"))
-        unused = unused_buffer_bytes(path)
-        if unused:
-            changes.append(Change("model-strip", f"remove the buffers no tensor uses from {name}", unused, "flash",
-                                  "bound", "re-export the model (the converter drops them)", "none: no tensor reads "
-                                  "them", note="their data bytes: at least this much"))
+        unused = unused_buffer_change(path)
+        if unused is not None:
+            changes.append(unused)
     return changes
 
 

@@ -199,3 +199,25 @@ def test_the_extent_of_a_model_followed_by_other_bytes_is_the_model_alone():
 def test_a_file_that_is_not_a_model_is_a_model_error():
     with pytest.raises(ModelError, match="not a TFLite model"):
         layout(FIXTURES / "wrong_identifier.tflite")
+
+
+def test_the_buffers_no_tensor_uses_are_emptied_and_nothing_else_moves(shared_models):
+    from tflm_model.model_layout import unused_buffers
+
+    model = shared_models / "trained_lstm_int8.tflite"
+    assert unused_buffers(model) == {17, 18}  # 20 and 40 bytes no tensor and no metadata entry reads
+    emptied = ModelData("emptied.tflite", rewrite(model, empty_unused=True))
+    assert unused_buffers(emptied) == set()
+    assert read_operator_table(emptied).operators == read_operator_table(model).operators
+    assert read_tensor_graph(emptied).subgraphs == read_tensor_graph(model).subgraphs
+    assert len(rewrite(model)) - len(emptied.data) >= 60  # their data, length words and padding, at least
+    used = totals(layout(emptied).parts)[WEIGHTS]
+    assert used == totals(layout(model).parts)[WEIGHTS] - 60
+
+
+def test_a_model_without_unused_buffers_is_written_the_same_with_or_without_emptying(shared_models):
+    from tflm_model.model_layout import unused_buffers
+
+    model = shared_models / "person_detect.tflite"
+    assert unused_buffers(model) == set()
+    assert rewrite(model, empty_unused=True) == rewrite(model)
