@@ -32,6 +32,15 @@ def profile_advice(report: FitReport) -> list[Change]:
                                   "flash", "predicted", "gen-resolver MODEL... --reduce-types",
                                   "none while the models' types stay; a model with other types fails at start-up",
                                   note=f"--fit {main.profile.name} with and without --reduce-types"))
+        else:
+            absent = [n.split(":")[0] for n in report.reduced.notes if "not in the profile" in n]
+            if absent:  # the variants would save flash with this kernel set, but the profile links none of them
+                changes.append(Change("type-reduced", f"register the type-reduced kernels the models allow "
+                                      f"({', '.join(absent)})", None, "flash", "unsized",
+                                      "gen-resolver MODEL... --reduce-types", "none while the models' types stay; a "
+                                      "model with other types fails at start-up",
+                                      note=f"{main.profile.name} registers only the generic kernels, so what the "
+                                           "variants save is not sized here"))
     other = report.other_kernels
     if other is not None and not other.missing:
         for memory, saving in (("flash", main.flash - other.flash), ("ram", main.ram - other.ram)):
