@@ -43,6 +43,8 @@ class Change:
     combined_bytes: int | None = None  # what it saves when the changes of the kinds in `shares` are made too
     shares: tuple[str, ...] = ()
     note: str = ""  # how the figure was found, and what it leaves out
+    may_save_more: int = 0  # the stated bound: the real saving may exceed `bytes` by up to this
+    may_save_less: int = 0  # ... or fall short of it by up to this
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ def change_to_dict(change: Change) -> dict:
         item["shares_with"] = list(change.shares)
     if change.note:
         item["note"] = change.note
+    if change.may_save_more or change.may_save_less:
+        item["may_save_more"], item["may_save_less"] = change.may_save_more, change.may_save_less
     return item
 
 

@@ -94,3 +94,29 @@ def test_gen_resolver_advise_needs_fit(capsys):
 
     assert gen_cli.main([str(FIXTURES / "models" / "vision_subset.tflite"), "--advise"]) == 2
     assert "--advise goes with --fit PROFILE" in capsys.readouterr().err
+
+
+def test_the_unused_registrations_state_what_a_smaller_resolver_may_save_more(capsys):
+    """gen-resolver's header sizes the resolver to the kept ops: its lookups (and at -O3 the AddXxx() calls GCC
+    unrolled with them) shrink with N, by at most (N - M)/N of themselves; the advice states that in its bound. A
+    firmware with two resolver sizes gets none (which one would shrink is not known)."""
+    import re
+
+    from sizetool.advice.firmware_advice import resolver_shrink_bound
+
+    graph = load_operator_graph(str(FIXTURES / "old_tflm" / "out" / "firmware.elf"), None, use_cache=False)
+    dropped = {"MAX_POOL_2D", "FULLY_CONNECTED"}
+    lookup = re.compile(r"MicroMutableOpResolver<(\d+)u?>::(FindOp|GetOpDataParser)\(")
+    found = [node for node in graph.graph.nodes if lookup.search(node.name)]
+    count = int(lookup.search(found[0].name).group(1))
+    kept = len({o.op for o in graph.operators} - dropped)
+    callers = {s.caller for s in graph.call_sites if s.op in dropped}
+    calls = sum(s.bytes for s in graph.call_sites if s.caller in callers and s.op not in dropped)
+    whole = sum(node.rom_bytes for node in found) + calls
+    assert found and calls and kept < count
+    assert resolver_shrink_bound(graph, dropped) == (-(-whole * (count - kept) // count), count)
+    assert resolver_shrink_bound(graph, set())[0] < resolver_shrink_bound(graph, dropped)[0]
+    assert resolver_shrink_bound(load_operator_graph(ELF, None, use_cache=False), dropped) == (0, 0)
+    status, out, _ = run(capsys, "fit", ELF, "--advise", "-f", "json")
+    unused = next(item for item in json.loads(out)["advice"] if item["kind"] == "unused-registrations")
+    assert "gen-resolver's resolver for" not in unused.get("note", "")
