@@ -33,7 +33,9 @@ from sizetool.operators.graph_cache import load_operator_graph  # noqa: E402
 from sizetool.profile.profile_export import export_profile  # noqa: E402
 from sizetool.report.report_builder import build_report  # noqa: E402
 
-FIELDS = ("kind", "setup", "change", "predicted", "real", "error", "error_percent", "source")
+from advice_rebuilds import FIELDS  # noqa: E402
+
+DISTRIBUTION = "tflite-micro 90b983c, Cortex-M4F, -O2 -g"
 
 
 def kernel_set_row(name_from: str, directory_from: Path, name_to: str, directory_to: Path) -> dict:
@@ -48,7 +50,8 @@ def kernel_set_row(name_from: str, directory_from: Path, name_to: str, directory
         raise SystemExit(f"{elf}: no shipped profile pair of this CPU with both kernel sets")
     predicted, other, source, scaled = answer
     real = flash(elf) - flash(directory_to / "firmware.elf")
-    return {"kind": "kernel-set", "setup": f"{name_from}->{name_to}", "change": f"{other} kernels",
+    return {"kind": "kernel-set", "distribution": DISTRIBUTION, "setup": f"{name_from}->{name_to}",
+            "change": f"{other} kernels", "certainty": "predicted",
             "predicted": predicted, "real": real, "error": predicted - real,
             "error_percent": f"{100 * (predicted - real) / real:.2f}",
             "source": source + (" (scaled)" if scaled else "")}
@@ -63,7 +66,8 @@ def model_strip_row(setup: str, original: Path, stripped: Path) -> dict:
     facts = FirmwareFacts(str(original), report.rom_total, embedded=list(report.models or []))
     change = next(c for c in firmware_advice(facts) if c.kind == "model-strip" and "names" in c.change)
     real = flash(original) - flash(stripped)
-    return {"kind": "model-strip", "setup": setup, "change": change.change, "predicted": change.bytes, "real": real,
+    return {"kind": "model-strip", "distribution": DISTRIBUTION, "setup": setup, "change": change.change,
+            "certainty": change.certainty, "predicted": change.bytes, "real": real,
             "error": change.bytes - real, "error_percent": f"{100 * (change.bytes - real) / real:.2f}",
             "source": "the firmware's model written again without names and metadata"}
 
@@ -73,15 +77,16 @@ def main() -> None:
     parser.add_argument("builds", nargs=2, metavar="SETUP=DIR")
     parser.add_argument("--strip", nargs=3, action="append", default=[], metavar=("SETUP", "ORIGINAL", "STRIPPED"),
                         help="a firmware with a model and the same rebuilt with the model stripped (repeatable)")
-    parser.add_argument("--csv", help="write the rows to this CSV file (replacing it)")
+    parser.add_argument("--csv", help="replace this CSV's rows of this distribution (the others are kept)")
     args = parser.parse_args()
     (name_from, _, dir_from), (name_to, _, dir_to) = (b.partition("=") for b in args.builds)
     rows = [kernel_set_row(name_from, Path(dir_from), name_to, Path(dir_to))]
     rows += [model_strip_row(setup, Path(original), Path(stripped)) for setup, original, stripped in args.strip]
+    kept = [r for r in csv.DictReader(open(args.csv)) if r["distribution"] != DISTRIBUTION] if args.csv else []
     out = open(args.csv, "w", newline="") if args.csv else sys.stdout
     writer = csv.DictWriter(out, FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(rows + kept)
     if args.csv:
         out.close()
 
