@@ -16,11 +16,26 @@ from resolver_gen.options import PROG, build_parser, parse_custom
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write text to path through a temp file in the same directory and os.replace: never a half-written file.
+    """Write text to path through a temp file in the same directory and os.replace: never a half-written file (a
+    path that is not a regular file, such as /dev/stdout, is written in place).
     A file that already holds exactly this text is left untouched, its timestamp too: a build that regenerates a
     header from a model touched without changing its operators then recompiles nothing."""
+    import stat
     import tempfile
 
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # a device, FIFO or terminal (-o /dev/stdout, /dev/null): written in place, never read back (reading one's
+        # own stdout blocks) nor replaced (as root, os.replace put a regular file in place of /dev/null)
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
+        return
     try:
         if path.read_bytes() == text.encode("utf-8"):
             return

@@ -193,6 +193,33 @@ def test_output_with_the_same_text_is_left_untouched_and_a_change_rewrites_it(mo
     assert [p.name for p in tmp_path.iterdir()] == ["ops.h"]
 
 
+def test_output_to_a_fifo_is_written_in_place_not_read_nor_replaced(models, tmp_path):
+    """-o /dev/stdout or /dev/null: the header goes through the file as it is (reading it back blocked on one's own
+    stdout, and os.replace put a regular file in place of the device). A separate process, so that a regression
+    fails on its timeout instead of hanging the suite."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.h"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    command = [sys.executable, "-m", "resolver_gen.cli", str(models / "deprecated_codes.tflite"), "-o", str(fifo)]
+    env = {"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"}
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        if reader.is_alive():  # unblock the reader whatever happened
+            with open(fifo, "w"):
+                pass
+        reader.join(timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert "RegisterOps" in received[0] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.h"]
+
+
 def test_check_of_a_missing_header_is_exit_2(models, tmp_path, capsys):
     status, _, err = run(capsys, models / "deprecated_codes.tflite", "--check", tmp_path / "nope.h")
     assert status == 2 and "nope.h: no such file" in err
