@@ -112,22 +112,13 @@ def render_plot_image(data: PlotData, stack: str, path: str, kind: str) -> None:
 
 
 def _save_figure(figure, path: str, kind: str) -> None:
-    """Whole file or nothing: drawn into memory, then written atomically; no timestamps, so output is repeatable."""
+    """Whole file or nothing: drawn into memory, then written atomically (a device or pipe in place); no timestamps,
+    so output is repeatable."""
     import io
-    import os
-    import tempfile
+
+    from sizetool.report.report_model import write_bytes_atomically
 
     buffer = io.BytesIO()
     metadata = {"Date": None} if kind == "svg" else {"Software": None}
     figure.savefig(buffer, format=kind, metadata=metadata, dpi=110)
-    temp = None
-    try:
-        handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(os.path.abspath(path)))
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(buffer.getvalue())
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except OSError as error:
-        if temp and os.path.exists(temp):
-            os.unlink(temp)
-        raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
+    write_bytes_atomically(path, buffer.getvalue())

@@ -523,8 +523,22 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> None:
-    """write_text_atomically() for bytes (a compressed profile)."""
+    """write_text_atomically() for bytes (a compressed profile). A path that is not a regular file (/dev/stdout,
+    /dev/null, a pipe) is written in place: renaming over it would put a regular file where the device was."""
+    import stat
+
     path = os.fspath(path)
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
+    except OSError:
+        special = False
+    if special:
+        try:
+            with open(path, "wb") as stream:
+                stream.write(data)
+        except OSError as error:
+            raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
+        return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         import tempfile
