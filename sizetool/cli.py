@@ -22,7 +22,8 @@ import sys
 
 SUBCOMMANDS = {"ops": "sizetool.commands.ops", "fit": "sizetool.commands.fit", "stack": "sizetool.commands.stack",
                "diff": "sizetool.commands.diff", "check": "sizetool.commands.check",
-               "history": "sizetool.commands.history", "profile": "sizetool.commands.profile"}
+               "history": "sizetool.commands.history", "profile": "sizetool.commands.profile",
+               "strip-model": "sizetool.commands.strip_model"}
 REPORT_COMMAND = "sizetool.commands.report"
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from sizetool.advice.changes import Change, ranked
@@ -32,8 +33,8 @@ from tflm_facts.target_profile import ProfileError, TargetProfile, load_profile,
 from tflm_model.profile_sets import ProfileSets
 
 KERNEL_SETS = {"cmsis_nn": "CMSIS-NN", "reference": "reference", "esp_nn": "ESP-NN"}
-STRIP_HOW = ("python -c \"from tflm_model.model_layout import rewrite; open('stripped.tflite', 'wb')"
-             ".write(rewrite('MODEL.tflite', strip=True))\"")
+# The command that makes a model change (MODEL: the model's .tflite or the C/C++ file holding it; ARRAY: its array)
+STRIP_HOW = "size-report strip-model MODEL --strip -o ARRAY.cc --name ARRAY"
 _RESOLVER_LOOKUP = re.compile(r"MicroMutableOpResolver<(\d+)u?>::(FindOp|GetOpDataParser)\(")
 SPEED_COST = {"reference": "speed: the reference kernels run int8 convolutions several times slower than CMSIS-NN",
               "cmsis_nn": "none in speed (CMSIS-NN is the faster set); a rebuild with the CMSIS-NN library"}
@@ -306,7 +307,8 @@ def _model_changes(facts: FirmwareFacts) -> list[Change]:
         if saving and saving > 0:
             changes.append(Change(
                 "model-strip", f"strip names and metadata from the model {record.symbol}", saving, "flash",
-                "measured", STRIP_HOW + " (then regenerate the C array)", "none: TFLM never reads them (tensor "
+                "measured", STRIP_HOW.replace("ARRAY", record.symbol) + " (MODEL: the .tflite or C/C++ file it was "
+                "made from; the .cc replaces the firmware's array)", "none: TFLM never reads them (tensor "
                 "names go from error messages)", note="the model as linked against the toolkit's writer's output "
                 "without them; the array's alignment can move the linked saving by less than that alignment"))
     for path in facts.model_paths:
@@ -316,8 +318,7 @@ def _model_changes(facts: FirmwareFacts) -> list[Change]:
     return changes
 
 
-EMPTY_HOW = ("python -c \"from tflm_model.model_layout import rewrite; open('pruned.tflite', 'wb')"
-             ".write(rewrite('MODEL.tflite', empty_unused=True))\"")
+EMPTY_HOW = "size-report strip-model MODEL --empty-unused-buffers -o ARRAY.cc --name ARRAY"
 
 
 def unused_buffer_change(path) -> Change | None:
@@ -343,12 +344,23 @@ def unused_buffer_change(path) -> Change | None:
         return None
     name = os.path.basename(str(path))
     return Change("unused-buffers", f"empty the buffers no tensor uses in {name} ({unused_buffer_bytes(path)} bytes "
-                  "of data)", saving, "flash", "measured", EMPTY_HOW.replace("MODEL.tflite", name)
-                  + " (then regenerate the C array), or re-export the model", "none: no tensor reads them",
+                  "of data)", saving, "flash", "measured", model_command(EMPTY_HOW, path)
+                  + " (the .cc replaces the firmware's array; add --strip for both), or re-export the model", "none: no tensor reads them",
                   combined_bytes=with_strip, shares=("model-strip",),
                   note=f"the model ({size} bytes) as a 16-byte aligned array against the toolkit's writer's output "
                        f"with them emptied ({emptied} bytes); with names and metadata stripped too, {with_strip} "
                        "bytes more")
+
+
+def model_command(how: str, path) -> str:
+    """A model command for the model given as `path` (a .tflite, a C/C++ file, FILE:ARRAY): the array named after the
+    source's (its FILE:ARRAY name, else the file's stem made an identifier)."""
+    reference = str(path)
+    array = reference.rsplit(":", 1)[1] if ":" in os.path.basename(reference) else \
+        re.sub(r"\W", "_", os.path.splitext(os.path.basename(reference))[0]) or "g_model"
+    if array[0].isdigit():
+        array = "_" + array
+    return how.replace("MODEL", shlex.quote(reference)).replace("ARRAY", array)
 
 
 def unused_buffer_bytes(source) -> int:

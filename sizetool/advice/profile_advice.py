@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from sizetool.advice.changes import Change, ranked
-from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, STRIP_HOW, unused_buffer_change
+from sizetool.advice.firmware_advice import KERNEL_SETS, SPEED_COST, STRIP_HOW, model_command, unused_buffer_change
 from tflm_facts.target_profile import ProfileError, load_profile, shipped_profiles
 from tflm_model.target_fit import FitReport, embedded_bytes
 
@@ -96,7 +96,7 @@ def _model_changes(models) -> list[Change]:
         linked = embedded_bytes(size) - embedded_bytes(saving.stripped)
         if linked > 0:
             changes.append(Change("model-strip", f"strip names and metadata from {name}", linked, "flash",
-                                  "measured", STRIP_HOW.replace("MODEL.tflite", name), "none: TFLM never reads them",
+                                  "measured", model_command(STRIP_HOW, path), "none: TFLM never reads them",
                                   note=f"the model ({size} bytes) against the toolkit's writer's output without "
                                        f"them ({saving.stripped} bytes), as 16-byte aligned arrays"))
         unused = unused_buffer_change(path)
