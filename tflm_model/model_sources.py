@@ -23,8 +23,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tflm_model.c_arrays import CArrays, read_c_arrays
 from tflm_model.errors import ModelError
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from tflm_model.c_arrays import CArrays
 
 C_SUFFIXES = frozenset({".c", ".cc", ".cpp", ".cxx", ".c++", ".cp", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inc",
                         ".ipp", ".inl", ".ino"})
@@ -103,6 +106,8 @@ def _read_unchanged(path: str, _size: int, _mtime_ns: int, _ctime_ns: int, _inod
     data = read_model_file(Path(path))
     if b"\0" in data[:4096]:
         raise ModelError(f"{path}: binary content, not C/C++ source")
+    from tflm_model.c_arrays import read_c_arrays  # C sources only: its regexes cost a model read from an ELF ~3 ms
+
     return read_c_arrays(data.decode("utf-8", "surrogateescape"))
 
 
