@@ -33,20 +33,36 @@ if TYPE_CHECKING:  # the armlink and IAR layout records load with their readers,
     from sizetool.inputs.map_layout import MapLayout
 
 FILL = "*fill*"
+
+
+class _Lazy:
+    """A regular expression compiled when first used: a report without a map reads none of this module's (11 of them
+    were ~4 ms of every cold report of an ELF alone)."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self._arguments = (pattern, flags)
+
+    def __getattr__(self, name: str):
+        compiled = re.compile(*self._arguments)
+        for method in ("match", "search", "fullmatch", "findall", "finditer", "sub", "split"):
+            setattr(self, method, getattr(compiled, method))  # later calls go straight to the compiled pattern's
+        return getattr(compiled, name)
+
+
 LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)
 DEFAULT_REGION = "*default*"
 
-_REGION = re.compile(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
-_OUTPUT = re.compile(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
-_OUTPUT_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
+_REGION = _Lazy(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
+_OUTPUT = _Lazy(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
+_OUTPUT_CONTINUATION = _Lazy(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
 # (A greedy `(.*\S)\s*$` ends at a line's last non-blank as the lazy `(\S.*?)\s*$` does, without trying `\s*$` after
 # each character of an object's path: a third of reading a map.)
-_ONE_LINE = re.compile(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
-_NAME_ONLY = re.compile(r"^ ([^\s*]\S*)\s*$")
-_CONTINUATION = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
-_FILL = re.compile(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
+_ONE_LINE = _Lazy(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
+_NAME_ONLY = _Lazy(r"^ ([^\s*]\S*)\s*$")
+_CONTINUATION = _Lazy(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
+_FILL = _Lazy(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
 # Output sections that are never loaded, whatever address the map prints for them.
-_NOT_ALLOCATED = re.compile(
+_NOT_ALLOCATED = _Lazy(
     r"^(\.z?debug|\.comment$|\.ARM\.attributes$|\.riscv\.attributes$|\.gnu\.attributes$|\.stab|\.gnu\.build\.attributes"
     r"|\.gnu_debuglink$|\.gnu_debugaltlink$|\.note\.GNU-stack$|\.GCC\.command\.line$|\.mdebug|\.pdr$|\.xtensa\.info$"
     r"|\.line$|/DISCARD/$)"
@@ -121,7 +137,7 @@ class LinkerMap:
         return found
 
 
-_MERGED_STRINGS = re.compile(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
+_MERGED_STRINGS = _Lazy(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
 
 
 def is_merged_strings(input_section: str) -> bool:
@@ -229,9 +245,9 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
 
 
 _INCLUSIONS_HEADING = "Archive member included to satisfy reference by file (symbol)"
-_MEMBER = re.compile(r"^(\S.*?\))(?:\s+(\S.*))?$")  # "lib.a(x.o)", then the referrer here or on the next line
+_MEMBER = _Lazy(r"^(\S.*?\))(?:\s+(\S.*))?$")  # "lib.a(x.o)", then the referrer here or on the next line
 # A referrer is an object or a member, then " (symbol)"; a path may hold " (" itself ("Program Files (x86)").
-_REFERRER_END = re.compile(r"(?:\.o|\.obj|\.O|\.OBJ|\)) \(")
+_REFERRER_END = _Lazy(r"(?:\.o|\.obj|\.O|\.OBJ|\)) \(")
 
 
 def _archive_inclusions(lines: list[str]) -> list[ArchiveInclusion]:
