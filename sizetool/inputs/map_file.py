@@ -24,49 +24,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-
 from sizetool.errors import SizeToolError
 from sizetool.inputs.input_files import read_input
+# The names a report reads without a map, kept apart so such a report does not define this module's records
+from sizetool.inputs.map_names import (  # noqa: F401 - read from here by the map readers and the analyses
+    FILL, LINKER_STUBS, LazyPattern, is_allocated_name, is_merged_strings, object_path,
+)
 
 TYPE_CHECKING = False  # typing's constant, which type checkers read alike, without importing typing (~1.6 ms)
 if TYPE_CHECKING:  # the armlink and IAR layout records load with their readers, not for every GNU map (~1.7 ms)
     from sizetool.inputs.map_layout import MapLayout
 
-FILL = "*fill*"
-
-
-class _Lazy:
-    """A regular expression compiled when first used: a report without a map reads none of this module's (11 of them
-    were ~4 ms of every cold report of an ELF alone)."""
-
-    def __init__(self, pattern: str, flags: int = 0):
-        self._arguments = (pattern, flags)
-
-    def __getattr__(self, name: str):
-        compiled = re.compile(*self._arguments)
-        for method in ("match", "search", "fullmatch", "findall", "finditer", "sub", "split"):
-            setattr(self, method, getattr(compiled, method))  # later calls go straight to the compiled pattern's
-        return getattr(compiled, name)
-
-
-LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)
 DEFAULT_REGION = "*default*"
 
-_REGION = _Lazy(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
-_OUTPUT = _Lazy(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
-_OUTPUT_CONTINUATION = _Lazy(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
+_REGION = LazyPattern(r"^(\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+(\S.*?))?\s*$")
+_OUTPUT = LazyPattern(r"^([^\s*][^\s]*)(?:\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?)?\s*$")
+_OUTPUT_CONTINUATION = LazyPattern(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)(?:\s+load address 0x([0-9a-fA-F]+))?\s*$")
 # (A greedy `(.*\S)\s*$` ends at a line's last non-blank as the lazy `(\S.*?)\s*$` does, without trying `\s*$` after
 # each character of an object's path: a third of reading a map.)
-_ONE_LINE = _Lazy(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
-_NAME_ONLY = _Lazy(r"^ ([^\s*]\S*)\s*$")
-_CONTINUATION = _Lazy(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
-_FILL = _Lazy(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
-# Output sections that are never loaded, whatever address the map prints for them.
-_NOT_ALLOCATED = _Lazy(
-    r"^(\.z?debug|\.comment$|\.ARM\.attributes$|\.riscv\.attributes$|\.gnu\.attributes$|\.stab|\.gnu\.build\.attributes"
-    r"|\.gnu_debuglink$|\.gnu_debugaltlink$|\.note\.GNU-stack$|\.GCC\.command\.line$|\.mdebug|\.pdr$|\.xtensa\.info$"
-    r"|\.line$|/DISCARD/$)"
-)
+_ONE_LINE = LazyPattern(r"^ (\S+)\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
+_NAME_ONLY = LazyPattern(r"^ ([^\s*]\S*)\s*$")
+_CONTINUATION = LazyPattern(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(.*\S)\s*$")
+_FILL = LazyPattern(r"^ \*fill\*\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)")
 _STATEMENTS = frozenset({"LOAD", "START", "END", "TARGET", "INPUT", "GROUP", "SEARCH_DIR"})
 
 
@@ -135,21 +114,6 @@ class LinkerMap:
             for section in self.output_sections:
                 found.setdefault(section.name, section)
         return found
-
-
-_MERGED_STRINGS = _Lazy(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
-
-
-def is_merged_strings(input_section: str) -> bool:
-    """An input section of string literals ld merges across objects (`.rodata.str1.1`, `.rodata.<function>.str1.4`):
-    GNU ld keeps the merged strings of all objects in the first such section and lists them under its object."""
-    # the substring test first: an unanchored search tries every position of the ~2,000 names of a large map (1.4 ms)
-    return "str" in input_section and _MERGED_STRINGS.search(input_section) is not None
-
-
-def is_allocated_name(output_section: str) -> bool:
-    """False for the output sections a linker never loads (debug info, comments, attributes, /DISCARD/)."""
-    return not _NOT_ALLOCATED.match(output_section)
 
 
 def read_map(path: str, text: str | None = None) -> LinkerMap:
@@ -245,9 +209,9 @@ def read_map(path: str, text: str | None = None) -> LinkerMap:
 
 
 _INCLUSIONS_HEADING = "Archive member included to satisfy reference by file (symbol)"
-_MEMBER = _Lazy(r"^(\S.*?\))(?:\s+(\S.*))?$")  # "lib.a(x.o)", then the referrer here or on the next line
+_MEMBER = LazyPattern(r"^(\S.*?\))(?:\s+(\S.*))?$")  # "lib.a(x.o)", then the referrer here or on the next line
 # A referrer is an object or a member, then " (symbol)"; a path may hold " (" itself ("Program Files (x86)").
-_REFERRER_END = _Lazy(r"(?:\.o|\.obj|\.O|\.OBJ|\)) \(")
+_REFERRER_END = LazyPattern(r"(?:\.o|\.obj|\.O|\.OBJ|\)) \(")
 
 
 def _archive_inclusions(lines: list[str]) -> list[ArchiveInclusion]:
@@ -299,16 +263,3 @@ def _add(sections: list[InputSection], name: str, address: str, size: str, objec
         object_file.endswith((".o", ")", ".obj", ".O", ".OBJ")) or object_file == LINKER_STUBS
     ):
         sections.append(InputSection(name, int(address, 16), size_value, object_file, output))
-
-
-def object_path(object_file: str) -> tuple[str, ...]:
-    """Tree path of an object: archive members as (archive.a, member.o), plain objects by their path."""
-    if object_file == LINKER_STUBS:
-        return ("(linker stubs)",)
-    if object_file.startswith("(") and object_file.endswith(")"):
-        return (object_file,)  # what the linker made itself, e.g. "(linker generated)"
-    object_file = object_file.replace("\\", "/")
-    if object_file.endswith(")") and "(" in object_file:
-        archive, _, member = object_file[:-1].partition("(")
-        return ("(archives)", archive.rsplit("/", 1)[-1], member)
-    return tuple(part for part in object_file.split("/") if part and part != ".")

@@ -21,11 +21,15 @@ from itertools import accumulate
 from operator import attrgetter
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
-from sizetool.inputs.map_file import FILL, InputSection, is_merged_strings
+from sizetool.inputs.map_names import FILL, is_merged_strings
 from sizetool.inputs.symbol_runs import NO_SYMBOL, code_piece_ranges, section_gaps, symbol_runs
 from sizetool.report.placement import Placement
 from sizetool.report.ram_use import FREE, RESERVED
 from sizetool.report.report_model import SizeEntry
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:  # the map's records: map_file.py loads only for a map
+    from sizetool.inputs.map_file import InputSection
 
 NO_DEBUG_INFO = "(no debug info)"
 

@@ -33,7 +33,10 @@ from dataclasses import dataclass, field
 
 from sizetool.errors import SizeToolError
 from sizetool.inputs.elf_reader import ElfImage, Section
-from sizetool.inputs.map_file import LinkerMap, MapRegion
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:  # the map's records: map_file.py loads only for a map
+    from sizetool.inputs.map_file import LinkerMap, MapRegion
 
 ROM, RAM = "rom", "ram"
 OUTSIDE_REGIONS = "(outside regions)"

@@ -93,7 +93,7 @@ def build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_file import is_merged_strings
+    from sizetool.inputs.map_names import is_merged_strings
     from sizetool.report.esp_idf_detect import (
         ESP_IDF_LAYOUT, could_be_esp_image, is_esp_idf_map, read_with_esp_idf_layout,
     )
@@ -373,7 +373,7 @@ def _object_finder(source_files: set[tuple[str, ...]], unit_paths: dict[str, tup
     tflite-micro/ in front does not matter); an archive member by its name (libfoo.a(micro_interpreter.o)), and
     CMake's objects by the source file's name (init.c.obj, also as libkernel.a(init.c.obj)), when only one source
     file has that name."""
-    from sizetool.inputs.map_file import object_path
+    from sizetool.inputs.map_names import object_path
     from sizetool.report.source_roots import OUTSIDE_WORKSPACE, SYSTEM_HEADERS, TOOLCHAIN, outside_root
 
     by_tail: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
