@@ -8,12 +8,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from sizetool.commands.arguments import OneLineParser
+from sizetool.commands.arguments import OneLineParser, add_arena_arguments
 from sizetool.commands.firmware import (FirmwareOptions, OutputOptions, add_firmware_arguments, add_output_arguments,
                                         firmware_options, load_firmware, model_references, output_options,
                                         print_warnings, without_cyclic_collector, write_output)
-from sizetool.commands.ops import (MODELS_HELP, ArenaOptions, add_arena_arguments, add_tflm_argument, arena_fit,
-                                   crosscheck_models, passed)
+from sizetool.commands.ops import MODELS_HELP, ArenaOptions, add_tflm_argument, arena_fit, crosscheck_models, passed
 from sizetool.errors import SizeToolError
 
 FORMATS = ("tree", "json", "markdown")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizetool.commands.arguments import OneLineParser
+from sizetool.commands.arguments import OneLineParser, add_arena_arguments, add_what_if_arguments
 from sizetool.commands.firmware import (Firmware, FirmwareOptions, OutputOptions, add_firmware_arguments,
                                         add_output_arguments, firmware_options, load_firmware, model_references,
                                         output_options, print_warnings, without_cyclic_collector, write_output)
@@ -42,31 +42,10 @@ class OpsOptions:
     tflm: str | None = None  # the TFLM tree the suggestions are checked against (else what the ELF shows)
 
 
-def add_arena_arguments(parser) -> None:
-    parser.add_argument("--kernels", metavar="reference|cmsis_nn|esp_nn",
-                        help="With models: the kernel set the arena estimate assumes (default: detected from the "
-                             "firmware).")
-    parser.add_argument("--arena-symbol", metavar="NAME",
-                        help="With models: the tensor arena array (default: the one passed to the "
-                             "MicroInterpreter).")
-
-
 def add_tflm_argument(parser) -> None:
     parser.add_argument("--tflm", metavar="DIR",
                         help="The TFLM tree the firmware is built from: suggest only the resolver methods and "
                              "registrations it declares (default: what the ELF's DWARF and symbols show).")
-
-
-def add_what_if_arguments(parser, alias: bool = False) -> None:
-    prefix = "Alias of 'size-report ops ELF --drop ...': w" if alias else "W"
-    parser.add_argument("--drop", action="append", metavar="OP[,OP...]",
-                        help=f"{prefix}hat if these registrations (op names as the table prints them, or "
-                             "models: .tflite, C/C++ file, FILE:ARRAY) were removed: the saving, the predicted ROM, "
-                             "the files and symbols that go (repeatable).")
-    prefix = "Alias of 'size-report ops ELF --keep ...': w" if alias else "W"
-    parser.add_argument("--keep", action="append", metavar="OP[,OP...]",
-                        help=f"{prefix}hat if only these registrations (op names or models) were kept "
-                             "(repeatable).")
 
 
 def build_parser(prog: str = "size-report ops"):

@@ -8,11 +8,10 @@ This module only parses the plain form and hands each question to its command, w
 
 from __future__ import annotations
 
-from sizetool.commands.arguments import OneLineParser, non_negative
+from sizetool.commands.arguments import (OneLineParser, add_arena_arguments, add_stack_arguments, add_what_if_arguments,
+                                         non_negative)
 from sizetool.commands.firmware import (add_firmware_arguments, add_output_arguments, firmware_options,
                                         model_references, output_options, without_cyclic_collector)
-from sizetool.commands.ops import add_arena_arguments, add_what_if_arguments
-from sizetool.commands.stack import add_stack_arguments
 from sizetool.errors import SizeToolError
 
 # argparse, not typer (sizetool/commands/arguments.py): a cached report must print in little more than Python's

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizetool.commands.arguments import OneLineParser
+from sizetool.commands.arguments import OneLineParser, add_stack_arguments
 from sizetool.commands.firmware import (OutputOptions, add_output_arguments, model_references, output_options,
                                         write_output)
 
@@ -23,19 +23,6 @@ class StackOptions:
     su_dir: str | None = None
     ignore: tuple[str, ...] = ()
     verbose: bool = False
-
-
-def add_stack_arguments(parser) -> None:
-    """The stack's own options (the plain form takes them too, with --stack)."""
-    parser.add_argument("--ignore", action="append", metavar="FUNCTION",
-                        help="Stack: do not follow calls into this function (repeatable), e.g. an abort or "
-                             "logging path you budget apart; the output says which were left out.")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="Stack: every step of each path and every warning (by default: the first frames, "
-                             "the largest, the deepest and the total; repeated warnings counted in one line).")
-    parser.add_argument("--su-dir", metavar="DIR",
-                        help="Stack: GCC -fstack-usage .su files under DIR; their figures are used and "
-                             "cross-checked against the disassembly.")
 
 
 def build_parser(prog: str = "size-report stack"):
