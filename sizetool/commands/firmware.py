@@ -187,16 +187,19 @@ def print_warnings(report) -> None:
 @contextmanager
 def without_cyclic_collector():
     """The report's data (symbols, entries, the operator graph) holds no reference cycles, and reference counting
-    frees it: the cyclic collector would only re-scan it, ~10% of a cold `ops` run. Switched back on after, with the
-    objects made meanwhile that are still alive (caches, the answer) moved to the oldest generation (freeze, then
-    unfreeze): switched on as they were, the youngest generation's count (~37,000 on a cold tree of a 13 MB ELF) set
-    off a collection of them all at the next allocation, ~12 ms of that run."""
+    frees it: the cyclic collector would only re-scan it, ~10% of a cold `ops` run. Switched back on after, with every
+    object still alive (caches, the answer) moved to the oldest generation (freeze, then unfreeze; not when the caller
+    keeps frozen objects of its own): switched on as they were, the youngest generation's count (~37,000 after a cold
+    tree of a 13 MB ELF) set off a collection of them all at the next allocation, ~12 ms of that run."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if collecting:
-            gc.freeze()  # (which also zeroes the youngest generation's count)
+            ours = gc.get_freeze_count() == 0  # a caller's own frozen objects (fork-friendly servers) stay frozen
+            if ours:
+                gc.freeze()  # (which also zeroes the youngest generation's count)
             gc.enable()
-            gc.unfreeze()
+            if ours:
+                gc.unfreeze()
