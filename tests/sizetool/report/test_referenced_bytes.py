@@ -165,6 +165,38 @@ def test_a_table_of_numbers_is_not_a_table_of_pointers():
     assert not looks_like_pointer_table([0, 0, 0], in_flash)
 
 
+@pytest.mark.parametrize("byte_order", ["<", ">"])
+def test_the_top_byte_bound_says_no_only_where_the_word_by_word_test_does(byte_order):
+    """_too_few_in_image is a bound on the safe side of looks_like_pointer_table: it answers "no pointer table" only
+    where the word-by-word test does, on tables of every mix of pointers, zeros and numbers."""
+    import random
+    import struct
+    from types import SimpleNamespace
+
+    from sizetool.report.referenced_bytes import _too_few_in_image, _top_bytes_outside
+
+    section = lambda address, size: SimpleNamespace(is_alloc=True, address=address, size=size)  # noqa: E731
+    image = SimpleNamespace(sections=[section(0x0800_0000, 0x10_0000), section(0x2000_0000, 0x2_0000)])
+    ranges = [(0x0800_0000, 0x0810_0000), (0x2000_0000, 0x2002_0000)]
+    in_image = lambda value: any(low <= value < high for low, high in ranges)  # noqa: E731
+    outside = _top_bytes_outside(image, 4)
+    assert set(range(256)) - set(outside) == {0x08, 0x20}
+    chooser = random.Random(43)
+    said_no = 0
+    for _ in range(400):
+        count = chooser.randrange(1, 90)
+        makers = chooser.choices([lambda: chooser.randrange(0x0800_0000, 0x0810_0000), lambda: 0,
+                                  lambda: chooser.randrange(0x0800_0000, 0x0900_0000),  # top byte in, value out
+                                  lambda: chooser.getrandbits(32)], [chooser.random() for _ in range(4)], k=count)
+        values = tuple(make() for make in makers)
+        data = struct.pack(f"{byte_order}{count}I", *values)
+        bound_says_no = _too_few_in_image(values, data, 3 if byte_order == "<" else 0, 4, outside)
+        if bound_says_no:
+            said_no += 1
+            assert not looks_like_pointer_table(values, in_image), values
+    assert 10 < said_no < 390  # both answers were met
+
+
 def test_a_pieces_alignment_padding_after_its_last_string_is_left_out():
     data = b"hello\0\0\0" + b"ABCD"
     assert string_end(data, 0, 8) == 6  # the string and its NUL; two bytes of padding before an aligned end
