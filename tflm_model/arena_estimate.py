@@ -34,7 +34,7 @@ from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.model_source import ModelData
 from tflm_model.operator_uses import op_key, read_model_uses
 from tflm_model.plan import build_plan
-from tflm_model.tflite_reader import GraphOperator, TensorGraph, read_tensor_graph
+from tflm_model.tensor_graph import GraphOperator, TensorGraph, read_tensor_graph
 from tflm_facts.allocator_generations import CURRENT, CURRENT_REVISION_NAME, GENERATIONS, MEASURED, STAND_INS, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from tflm_model.errors import ModelError
 from tflm_model.operator_uses import op_key
-from tflm_model.tflite_reader import TensorGraph
+from tflm_model.tensor_graph import TensorGraph
 from tflm_facts.allocator_generations import CURRENT, STAND_INS, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import ELEMENT_BYTES, PARAM_STRUCTS, STRUCTS

@@ -28,7 +28,7 @@ from tflm_model.arena_facts import Facts, Steps, align_up, op_names, tensor_byte
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.operator_uses import op_key
-from tflm_model.tflite_reader import TensorGraph
+from tflm_model.tensor_graph import TensorGraph
 from tflm_facts.kernel_memory import ARENA_ALIGNMENT, BUILTIN_PARAMS, UNKNOWN_OP_BOUND, UNKNOWN_OP_BYTES_PER_ELEMENT
 
 _INT8 = 9

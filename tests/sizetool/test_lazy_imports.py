@@ -135,9 +135,10 @@ def test_a_report_does_not_import_typing(tmp_path):
 
 
 def test_a_cold_tree_of_an_elf_alone_loads_only_what_it_reads(tmp_path):
-    """A cold `size-report ELF` (no map) reads no map, answers no other command's question and reads no model from C
-    source: the map reader and its records, the ops, what-if and stack commands, the C-array parser and typing stay
-    unloaded (each a few ms of every cold tree)."""
+    """A cold `size-report ELF` (no map) reads no map, answers no other command's question, reads no model from C
+    source and no model's tensor graph: the map reader and its records, the ops, what-if and stack commands, the
+    C-array parser, the tensor graph's records, typing and tempfile stay unloaded (each a few ms of every cold
+    tree)."""
     probe = PROBE.replace('sorted({name.split(".")[0] for name in sys.modules})', "sorted(sys.modules)")
     with_model = REPO / "fixtures" / "embedded_models" / "out" / "tflm-two-models" / "firmware.elf"
     run = modules_of_a_run([str(with_model), "--no-cache"], tmp_path, probe)
@@ -145,7 +146,7 @@ def test_a_cold_tree_of_an_elf_alone_loads_only_what_it_reads(tmp_path):
     # the probe sees what the tree does read: the map names, the models linked in
     assert {"sizetool.inputs.map_names", "tflm_model.model_layout"} <= set(run["modules"])
     unread = {"sizetool.inputs.map_file", "sizetool.commands.ops", "sizetool.commands.what_if", "sizetool.commands.stack",
-              "tflm_model.c_arrays", "typing"}
+              "tflm_model.c_arrays", "tflm_model.tensor_graph", "typing", "tempfile"}
     loaded = set(run["modules"]) - modules_at_start_up(tmp_path)
     assert not unread & loaded, sorted(unread & loaded)
     with_map = modules_of_a_run([str(FIRMWARE / "firmware.elf"), "--map", str(FIRMWARE / "firmware.map"), "--no-cache"],

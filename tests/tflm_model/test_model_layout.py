@@ -14,7 +14,8 @@ from tflm_model.model_layout import (
     METADATA, OVERHEAD, SIGNATURES, TENSOR_NAMES, WEIGHTS, layout, model_extent, rewrite, strip_saving,
 )
 from tflm_model.model_source import ModelData
-from tflm_model.tflite_reader import read_operator_table, read_tensor_graph
+from tflm_model.tensor_graph import read_tensor_graph
+from tflm_model.tflite_reader import read_operator_table
 
 FIXTURES = REPO_ROOT / "fixtures/models"
 SHARED = REPO_ROOT.parent / "shared/models"

@@ -10,7 +10,8 @@ from tflm_model.digest import sha256_of_model
 from tflm_model.errors import ModelError
 from tflm_model.model_sources import expand_model_arguments, load_models, model_bytes, model_size, split_reference
 from tflm_model.operator_uses import read_model_uses
-from tflm_model.tflite_reader import read_operator_table, read_tensor_graph
+from tflm_model.tensor_graph import read_tensor_graph
+from tflm_model.tflite_reader import read_operator_table
 from tests.conftest import FIXTURES
 from tests.tflm_model import c_array_styles as styles
 
