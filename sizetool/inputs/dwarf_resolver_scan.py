@@ -8,7 +8,6 @@ pyelftools instead.
 
 from __future__ import annotations
 
-from sizetool.inputs.dwarf_abbreviations import unit_header
 from sizetool.inputs.dwarf_format import AT_NAME, F_STRP, Unit, read_uleb
 from sizetool.inputs.dwarf_type_scan import AT_ARTIFICIAL, NotHandled, TypeScan, _Plan
 
@@ -29,19 +28,12 @@ class ResolverScan(TypeScan):
         self.strings = sections.get(".debug_str", b"")
 
     def scan_api(self) -> tuple[dict[str, bool], set[str], set[str], set[str]]:
-        info, pos = self.info, 0
-        while pos + 11 <= len(info):
-            unit = self._unit(pos)
-            if unit is None:
-                break
-            self.units.append(unit)
-            pos = unit.end
-        self.unit_starts = [unit.offset for unit in self.units]
+        units = list(self._iter_units())
         methods: dict[str, bool] = {}
         registrations: set[str] = set()
         classes: set[str] = set()
         types: set[str] = set()
-        for unit in self.units:
+        for unit in units:
             found = self._unit_top(unit)
             if found is None:
                 continue
@@ -51,9 +43,6 @@ class ResolverScan(TypeScan):
             if classes:  # its methods are all there: the other units would only repeat them
                 break
         return methods, registrations, classes, types
-
-    def _unit(self, pos: int) -> Unit | None:
-        return unit_header(self.info, pos, self.endian, self.abbreviations, self.sections.get(".debug_abbrev", b""))
 
     def _children(self, unit: Unit, pos: int, depth: int, found: tuple) -> int:
         """Walk the children from pos (dwarf_resolver_api._walk at `depth`); the position after their null."""

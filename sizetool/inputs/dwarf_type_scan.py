@@ -17,6 +17,7 @@ through pyelftools instead: the answer is the same either way, only its speed di
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from itertools import accumulate
 
 from sizetool.inputs.dwarf_abbreviations import body_of, shared_tables, unit_header
@@ -111,18 +112,26 @@ class TypeScan:
         self.wanted_offsets = set() if names is None else name_offsets(sections.get(".debug_str", b""), names)
 
     # -- units -------------------------------------------------------------------------------------------------
-    def scan(self) -> list[tuple[str, str, str, int, tuple[str, ...]]]:
-        """(unit, qualified name, kind, byte size, members) of every type listed, in pyelftools' walk order."""
+    def _iter_units(self, whole: bool = False) -> Iterator[Unit]:
+        """The units in section order (pyelftools' iter_CUs), each read and recorded (units, unit_starts) as it is
+        reached; with `whole`, NotHandled when they do not end at the section's end (padding or a truncated header:
+        how pyelftools reads on is left to it)."""
         info, pos = self.info, 0
         while pos + 11 <= len(info):
             unit = unit_header(info, pos, self.endian, self.abbreviations, self.sections.get(".debug_abbrev", b""))
             if unit is None:
                 break
             self.units.append(unit)
+            self.unit_starts.append(unit.offset)
+            yield unit
             pos = unit.end
-        self.unit_starts = [unit.offset for unit in self.units]
+        if whole and pos != len(info):
+            raise NotHandled("the units do not end at the section's end")
+
+    def scan(self) -> list[tuple[str, str, str, int, tuple[str, ...]]]:
+        """(unit, qualified name, kind, byte size, members) of every type listed, in pyelftools' walk order."""
         out: list = []
-        for unit in self.units:
+        for unit in list(self._iter_units()):  # every unit's start known before any is walked
             self._scan_unit(unit, out)
         return out
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sizetool.inputs.dwarf_abbreviations import unit_header
 from sizetool.inputs.dwarf_format import (
     AT_NAME, AT_PRODUCER, F_DATA1, F_DATA2, F_DATA4, F_DATA8, F_IMPLICIT_CONST, F_SDATA, F_UDATA, F_BLOCK, F_BLOCK1,
     F_BLOCK2, F_BLOCK4, F_DATA16, F_EXPRLOC, F_LINE_STRP, F_STRING, F_STRP, STRX_FORMS, Unit, read_uleb,
@@ -40,23 +39,9 @@ class UnitScan(TypeScan):
     def __init__(self, sections: dict[str, bytes], little_endian: bool) -> None:
         super().__init__(sections, little_endian, None, frozenset())
 
-    def _iter_units(self) -> Iterator[Unit]:
-        """The units in section order (pyelftools' iter_CUs), each read as it is reached."""
-        info, pos = self.info, 0
-        while pos + 11 <= len(info):
-            unit = unit_header(info, pos, self.endian, self.abbreviations, self.sections.get(".debug_abbrev", b""))
-            if unit is None:
-                break
-            self.units.append(unit)
-            self.unit_starts.append(unit.offset)
-            yield unit
-            pos = unit.end
-        if pos != len(info):  # padding or a truncated header: how pyelftools reads on is left to it
-            raise NotHandled("the units do not end at the section's end")
-
     def producers(self) -> Iterator[tuple[str, str | None]]:
         """(unit name, DW_AT_producer or None) of each unit, in unit order."""
-        for unit in self._iter_units():
+        for unit in self._iter_units(whole=True):
             found = self._unit_top(unit)
             if found is None:  # a unit without a top DIE: left to pyelftools
                 raise NotHandled("a unit without a top DIE")
@@ -66,7 +51,7 @@ class UnitScan(TypeScan):
     def constants(self, pattern: re.Pattern) -> list[tuple[str, str, int]]:
         """(unit name, qualified name, value) of every integer constant whose name `pattern` finds."""
         out: list[tuple[str, str, int]] = []
-        for unit in list(self._iter_units()):
+        for unit in list(self._iter_units(whole=True)):
             found = self._unit_top(unit)
             if found is None:
                 raise NotHandled("a unit without a top DIE")

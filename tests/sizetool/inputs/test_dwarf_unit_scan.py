@@ -60,7 +60,7 @@ def test_a_construct_left_to_pyelftools_still_gives_the_same_answer(monkeypatch)
     path = next(p for p in DWARF_ELFS if read_dwarf_constants(p, ARENA_SIZE_NAME))
     constants, producer = read_dwarf_constants_pyelftools(path, EVERY_NAME), producer_of_pyelftools(str(path))
 
-    def not_handled(self, *args):
+    def not_handled(self, *args, **kwargs):
         raise NotHandled("test")
 
     monkeypatch.setattr(dwarf_unit_scan.UnitScan, "_iter_units", not_handled)
