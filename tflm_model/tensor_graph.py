@@ -26,12 +26,9 @@ from tflm_model.tflite_reader import (
     TENSOR_BUFFER,
     TENSOR_TYPE,
     OperatorCodeEntry,
-    _close,
+    opened_model,
     _I8,
     _I32,
-    _model_table,
-    _open_model,
-    _operator_codes,
     _Reader,
     _U8,
     _U32,
@@ -193,12 +190,7 @@ def _offline_plan(reader: _Reader, model: int, buffers_start: int, buffer_count:
 def read_tensor_graph(source) -> TensorGraph:
     """Read every subgraph's tensors (shape, type, constness, quantization counts), operators and inputs/outputs,
     and the offline memory plan of a model (a path or a ModelData); ModelError on bad input. Weights are never read."""
-    path = source_path(source)
-    data, size = _open_model(source)
-    try:
-        reader = _Reader(data, str(path))
-        model = _model_table(reader, data, size)
-        codes = _operator_codes(reader, model)
+    with opened_model(source) as (reader, model, size, codes):
         buffers_start, buffer_count = reader.vector(model, MODEL_BUFFERS, 4)
         start, subgraph_count = reader.vector(model, MODEL_SUBGRAPHS, 4)
         subgraphs = []
@@ -218,6 +210,4 @@ def read_tensor_graph(source) -> TensorGraph:
                               for j, table in enumerate(reader.table_offsets(op_start, op_count)))
             subgraphs.append(GraphSubgraph(tensors, inputs, outputs, operators))
         offline_plan = _offline_plan(reader, model, buffers_start, buffer_count)
-    finally:
-        _close(data)
-    return TensorGraph(path, size, codes, tuple(subgraphs), offline_plan)
+    return TensorGraph(source_path(source), size, codes, tuple(subgraphs), offline_plan)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -337,6 +338,19 @@ def _close(data) -> None:
         data.close()
 
 
+@contextmanager
+def opened_model(source):
+    """The model's reader, root table, size and operator codes, its bytes released on leaving: what every reader of a
+    whole model (the operator table, the tensor graph) starts from."""
+    data, size = _open_model(source)
+    try:
+        reader = _Reader(data, str(source_path(source)))
+        model = _model_table(reader, data, size)
+        yield reader, model, size, _operator_codes(reader, model)
+    finally:
+        _close(data)
+
+
 def _model_table(reader: "_Reader", data, size: int) -> int:
     """The root Model table's offset, once the file is known to be a TFLite FlatBuffer of the schema we read."""
     if size < 8:
@@ -354,13 +368,6 @@ def _model_table(reader: "_Reader", data, size: int) -> int:
 def read_operator_table(source) -> OperatorTable:
     """Read operator_codes and per-subgraph operator uses of one model (a path or a ModelData); ModelError on bad
     input."""
-    path = source_path(source)
-    data, size = _open_model(source)
-    try:
-        reader = _Reader(data, str(path))
-        model = _model_table(reader, data, size)
-        codes = _operator_codes(reader, model)
+    with opened_model(source) as (reader, model, size, codes):
         subgraph_count, operators = _operators(reader, model, len(codes))
-    finally:
-        _close(data)
-    return OperatorTable(path, size, codes, subgraph_count, operators)
+    return OperatorTable(source_path(source), size, codes, subgraph_count, operators)
