@@ -16,59 +16,24 @@ from resolver_gen.options import PROG, build_parser, parse_custom
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write text to path through a temp file in the same directory and os.replace: never a half-written file (a
-    path that is not a regular file, such as /dev/stdout, is written in place).
-    A file that already holds exactly this text is left untouched, its timestamp too: a build that regenerates a
-    header from a model touched without changing its operators then recompiles nothing."""
-    import stat
-    import tempfile
+    """Write text to path as size-report writes its files (sizetool.report.report_model.write_bytes_atomically: a temp
+    file renamed over it, never a half-written file; a device or pipe such as /dev/stdout written in place).
+    A regular file that already holds exactly this text is left untouched, its timestamp too: a build that regenerates
+    a header from a model touched without changing its operators then recompiles nothing."""
+    from sizetool.errors import SizeToolError
+    from sizetool.report.report_model import write_bytes_atomically
 
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        # a device, FIFO or terminal (-o /dev/stdout, /dev/null): written in place, never read back (reading one's
-        # own stdout blocks) nor replaced (as root, os.replace put a regular file in place of /dev/null)
+    data = text.encode("utf-8")
+    if path.is_file():  # only a regular file is read back (reading one's own stdout blocks)
         try:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        except OSError as error:
-            raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
-        return
-    try:
-        if path.read_bytes() == text.encode("utf-8"):
-            return
-    except (OSError, ValueError):  # absent, a directory, unreadable: written (or refused) below
-        pass
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(temp, _new_file_mode(path))  # mkstemp makes 0600; a header belongs to the build like any source
-        os.replace(temp, path)
-    except BaseException as error:
-        try:
-            os.unlink(temp)
-        except OSError:
+            if path.read_bytes() == data:
+                return
+        except OSError:  # unreadable: written (or refused) below
             pass
-        if isinstance(error, OSError):
-            raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
-        raise
-
-
-def _new_file_mode(path: Path) -> int:
-    """The mode the file would get from a plain open(): the old file's mode, else 0666 less the umask."""
     try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        write_bytes_atomically(path, data)
+    except SizeToolError as error:
+        raise ResolverGenError(str(error)) from None
 
 
 def check_file(path: Path, expected: str, code_only: bool = False) -> int:
