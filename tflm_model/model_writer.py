@@ -40,6 +40,13 @@ def check_array_name(name: str) -> str:
     return name
 
 
+def array_identifier(text: str) -> str:
+    """A C identifier made from a name (a file's stem, a symbol's last part): other characters become _, a leading
+    digit or a keyword gets a leading _; g_model when nothing is left."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text).strip("_") or "g_model"
+    return "_" + name if name[0].isdigit() or name in _C_KEYWORDS else name
+
+
 def c_array_source(data: bytes, name: str, source_label: str) -> str:
     """The model as C/C++ source: a 16-byte aligned const array and its length, compilable as C11 and C++11. Declared
     extern first, so that in C++ the const definitions keep external linkage (the application's other files declare

@@ -33,8 +33,8 @@ from tflm_facts.target_profile import ProfileError, TargetProfile, load_profile,
 from tflm_model.profile_sets import ProfileSets
 
 KERNEL_SETS = {"cmsis_nn": "CMSIS-NN", "reference": "reference", "esp_nn": "ESP-NN"}
-# The command that makes a model change (MODEL: the model's .tflite or the C/C++ file holding it; ARRAY: its array)
-STRIP_HOW = "size-report strip-model MODEL --strip -o ARRAY.cc --name ARRAY"
+# The commands that make a model change (model: its .tflite or the C/C++ file holding it; array: its array's name)
+STRIP_HOW = "size-report strip-model {model} --strip -o {array}.cc --name {array}"
 _RESOLVER_LOOKUP = re.compile(r"MicroMutableOpResolver<(\d+)u?>::(FindOp|GetOpDataParser)\(")
 SPEED_COST = {"reference": "speed: the reference kernels run int8 convolutions several times slower than CMSIS-NN",
               "cmsis_nn": "none in speed (CMSIS-NN is the faster set); a rebuild with the CMSIS-NN library"}
@@ -307,7 +307,8 @@ def _model_changes(facts: FirmwareFacts) -> list[Change]:
         if saving and saving > 0:
             changes.append(Change(
                 "model-strip", f"strip names and metadata from the model {record.symbol}", saving, "flash",
-                "measured", STRIP_HOW.replace("ARRAY", record.symbol) + " (MODEL: the .tflite or C/C++ file it was "
+                "measured", model_command(STRIP_HOW, "MODEL", record.symbol.rsplit("::", 1)[-1]) + " (MODEL: the "
+                ".tflite or C/C++ file it was "
                 "made from; the .cc replaces the firmware's array)", "none: TFLM never reads them (tensor "
                 "names go from error messages)", note="the model as linked against the toolkit's writer's output "
                 "without them; the array's alignment can move the linked saving by less than that alignment"))
@@ -318,7 +319,7 @@ def _model_changes(facts: FirmwareFacts) -> list[Change]:
     return changes
 
 
-EMPTY_HOW = "size-report strip-model MODEL --empty-unused-buffers -o ARRAY.cc --name ARRAY"
+EMPTY_HOW = "size-report strip-model {model} --empty-unused-buffers -o {array}.cc --name {array}"
 
 
 def unused_buffer_change(path) -> Change | None:
@@ -352,15 +353,18 @@ def unused_buffer_change(path) -> Change | None:
                        "bytes more")
 
 
-def model_command(how: str, path) -> str:
-    """A model command for the model given as `path` (a .tflite, a C/C++ file, FILE:ARRAY): the array named after the
-    source's (its FILE:ARRAY name, else the file's stem made an identifier)."""
-    reference = str(path)
-    array = reference.rsplit(":", 1)[1] if ":" in os.path.basename(reference) else \
-        re.sub(r"\W", "_", os.path.splitext(os.path.basename(reference))[0]) or "g_model"
-    if array[0].isdigit():
-        array = "_" + array
-    return how.replace("MODEL", shlex.quote(reference)).replace("ARRAY", array)
+def model_command(how: str, model, array: str | None = None) -> str:
+    """A model command (STRIP_HOW, EMPTY_HOW) for `model` (a .tflite, a C/C++ file, FILE:ARRAY, or MODEL where the
+    user names it) writing the array `array` (else the source's FILE:ARRAY name, else its file's stem), made a C
+    identifier, and the model's name quoted for the shell."""
+    from tflm_model.model_writer import array_identifier
+
+    reference = str(model)
+    if array is None:
+        base = os.path.basename(reference)
+        array = base.rsplit(":", 1)[1] if ":" in base else os.path.splitext(base)[0]
+    source = reference if reference == "MODEL" else shlex.quote(reference)
+    return how.format(model=source, array=array_identifier(array))
 
 
 def unused_buffer_bytes(source) -> int:

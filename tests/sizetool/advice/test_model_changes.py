@@ -54,3 +54,15 @@ def test_with_the_strip_chosen_the_combination_counts_what_emptying_adds(shared_
     assert [step.change.kind for step in plan.steps] == ["model-strip", "unused-buffers"]
     assert embedded_bytes(model.stat().st_size) - embedded_bytes(len(run_how(strip.how, tmp_path))) == strip.bytes
     assert plan.saved == both == strip.bytes + empty.combined_bytes
+
+
+def test_the_command_quotes_the_model_and_names_a_c_identifier():
+    from sizetool.advice.firmware_advice import STRIP_HOW, model_command
+
+    how = model_command(STRIP_HOW, "my models/2nd modèle {x}.tflite")
+    words = shlex.split(how)
+    assert words[2] == "my models/2nd modèle {x}.tflite"  # one word, braces and spaces kept
+    assert words[-1] == "_2nd_mod_le__x" and words[-3] == "_2nd_mod_le__x.cc"
+    assert model_command(STRIP_HOW, "model_data.cc:int").split()[-1] == "_int"
+    assert model_command(STRIP_HOW, "MODEL", "(anonymous namespace)::g_model".rsplit("::", 1)[-1]).endswith(
+        "--name g_model")
