@@ -567,10 +567,17 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
         return PrepareAllocations((), (4 * len(inp.shape), 4 * len(inp.shape)))
     if op in MODELLED_PREPARE:
         return PrepareAllocations()
+    return unknown_op_allocations(view)
+
+
+def unknown_op_allocations(view: OpView) -> PrepareAllocations:
+    """The guess for a kernel no rule models (a custom op such as NXP's NeutronGraph, at any revision): UNKNOWN_OP_BOUND
+    persistent bytes plus UNKNOWN_OP_BYTES_PER_ELEMENT per element of its tensors, and a scratch buffer of 4 B per
+    element of its largest tensor; named as a guess."""
     tensors = [t for t in list(view.inputs) + list(view.outputs) if t is not None]
     largest = max((t.elements * 4 for t in tensors), default=0)
     persistent = UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(t.elements for t in tensors)
     return PrepareAllocations((persistent,), (largest,), False,
-                              guessed=True, note=f"{op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
+                              guessed=True, note=f"{view.op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
                               f"({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a scratch "
                               "buffer of 4 B per element of its largest tensor")

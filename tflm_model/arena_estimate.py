@@ -22,24 +22,24 @@ kernel's allocations are not modelled exactly the estimate is a safe upper bound
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
 from tflm_model.arena_facts import Facts as _Facts, Steps as _Steps, align_up as _align_up, op_names as _op_names
-from tflm_model.arena_facts import tensor_bytes as _tensor_bytes
+from tflm_model.arena_facts import op_view as _view, tensor_bytes as _tensor_bytes
 from tflm_model.arena_tensor_array import tensor_array_steps
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.model_source import ModelData
-from tflm_model.operator_uses import op_key, read_model_uses
+from tflm_model.operator_uses import read_model_uses
 from tflm_model.plan import build_plan
-from tflm_model.tensor_graph import GraphOperator, TensorGraph, read_tensor_graph
-from tflm_facts.allocator_generations import CURRENT, CURRENT_REVISION_NAME, GENERATIONS, MEASURED, STAND_INS, Generation
+from tflm_model.tensor_graph import TensorGraph, read_tensor_graph
+from tflm_facts.allocator_generations import CURRENT, CURRENT_REVISION_NAME, GENERATIONS, MEASURED, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import (
-    ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, PARAM_STRUCTS, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS, MAX_SCRATCH_BUFFERS_PER_OP,
-    POINTER_SIZES, STRUCTS, OpView, TensorView, abi_for, op_data, op_data_known,
+    ARENA_ALIGNMENT, BUILTIN_PARAMS, CPU_FEATURES, ELEMENT_BYTES, GREEDY_PLANNER_BYTES_PER_BUFFER, KERNEL_SETS,
+    MAX_SCRATCH_BUFFERS_PER_OP, POINTER_SIZES, abi_for, op_data, op_data_known,
     prepare_allocations, temp_tensors,
 )
 
@@ -116,19 +116,6 @@ def _quantization_bytes(tensor, facts: _Facts) -> list[tuple[int, int]]:
         size, align = facts.struct("TfLiteAffineQuantization")
         return [(size, align), (4 + 4 * tensor.scale_count, facts.struct("TfLiteIntArray")[1])]
     return []
-
-
-def _view(graph: TensorGraph, sub: int, operator: GraphOperator, name: str) -> OpView:
-    tensors = graph.subgraphs[sub].tensors
-
-    def view(index: int) -> TensorView | None:
-        if index < 0:
-            return None
-        tensor = tensors[index]
-        return TensorView(tensor.type, tensor.shape, tensor.scale_count, tensor.has_data)
-
-    return OpView(name, tuple(view(i) for i in operator.inputs), tuple(view(i) for i in operator.outputs),
-                  operator.options)
 
 
 def _lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[tuple[int, int]]):

@@ -12,6 +12,7 @@ from tflm_model.tensor_graph import TensorGraph
 from tflm_facts.allocator_generations import CURRENT, STAND_INS, Generation
 from tflm_facts.build_sizes import BuildSizes
 from tflm_facts.kernel_memory import ELEMENT_BYTES, PARAM_STRUCTS, STRUCTS
+from tflm_facts.op_view import OpView, TensorView
 
 
 @dataclass
@@ -121,3 +122,18 @@ def op_names(graph: TensorGraph) -> list[str]:
         key, _code = op_key(entry, str(graph.path), index)
         names.append(key.name if key.kind == "builtin" else key.name)
     return names
+
+
+def op_view(graph: TensorGraph, sub: int, operator, name: str) -> OpView:
+    """What a kernel's Prepare sees of one operator: its op, input and output tensors (None for an omitted input) and
+    options (tflm_facts.op_view, which the kernel rules read)."""
+    tensors = graph.subgraphs[sub].tensors
+
+    def view(index: int) -> TensorView | None:
+        if index < 0:
+            return None
+        tensor = tensors[index]
+        return TensorView(tensor.type, tensor.shape, tensor.scale_count, tensor.has_data)
+
+    return OpView(name, tuple(view(i) for i in operator.inputs), tuple(view(i) for i in operator.outputs),
+                  operator.options)

@@ -24,12 +24,12 @@ One arena per interpreter: this allocator cannot share one between models.
 
 from __future__ import annotations
 
-from tflm_model.arena_facts import Facts, Steps, align_up, op_names, tensor_bytes
+from tflm_model.arena_facts import Facts, Steps, align_up, op_names, op_view, tensor_bytes
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.operator_uses import op_key
 from tflm_model.tensor_graph import TensorGraph
-from tflm_facts.kernel_memory import ARENA_ALIGNMENT, BUILTIN_PARAMS, UNKNOWN_OP_BOUND, UNKNOWN_OP_BYTES_PER_ELEMENT
+from tflm_facts.kernel_memory import ARENA_ALIGNMENT, BUILTIN_PARAMS, unknown_op_allocations
 
 _INT8 = 9
 PART_TENSORS = "TfLiteTensor arrays"
@@ -72,21 +72,6 @@ def _custom_ops(graph: TensorGraph) -> set[str]:
     """The model's custom operators: the firmware registers their kernels itself (AddCustom), at any revision."""
     return {key.name for key, _code in (op_key(entry, str(graph.path), index)
                                         for index, entry in enumerate(graph.operator_codes)) if key.kind != "builtin"}
-
-
-def _guessed_allocations(graph: TensorGraph, operator) -> tuple[int, int]:
-    """A custom kernel's allocations, which no rule models: kernel_memory's bound for an unknown op (persistent bytes,
-    a scratch buffer's), as the later generations' estimate takes it."""
-    tensors = [graph.subgraphs[0].tensors[i] for i in list(operator.inputs) + list(operator.outputs) if i >= 0]
-    elements = [_elements(tensor.shape) for tensor in tensors]
-    return UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(elements), 4 * max(elements, default=0)
-
-
-def _elements(shape) -> int:
-    count = 1
-    for dim in shape:
-        count *= dim
-    return count
 
 
 def tensor_array_steps(graph: TensorGraph, kernels: str, out: Steps, facts: Facts) -> None:
@@ -146,18 +131,16 @@ def tensor_array_steps(graph: TensorGraph, kernels: str, out: Steps, facts: Fact
         if channels:
             steps += [("tail", 4 * channels, ARENA_ALIGNMENT, f"kernel buffers {used[node]}")] * 2
             tail_moved = True
-        if used[node] in custom:
+        if used[node] in custom:  # the guess later generations take for an op no rule models
+            guess = unknown_op_allocations(op_view(graph, 0, operator, used[node]))
             out.guessed.add(used[node])
-            persistent, scratch_bytes = _guessed_allocations(graph, operator)
-            note = (f"{graph.path.name}: {used[node]}: kernel allocations not modelled, bounded by {persistent:,} B "
-                    f"persistent ({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a "
-                    "scratch buffer of 4 B per element of its largest tensor")
-            if note not in out.notes:
-                out.notes.append(note)
             out.exact = False
+            if f"{graph.path.name}: {guess.note}" not in out.notes:
+                out.notes.append(f"{graph.path.name}: {guess.note}")
             if not out.drop_guessed:  # its scratch buffer from the tail too: never less than planned, and no
                 # request after a persistent buffer that this revision would refuse on a guess
-                steps.append(("tail", persistent + scratch_bytes, ARENA_ALIGNMENT, f"kernel buffers {used[node]}"))
+                steps.append(("tail", sum(guess.persistent) + sum(guess.scratch), ARENA_ALIGNMENT,
+                              f"kernel buffers {used[node]}"))
                 tail_moved = True
         if requests:
             for bytes_ in requests:
