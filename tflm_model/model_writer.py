@@ -78,15 +78,20 @@ def rewritten_model(argument: str, output_path: str, strip: bool, empty_unused: 
     `output_path`'s suffix asks: C/C++ source (the array named `name`, else as in the source, else g_model) or a
     .tflite. ModelError on a model that cannot be read, or when nothing is asked of it."""
     from tflm_model.model_layout import rewrite
-    from tflm_model.model_source import source_size
+    from tflm_model.model_source import ModelData, source_bytes
     from tflm_model.model_sources import load_models
 
     if not strip and not empty_unused:
         raise ModelError("nothing to write: ask for --strip, --empty-unused-buffers or both")
-    models = load_models(argument)  # a C/C++ file holding several models is refused when read below
-    written = rewrite(argument, strip=strip, empty_unused=empty_unused)
-    before = source_size(argument)
+    models = load_models(argument)
+    if len(models) > 1:
+        raise ModelError(f"{argument}: holds {len(models)} models ({', '.join(m.array for m in models)}): name one "
+                         "as FILE:NAME")
+    # read once (a C array is parsed once), then rewritten from memory
+    model = ModelData(argument, models[0].data if models[0].data is not None else source_bytes(argument))
+    written = rewrite(model, strip=strip, empty_unused=empty_unused)
+    before = len(model.data)
     if not is_c_output(output_path):
         return WrittenModel(written, before, len(written), None)
-    array = check_array_name(name or (models[0].array if len(models) == 1 else None) or "g_model")
+    array = check_array_name(name or models[0].array or "g_model")
     return WrittenModel(c_array_source(written, array, argument).encode(), before, len(written), array)

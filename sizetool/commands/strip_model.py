@@ -5,8 +5,6 @@ the command the advice names for those savings; the line it prints says what the
 
 from __future__ import annotations
 
-import sys
-
 from sizetool.commands.arguments import OneLineParser
 from sizetool.errors import SizeToolError
 
@@ -50,7 +48,11 @@ def main(args: list[str], prog: str = "size-report strip-model") -> int:
     what = " and ".join(part for part, asked in (("names and metadata", options.strip),
                                                   ("unused buffers' data", options.empty_unused_buffers)) if asked)
     where = f" as the array {written.array}" if written.array else ""
-    print(f"wrote {options.output}{where}: the model is {written.size_after:,} B, {saved:,} B less than "
-          f"{written.size_before:,} without {what} (regenerate or relink the firmware to take the saving)",
-          file=sys.stdout)
+    if saved > 0:
+        verdict = (f"{saved:,} B less than {written.size_before:,} without {what} (regenerate or relink the firmware "
+                   "to take the saving)")
+    else:  # the writer's own packing outweighs what was dropped: say so rather than a negative saving
+        verdict = (f"{-saved:,} B more than {written.size_before:,}: without {what} it is no smaller as this writer "
+                   "packs it than the source is as its converter packed it; keep the source")
+    print(f"wrote {options.output}{where}: the model is {written.size_after:,} B, {verdict}")
     return 0
