@@ -260,34 +260,3 @@ def test_unreferenced_merged_strings_are_a_note_of_the_report_not_a_warning_on_e
         assert "merged string" not in err
     assert cli.main([str(elf), "--map", str(merged_map), "--no-cache"]) == 0
     assert "note: " in capsys.readouterr().out
-
-
-def test_the_unplaced_window_answers_as_the_bisection_does():
-    """The byte-per-address window over the unplaced runs says 'unplaced' exactly where bisecting their starts finds
-    a run that holds the address: runs that overlap, share a start or nest, in clusters far apart (flash and RAM),
-    the window over the cluster with the most runs. A window one byte off (a run's end, the next start) fails it."""
-    import bisect
-    import random
-
-    from sizetool.report.referenced_bytes import _unplaced_window
-
-    generator = random.Random(43)
-    for _ in range(300):
-        runs = []
-        for base in generator.sample([0x0, 0x0800_0000, 0x2000_0000], generator.randint(1, 3)):
-            for _ in range(generator.randint(1, 12)):
-                start = base + generator.randint(0, 400)
-                runs.append((start, start + generator.choice([1, 2, 4, generator.randint(1, 300)])))
-        runs.sort(key=lambda run: run[0])
-        starts, ends = [s for s, _ in runs], [e for _, e in runs]
-        low, window = _unplaced_window(starts, ends)
-        assert window  # the clusters here are small: one of them always has a window
-        for address in range(low - 3, low + len(window) + 3):
-            found = bisect.bisect_right(starts, address) - 1
-            expected = found >= 0 and address < ends[found]
-            if low <= address < low + len(window):
-                assert bool(window[address - low]) == expected, (runs, hex(address))
-        counts = {}
-        for start in starts:
-            counts[start >> 24] = counts.get(start >> 24, 0) + 1
-        assert counts[low >> 24] == max(counts.values())  # the cluster that holds the most runs
