@@ -285,8 +285,6 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
         position = bisect.bisect_right(mark_addresses, address) - 1
         return position < 0 or not mark_is_code[position]
 
-    window_start, window = _unplaced_window(unplaced_starts, unplaced_ends)
-    window_end = window_start + len(window)
     loads_only = address_loads_only and image.arch == "arm"  # elsewhere code_decoder reads every reference anyway
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image), loads_only)
     pointer = struct.Struct(("<" if image.little_endian else ">") + ("I" if image.elf_class == 32 else "Q"))
@@ -305,10 +303,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
                 if position < 0 or run.start >= function_starts[position] + functions[position][2]:
                     continue  # between functions: data a script placed in a code section, or padding
                 for source, target in (decoder(run) if loads_only else run_references(image, decoder, run)):
-                    if window_start <= target < window_end:  # most of them: one byte says (see _unplaced_window)
-                        if window[target - window_start] and is_data_target(target):
-                            yield source, target
-                    elif lowest <= target < highest:
+                    if lowest <= target < highest:
                         found = bisect_right(unplaced_starts, target) - 1
                         if found >= 0 and target < unplaced_ends[found] and is_data_target(target):
                             yield source, target
@@ -328,38 +323,6 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
             for address, value in zip(addresses, values):
                 if value and is_data_target(value):
                     yield address, value
-
-
-_WINDOW_GAP = 1 << 20  # bytes between unplaced runs that start another cluster of them (flash and RAM: two)
-_WINDOW_LIMIT = 1 << 24  # the most bytes a window takes (16 MB of address space, one byte each)
-
-
-def _unplaced_window(starts: list[int], ends: list[int]) -> tuple[int, bytearray]:
-    """(its first address, one byte per address) over the cluster of unplaced runs that holds the most of them (a
-    firmware's flash): a byte is 1 where the bisection of `starts` finds a run that holds the address, which is the
-    test the code's references take, tens of thousands of them, most landing in the flash (~7 ms of a cold tree of
-    a 13 MB ELF by bisection). Outside the window the bisection still answers. starts: sorted; ends: in their order."""
-    clusters = []  # (first index, end index) of runs no more than _WINDOW_GAP apart
-    first, reach = 0, ends[0] if ends else 0
-    for index in range(1, len(starts)):
-        if starts[index] - reach > _WINDOW_GAP:
-            clusters.append((first, index))
-            first = index
-        reach = max(reach, ends[index])
-    clusters.append((first, len(starts)))
-    first, last = max(clusters, key=lambda cluster: cluster[1] - cluster[0])
-    if last <= first:
-        return 0, bytearray()
-    low, high = starts[first], max(ends[first:last])
-    if high - low > _WINDOW_LIMIT:
-        return 0, bytearray()
-    window = bytearray(high - low)
-    for index in range(first, last):
-        # bisection finds the last run starting at or before an address: this run answers up to the next start
-        end = ends[index] if index + 1 == last else min(ends[index], starts[index + 1])
-        if end > starts[index]:
-            window[starts[index] - low : end - low] = b"\1" * (end - starts[index])
-    return low, window
 
 
 _BOUND_FROM = 64  # words: below this, looks_like_pointer_table's own early answer is as quick
