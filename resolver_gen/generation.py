@@ -16,12 +16,11 @@ from resolver_gen.options import PROG, build_parser, parse_custom
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write text to path as size-report writes its files (sizetool.report.report_model.write_bytes_atomically: a temp
-    file renamed over it, never a half-written file; a device or pipe such as /dev/stdout written in place).
-    A regular file that already holds exactly this text is left untouched, its timestamp too: a build that regenerates
-    a header from a model touched without changing its operators then recompiles nothing."""
-    from sizetool.errors import SizeToolError
-    from sizetool.report.report_model import write_bytes_atomically
+    """Write text to path whole or not at all (tflm_model.file_output: a temp file renamed over it; a device or pipe
+    such as /dev/stdout written in place). A regular file that already holds exactly this text is left untouched, its
+    timestamp too: a build that regenerates a header from a model touched without changing its operators then
+    recompiles nothing."""
+    from tflm_model.file_output import replace_file
 
     data = text.encode("utf-8")
     if path.is_file():  # only a regular file is read back (reading one's own stdout blocks)
@@ -31,9 +30,9 @@ def write_atomically(path: Path, text: str) -> None:
         except OSError:  # unreadable: written (or refused) below
             pass
     try:
-        write_bytes_atomically(path, data)
-    except SizeToolError as error:
-        raise ResolverGenError(str(error)) from None
+        replace_file(path, data)
+    except OSError as error:
+        raise ResolverGenError(f"{path}: cannot write ({error.strerror or error})") from None
 
 
 def check_file(path: Path, expected: str, code_only: bool = False) -> int:

@@ -523,50 +523,13 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
 
 
 def write_bytes_atomically(path: str | os.PathLike, data: bytes) -> None:
-    """write_text_atomically() for bytes (a compressed profile). A path that is not a regular file (/dev/stdout,
-    /dev/null, a pipe) is written in place: renaming over it would put a regular file where the device was."""
-    import stat
+    """write_text_atomically() for bytes (a compressed profile); tflm_model.file_output says how."""
+    from tflm_model.file_output import replace_file
 
-    path = os.fspath(path)
     try:
-        special = not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path)
-    except OSError:
-        special = False
-    if special:
-        try:
-            with open(path, "wb") as stream:
-                stream.write(data)
-        except OSError as error:
-            raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        import tempfile
-
-        handle, temp_path = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+        replace_file(path, data)
     except OSError as error:
-        raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temp_path, _new_file_mode(path))  # mkstemp makes 0600; a report or page is for sharing
-        os.replace(temp_path, path)
-    except OSError as error:
-        try:
-            os.unlink(temp_path)
-        except OSError:
-            pass
-        raise SizeToolError(f"{path}: cannot write ({error.strerror or error})") from None
-
-
-def _new_file_mode(path: str) -> int:
-    """The mode the file would get from a plain open(): the old file's mode, else 0666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        raise SizeToolError(f"{os.fspath(path)}: cannot write ({error.strerror or error})") from None
 
 
 def save_report(report: SizeReport, path: str | os.PathLike) -> None:
