@@ -47,6 +47,18 @@ def file_digest(path: str) -> bytes:
     return _content_digest(os.path.abspath(path), signature)
 
 
+def digest_remembered(path: str) -> bool:
+    """Whether file_digest(path) would answer without reading the file (its digest kept for its unchanged status):
+    where it would not, the file is new or changed since it was last read, and a report cached for it is unlikely."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    signature = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev)
+    entry = _known_digests(cache_dir()).get(os.path.abspath(path)) if cache_enabled() else None
+    return entry is not None and entry[0] == signature and entry[2] - signature[2] >= RACY_NS
+
+
 DIGESTS = "file-digests"
 MAX_DIGESTS = 64
 RACY_NS = 2_000_000_000

@@ -8,11 +8,13 @@ ROM and RAM regions; without one, from the program headers. Berkeley `size` figu
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import posixpath
 from collections import Counter
 
 from sizetool.report.ram_use import script_reservations
+from sizetool.report.cache_files import digest_remembered
 from sizetool.report.report_cache import cache_enabled, cache_key, load_cached, store
 from sizetool.report.report_model import Berkeley, MapSource, MemoryRegion, SizeReport, entry_order
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 # The readers (pyelftools, the DWARF scanner) are imported when a report is built, not when a cached one is served:
 # that is most of a cached run's start-up.
 
+SECOND_PROCESS_FROM = 1 << 20  # bytes of ELF from which its DWARF paths are read beside (_source_index_reader)
 # Compiler-generated companions of a class or variable: placed with their owner when DWARF gives them no address.
 OWNER_PREFIXES = ("vtable for ", "typeinfo for ", "typeinfo name for ", "VTT for ", "guard variable for ")
 # Object names CMake and friends give: the source file's name plus .o/.obj ("init.c.obj", "main.cc.o").
@@ -65,17 +68,21 @@ def build_report_keeping_image(
     read the same ELF again (the operator graph: reading and demangling the symbols twice costs ~0.04 s on 500 KB)."""
     workspaces = _absolute_all(workspace)
     options = dict(group_by=group_by, workspace=workspaces, mangled=mangled, flash_size=flash_size, ram_size=ram_size)
-    key = None
-    if use_cache and cache_enabled():
-        try:
-            key = cache_key([elf_path, map_path], options)
-        except OSError:
-            key = None  # unreadable input: the uncached path below words the error
-        if key is not None:
-            cached = load_cached(key, elf_path)
-            if cached is not None:
-                return cached, None
-    report, image = build_report_and_image(elf_path, map_path=map_path, **options)
+    caching = use_cache and cache_enabled()
+    # An ELF new since the cache last read it is hashed for the key while its DWARF is scanned beside (~0.02 s of a
+    # 13 MB ELF's): then a report is seldom cached, and where one is, the scan is dropped.
+    with _source_index_reader(elf_path, early=not (caching and digest_remembered(elf_path))) as source_index:
+        key = None
+        if caching:
+            try:
+                key = cache_key([elf_path, map_path], options)
+            except OSError:
+                key = None  # unreadable input: the uncached path below words the error
+            if key is not None:
+                cached = load_cached(key, elf_path)
+                if cached is not None:
+                    return cached, None
+        report, image = build_report_and_image(elf_path, map_path=map_path, source_index=source_index, **options)
     if key is not None:
         store(key, report)
     return report, image
@@ -90,8 +97,46 @@ def build_report_and_image(
     mangled: bool = False,
     flash_size: int | None = None,
     ram_size: int | None = None,
+    source_index=None,
 ) -> tuple[SizeReport, ElfImage]:
-    from sizetool.inputs.dwarf_paths import SourceIndex, read_source_index
+    """The report of an ELF, built (never from the cache), and the image read for it. A large ELF's DWARF paths are
+    read in a second process meanwhile (inputs/background_read.py): the same answer, sooner on more than one core.
+    source_index: that read, when the caller started it (build_report_keeping_image)."""
+    reader = _source_index_reader(elf_path) if source_index is None else contextlib.nullcontext(source_index)
+    with reader as source_index:
+        return _build_report_and_image(elf_path, source_index, map_path=map_path, group_by=group_by,
+                                       workspace=workspace, mangled=mangled, flash_size=flash_size, ram_size=ram_size)
+
+
+def _source_index_reader(elf_path: str, early: bool = True):
+    """The ELF's DWARF paths, read beside (BackgroundRead) when the ELF is large enough for the scan to outlast a fork
+    (~2 ms) and the result's trip back: from 1 MiB (the scan of a 1 MB -g build takes ~10 ms); else read here when
+    asked for. early=False: nothing yet, the read starting once the cache has no report. An unreadable path
+    is read here, where its error is worded."""
+    if not early:
+        return contextlib.nullcontext()
+    from sizetool.inputs.background_read import BackgroundRead
+    from sizetool.inputs.dwarf_paths import read_source_index
+
+    try:
+        large = os.path.getsize(elf_path) >= SECOND_PROCESS_FROM
+    except OSError:
+        large = False
+    return BackgroundRead(read_source_index, elf_path, beside=large)
+
+
+def _build_report_and_image(
+    elf_path: str,
+    source_index,
+    *,
+    map_path: str | None,
+    group_by: str,
+    workspace: str | list[str] | None,
+    mangled: bool,
+    flash_size: int | None,
+    ram_size: int | None,
+) -> tuple[SizeReport, ElfImage]:
+    from sizetool.inputs.dwarf_paths import SourceIndex
     from sizetool.inputs.elf_reader import read_elf
     from sizetool.inputs.map_names import is_merged_strings
     from sizetool.report.esp_idf_detect import (
@@ -133,12 +178,14 @@ def build_report_and_image(
         if note := image_note(image, placement.rom_total):
             warnings.append(f"{elf_path}: {note}")
     input_sections = _allocated_input_sections(image, linker_map) if linker_map else None
+    models = _embedded_models(image)  # (before the DWARF paths are waited for: none of this needs them)
+    model_records = _model_records(models, elf_path)
     merged: tuple[int, int] | None = None
     if not image.has_symtab:
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
         entries = section_entries(image, placement)
     else:
-        index = read_source_index(elf_path) if image.has_dwarf else SourceIndex()
+        index = source_index.result() if image.has_dwarf else SourceIndex()
         warnings.extend(index.warnings)
         if not image.has_dwarf:
             warnings.append(f"{elf_path}: no DWARF debug info; symbols are under '{NO_DEBUG_INFO}'")
@@ -176,7 +223,6 @@ def build_report_and_image(
         )
         if strings_placer is not None:
             merged = (merged_strings.by_references, merged_strings.unreferenced)
-    models = _embedded_models(image)
     if models and image.has_symtab:
         from sizetool.report.model_records import expand_model_entries
 
@@ -195,11 +241,16 @@ def build_report_and_image(
         linker_map=_map_source(linker_map, describe, merged) if linker_map else None,
         input_format=input_format,
     )
-    if models:
-        from sizetool.report.model_records import model_record
-
-        report.models = [model_record(model, elf_path) for model in models]
+    report.models = model_records
     return report, image
+
+
+def _model_records(models, elf_path: str) -> list:
+    if not models:
+        return []
+    from sizetool.report.model_records import model_record
+
+    return [model_record(model, elf_path) for model in models]
 
 
 def _embedded_models(image: ElfImage):

@@ -1,6 +1,7 @@
 """size-report's core: totals equal the `size` figures recorded at build time, and the entries add up to them."""
 
 import json
+import os
 
 from pathlib import Path
 
@@ -175,3 +176,70 @@ def test_archive_members_of_one_name_from_two_directories_are_told_apart_by_thei
     # One member with a little code of a header's inline function elsewhere keeps its name.
     pieces[1] = InputSection(".text.b", 0x200, 0x10, member)
     assert shared_object_names(index, pieces) == set()
+
+
+class _Recorded:
+    """BackgroundRead, with every read it starts kept (to see each one ended)."""
+
+    def __init__(self, monkeypatch):
+        from sizetool.inputs import background_read
+
+        self.reads = []
+        recorded = self
+
+        class Recording(background_read.BackgroundRead):
+            def __init__(self, *arguments, **options):
+                super().__init__(*arguments, **options)
+                recorded.reads.append(self)
+
+        monkeypatch.setattr(background_read, "BackgroundRead", Recording)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available on this platform")
+@pytest.mark.parametrize("elf", ["cortex-m4/firmware.elf", "cortex-m4-tflm-speed/firmware.elf",
+                                 "cortex-m4/firmware-nodebug.elf", "cortex-m4/firmware-stripped.elf"])
+def test_dwarf_paths_read_beside_give_the_report_read_here(elf, monkeypatch, tmp_path):
+    from sizetool.inputs import dwarf_paths
+    from sizetool.report import report_builder
+    from sizetool.report.report_model import report_to_dict
+
+    monkeypatch.setenv("SIZETOOL_SERIAL", "1")
+    here = report_to_dict(build_report(f"{FIRMWARE}/{elf}", use_cache=False))
+    monkeypatch.delenv("SIZETOOL_SERIAL")
+    monkeypatch.setattr(report_builder, "SECOND_PROCESS_FROM", 0)  # the fixtures are below 1 MiB
+    readers = tmp_path / "readers"
+    read = dwarf_paths.read_source_index
+
+    def read_noting_where(path):
+        with open(readers, "a") as note:
+            note.write(f"{os.getpid()}\n")
+        return read(path)
+
+    monkeypatch.setattr(dwarf_paths, "read_source_index", read_noting_where)
+    recorded = _Recorded(monkeypatch)
+    beside = report_to_dict(build_report(f"{FIRMWARE}/{elf}", use_cache=False))
+    assert beside == here
+    assert recorded.reads and all(read.child is None for read in recorded.reads)  # each child ended
+    # read in a child (where DWARF is asked for: an ELF without it or without symbols never waits for the read)
+    read_in = readers.read_text().split() if readers.exists() else []
+    assert str(os.getpid()) not in read_in
+    assert read_in or "nodebug" in elf or "stripped" in elf
+
+
+def test_corrupt_dwarf_read_beside_gives_the_same_warning(tmp_path, monkeypatch):
+    from sizetool.inputs.elf_reader import read_elf
+    from sizetool.report import report_builder
+
+    source = f"{FIRMWARE}/cortex-m4/firmware.elf"
+    debug_info = read_elf(source).section_by_name(".debug_info")
+    data = bytearray(Path(source).read_bytes())
+    data[debug_info.offset + 11 : debug_info.offset + debug_info.size] = b"\xfe" * (debug_info.size - 11)
+    broken = tmp_path / "broken-dwarf.elf"
+    broken.write_bytes(bytes(data))
+    monkeypatch.setenv("SIZETOOL_SERIAL", "1")
+    here = build_report(str(broken), use_cache=False)
+    monkeypatch.delenv("SIZETOOL_SERIAL")
+    monkeypatch.setattr(report_builder, "SECOND_PROCESS_FROM", 0)
+    beside = build_report(str(broken), use_cache=False)
+    assert beside.warnings == here.warnings and any("DWARF" in w for w in here.warnings)
+    assert beside.entries == here.entries
