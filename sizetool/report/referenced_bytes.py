@@ -296,12 +296,7 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
         data = image.section_data(section)
         section_runs = runs[section.index]
         if section.is_code and decoder is not None:
-            functions = [run for run in section_runs if run[0].kind == "func"]
-            function_starts = [symbol.address for symbol, _, _ in functions]
-            for run in code_runs(image, section, data, functions):
-                position = bisect.bisect_right(function_starts, run.start) - 1
-                if position < 0 or run.start >= function_starts[position] + functions[position][2]:
-                    continue  # between functions: data a script placed in a code section, or padding
+            for run in _function_code_runs(image, section, data, section_runs):
                 for source, target in (decoder(run) if loads_only else run_references(image, decoder, run)):
                     if lowest <= target < highest:
                         found = bisect_right(unplaced_starts, target) - 1
@@ -323,6 +318,42 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
             for address, value in zip(addresses, values):
                 if value and is_data_target(value):
                     yield address, value
+
+
+def _function_code_runs(image: ElfImage, section: Section, data: bytes, section_runs) -> list:
+    """The code runs of a section that lie inside its functions (between them: data a script placed in a code section,
+    or padding)."""
+    functions = [run for run in section_runs if run[0].kind == "func"]
+    function_starts = [symbol.address for symbol, _, _ in functions]
+    inside = []
+    for run in code_runs(image, section, data, functions):
+        position = bisect.bisect_right(function_starts, run.start) - 1
+        if position >= 0 and run.start < function_starts[position] + functions[position][2]:
+            inside.append(run)
+    return inside
+
+
+def decode_ahead(image: ElfImage, sections: list[Section]) -> None:
+    """Decode the code find_reference_owners (without `asked`) will read, into the image's decoded runs, before what
+    it needs from DWARF is known: a report waiting for its DWARF scan in a second process does this meanwhile. Only
+    where its sections have bytes no symbol covers, which that call then decodes the code for (with none, and no
+    symbol DWARF leaves without a file, it decodes nothing)."""
+    sections = [s for s in sections if not s.is_nobits and s.size]
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    if not any(section_gaps(s, runs[s.index]) for s in sections):
+        return
+    decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image), False)
+    if decoder is None:
+        return
+    for section in sections:
+        if section.is_code:
+            data = image.section_data(section)
+            for run in _function_code_runs(image, section, data, runs[section.index]):
+                run_references(image, decoder, run)
 
 
 _BOUND_FROM = 64  # words: below this, looks_like_pointer_table's own early answer is as quick

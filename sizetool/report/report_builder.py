@@ -185,6 +185,8 @@ def _build_report_and_image(
         warnings.append(f"{elf_path}: no symbol table (stripped ELF); reporting by section")
         entries = section_entries(image, placement)
     else:
+        if image.has_dwarf and not input_sections and source_index.in_second_process:
+            _decode_ahead(image, placement)  # while the DWARF scan runs beside: the code the references need
         index = source_index.result() if image.has_dwarf else SourceIndex()
         warnings.extend(index.warnings)
         if not image.has_dwarf:
@@ -362,9 +364,19 @@ def _reference_owners(image: ElfImage, placement: Placement, index: SourceIndex,
         unit = index.unit_of.get(address) or index.unit_covering(address)
         return tree_path(unit) if unit else None
 
-    sections = [p.section for p in placement.sections if p.rom_area is not None or p.ram_area is not None]
+    sections = _placed_sections(placement)
     return find_reference_owners(image, sections, path_of, unit_path_of, lambda path: path == (NO_DEBUG_INFO,),
                                  asked)
+
+
+def _decode_ahead(image: ElfImage, placement: Placement) -> None:
+    from sizetool.report.referenced_bytes import decode_ahead
+
+    decode_ahead(image, _placed_sections(placement))
+
+
+def _placed_sections(placement: Placement) -> list:
+    return [p.section for p in placement.sections if p.rom_area is not None or p.ram_area is not None]
 
 
 def _with_reference_paths(path_of, owners):

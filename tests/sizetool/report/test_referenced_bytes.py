@@ -260,3 +260,38 @@ def test_unreferenced_merged_strings_are_a_note_of_the_report_not_a_warning_on_e
         assert "merged string" not in err
     assert cli.main([str(elf), "--map", str(merged_map), "--no-cache"]) == 0
     assert "note: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("build", ["armcm4", "rv32"])
+def test_code_decoded_ahead_is_the_code_the_placement_decodes_and_changes_nothing(build):
+    """decode_ahead (run while the DWARF scan runs in a second process) decodes exactly the runs the placement
+    reads, and the placement's answer from them is its own."""
+    from sizetool.report.referenced_bytes import decode_ahead, find_reference_owners
+    from sizetool.report.placement import place
+    from sizetool.inputs.dwarf_paths import read_source_index
+    from sizetool.report.report_builder import _path_finder, _placed_sections, _with_owner_fallback
+    from sizetool.report.source_roots import find_roots, tree_path_finder
+
+    elf = str(STRINGS / build / "firmware.elf")
+
+    def owners(image):
+        index = read_source_index(elf)
+        tree_path = tree_path_finder(find_roots(index, [], image.kconfig_symbols))
+        path_of = _with_owner_fallback(_path_finder(index, tree_path, "file", None, lambda _: None), image.symbols)
+
+        def unit_path_of(address):
+            unit = index.unit_of.get(address) or index.unit_covering(address)
+            return tree_path(unit) if unit else None
+
+        return find_reference_owners(image, _placed_sections(place(image, None)), path_of, unit_path_of,
+                                     lambda path: path == ("(no debug info)",))
+
+    ahead = read_elf(elf)
+    decode_ahead(ahead, _placed_sections(place(ahead, None)))
+    decoded_ahead = dict(ahead.decoded_runs)
+    assert decoded_ahead
+    with_ahead = owners(ahead)
+    assert ahead.decoded_runs == decoded_ahead  # nothing more was decoded
+    alone = read_elf(elf)
+    assert owners(alone) == with_ahead and with_ahead.ranges
+    assert alone.decoded_runs == decoded_ahead
