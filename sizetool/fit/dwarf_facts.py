@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
-from tflm_facts.allocator_generations import STAND_INS, TELLING_CLASSES, Generation, from_struct_names
+from tflm_facts.allocator_generations import (STAND_INS, TELLING_CLASSES, TELLING_MEMBERS, Generation,
+                                              from_struct_names)
 from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
@@ -110,7 +111,9 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     defaults: list[str] = []
     classes = {entry.name.split("::")[-1] for entry in types if entry.kind in ("struct", "typedef")
                and (entry.name.startswith("tflite::") or "::" not in entry.name)}
-    generation = from_struct_names(classes)
+    members = {name: entry.members for name in TELLING_MEMBERS for entry in types
+               if entry.name == f"tflite::{name}" and entry.kind == "struct" and entry.members}
+    generation = from_struct_names(classes, members)
     wanted_structs = [name for name in STRUCTS if name not in NOT_STRUCTS]
     if generation is not None:  # an older generation's allocator stands in for the current one's
         for old, new in STAND_INS.items():
