@@ -11,7 +11,8 @@ From the types sizetool.inputs.dwarf_structs reads:
   `tflite::<name>`, preferably in the kernel's own unit;
 - the builtin params typedefs (TfLiteConvParams, ...) and the size of TfLiteType, the enum size (1 with short enums);
 - a member only some revisions' structs have, naming how that revision's kernel allocates (build_sizes.MEMBER_RULES:
-  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer).
+  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer), or where the allocator keeps
+  its planner (allocator_generations.TELLING_MEMBERS: MicroAllocator.memory_planner_, from 2021-09-09).
 Whatever the DWARF does not describe (a kernel not linked, a build without -g) stays kernel_memory's default.
 """
 
@@ -23,10 +24,12 @@ from pathlib import PurePosixPath
 from sizetool.inputs.dwarf_structs import DwarfType
 from tflm_facts.allocator_generations import (STAND_INS, TELLING_CLASSES, TELLING_MEMBERS, Generation,
                                               from_struct_names)
-from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
+from tflm_facts.build_sizes import MEMBER_RULES, MEMBER_STRUCTS, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
 ENUM = "TfLiteType"
+# The structs whose data members are read: those whose members tell a kernel rule or an allocator generation
+MEMBERS_READ = MEMBER_STRUCTS | frozenset(TELLING_MEMBERS)
 
 
 @dataclass(frozen=True)
