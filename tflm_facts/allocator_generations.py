@@ -17,12 +17,16 @@ planner (and TensorFlow's tensorflow/lite/micro before the split, which Edge Imp
   SubgraphAllocations; every GetInput()/GetOutput() in a kernel's Prepare takes a new temporary TfLiteTensor; the
   static plan must fit beside the scratch-request records still in the head, and variable tensors are allocated
   after the plan is committed; MEAN/SUM request only the int32 accumulator (int8/uint8).
-- "2021": tflite-micro d7ac83e (2021-05-13) to 2022-01-06: subgraphs (MicroGraph, SubgraphAllocations), the
-  builtin-data allocator in the arena (and the planner, from a1f4b88 of 2021-09-09), with the 2020 generation's plan
-  and temporary tensors. Measured at 606b7b2f0 (2021-12-31).
-- "2022-01": tflite-micro 82f7e77 (2022-01-07, MicroContext) to 2022-04-04: temporary tensors deallocated one by one
-  (DeallocateTemp, AllocateTempInputTensor), one plan across subgraphs with the variables before it (8c41f96,
-  2022-03-01). Not measured: its figure is the bound over the measured generations.
+- "2021-05": tflite-micro d7ac83e (2021-05-13) to a1f4b88 (2021-09-09): subgraphs (MicroGraph,
+  SubgraphAllocations) and the builtin-data allocator in the arena, the GreedyMemoryPlanner still a local of
+  CommitStaticMemoryPlan (on the stack: MicroAllocator has no memory_planner_), with the 2020 generation's plan and
+  temporary tensors.
+- "2021": a1f4b88 (2021-09-09) to 2022-01-06: as 2021-05 with the planner in the arena (MicroAllocator::Create
+  places it between the allocator and the MicroAllocator). Measured at 606b7b2f0 (2021-12-31).
+- "2022-01": tflite-micro 82f7e77 (2022-01-07, MicroContext) to 8c41f96 (2022-03-01): as 2021, with temporary
+  tensors deallocated one by one (DeallocateTemp, AllocateTempInputTensor; memory still freed per node).
+- "2022-03": 8c41f96 (2022-03-01, one plan across subgraphs, micro_allocation_info.cc) to 45022bb (2022-04-05): the
+  2022-04 generation's allocation sequence with its own (smaller) allocator classes. Measured at d6eb8ce (2022-04-04).
 - "2022-04": tflite-micro 45022bb (2022-04-05, the buffer-allocator interfaces) to 86abc0a: today's allocation
   sequence behind a SimpleMemoryAllocator, measured at 1bdc373d4 (2022-04-25); MEAN/SUM take only the accumulator.
 - "2022": SingleArenaBufferAllocator (86abc0a, 2022-07-07) to today: the rules of tflm_facts.kernel_memory, measured
@@ -286,11 +290,12 @@ GEN_2020 = Generation(
 # Subgraphs (MicroGraph, SubgraphAllocations) and the builtin-data allocator in the arena, with the 2020 generation's
 # plan (beside the scratch-request head, variables after it) and its temporary tensors (a new TfLiteTensor for every
 # GetInput()/GetOutput() in Prepare). Measured at 606b7b2f0 (2021-12-31), whose GreedyMemoryPlanner is in the arena
-# (since a1f4b88, 2021-09-09: before it, on the stack, the figure is above by the planner).
+# (since a1f4b88, 2021-09-09; before it, on the stack: GEN_2021_05 below).
 GEN_2021 = Generation(
     key="2021",
-    label="TFLM 2021 (tflite-micro d7ac83e of 2021-05-13 to 2022-01-06, SimpleMemoryAllocator with subgraphs)",
-    covers="tflite-micro d7ac83e to 82f7e77 (2021-05-13 to 2022-01-06)",
+    label="TFLM 2021 (tflite-micro a1f4b88 of 2021-09-09 to 2022-01-06, SimpleMemoryAllocator with subgraphs, the "
+          "planner in the arena)",
+    covers="tflite-micro a1f4b88 to 82f7e77 (2021-09-09 to 2022-01-06)",
     measured=("tflite-micro 606b7b2f0 (2021-12-31)",),
     single_subgraph=False,
     creation=("SimpleMemoryAllocator", "GreedyMemoryPlanner", "MicroAllocator"),
@@ -316,27 +321,73 @@ GEN_2021 = Generation(
     measured_kernels=("reference",),
     measured_abis=("eabi",),
     tables_of="tflite-micro 606b7b2f0 (2021-12-31)",
-    tables_elsewhere="its struct and OpData sizes are tflite-micro 606b7b2f0's; no other revision of 2021-05 to "
-                     "2022-01 was measured (before a1f4b88, 2021-09-09, the planner was on the stack: 44 B less)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 606b7b2f0's; no other revision of 2021-09 to "
+                     "2022-01 was measured",
 )
 
-# MicroContext (82f7e77, 2022-01-07) to the buffer-allocator interfaces (45022bb, 2022-04-05): the SimpleMemoryAllocator
-# counts its temporary allocations (DeallocateTemp, 2022-01-22; 8 B larger), kernels take AllocateTempInputTensor
-# (2022-01-27), and from 8c41f96 (2022-03-01) every subgraph is planned at once, the variables allocated before the plan
-# and the scratch-request head released before it. Not measured: the bound over the measured generations.
+# d7ac83e (2021-05-13) to a1f4b88 (2021-09-09): as 2021, but the GreedyMemoryPlanner is a local of
+# CommitStaticMemoryPlan (on the stack), so MicroAllocator::Create places only the allocator and the MicroAllocator (no
+# memory_planner_ member: 28 B) in the tail. A build's DWARF tells it by MicroAllocator's members, a tree by
+# micro_allocator.h, an ELF without DWARF by GreedyMemoryPlanner's constructor taking the planner's buffer (no Init()).
+GEN_2021_05 = replace(
+    GEN_2021,
+    key="2021-05",
+    label="TFLM 2021-05 to 2021-09 (tflite-micro d7ac83e of 2021-05-13 to a1f4b88 of 2021-09-09, SimpleMemoryAllocator "
+          "with subgraphs, the planner on the stack)",
+    covers="tflite-micro d7ac83e to a1f4b88 (2021-05-13 to 2021-09-08)",
+    creation=("SimpleMemoryAllocator", "MicroAllocator"),
+    measured=("tflite-micro 5e65f82 (2021-09-08)",),
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY): the OpData of every kernel it built
+    # that kernel_memory names one for (SVDF's 32 B, not 2021's 36)
+    structs={"eabi": {**GEN_2021.structs["eabi"], "MicroAllocator": 28}},
+    params={"eabi": {name: size for name, size in GEN_2021.params["eabi"].items()
+                     if name != "TfLiteMirrorPaddingParams"}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52,
+                      "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "DETECTION_POSTPROCESS": 112, "ELU": 256, "EQUAL": 32,
+                      "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "L2_NORMALIZATION": 4,
+                      "LEAKY_RELU": 24, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36,
+                      "MUL": 36, "NOT_EQUAL": 32, "PAD": 56, "PADV2": 56, "QUANTIZE": 32, "REDUCE_ALL": 36,
+                      "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2, "SOFTMAX": 56,
+                      "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 32, "TANH": 16, "TRANSPOSE_CONV": 72}},
+    # the ops of the models measured at 5e65f82
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
+                            "MAX_POOL_2D", "MEAN", "PAD", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE",
+                            "TRANSPOSE_CONV"}),
+    tables_of="tflite-micro 5e65f82 (2021-09-08)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 5e65f82's (no other revision of 2021-05 to "
+                     "2021-09 was measured)",
+)
+
+# MicroContext (82f7e77, 2022-01-07) to one plan across subgraphs (8c41f96, 2022-03-01): the 2021 sequence, the
+# SimpleMemoryAllocator counting its temporary allocations (DeallocateTemp, 2022-01-22; 8 B larger), kernels taking
+# AllocateTempInputTensor (2022-01-27); temporaries are still freed only at the end of each node's Prepare, and the
+# kernels take as many as 2021's did (MEAN five for int8). Measured at 05b427e (2022-03-01, the last revision before
+# 8c41f96): the 2021 rules with its build's sizes give the minimum on all 46 models it ran.
 GEN_2022_01 = replace(
     GEN_2021,
     key="2022-01",
-    label="TFLM 2022-01 to 2022-04 (tflite-micro 82f7e77 of 2022-01-07 to 2022-04-04, SimpleMemoryAllocator with "
-          "MicroContext)",
-    covers="tflite-micro 82f7e77 to 45022bb (2022-01-07 to 2022-04-04)",
-    measured=(),
-    measured_ops=frozenset(),
-    measured_kernels=(),
-    measured_abis=(),
-    tables_of="",
-    tables_elsewhere="",
-    per_subgraph_plans="",
+    label="TFLM 2022-01 to 2022-03 (tflite-micro 82f7e77 of 2022-01-07 to 8c41f96 of 2022-03-01, SimpleMemoryAllocator "
+          "with MicroContext, each subgraph planned on its own)",
+    covers="tflite-micro 82f7e77 to 8c41f96 (2022-01-07 to 2022-03-01)",
+    measured=("tflite-micro 05b427e (2022-03-01)",),
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY): the OpData of every kernel it built
+    # that kernel_memory names one for (IF's 16 B, not 2021's 8)
+    structs={"eabi": {**GEN_2021.structs["eabi"], "SimpleMemoryAllocator": 36}},
+    params={"eabi": {**GEN_2021.params["eabi"], "TfLiteLSTMParams": 16}},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52,
+                      "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "DETECTION_POSTPROCESS": 112, "ELU": 256, "EQUAL": 32,
+                      "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 16, "L2_NORMALIZATION": 4,
+                      "LEAKY_RELU": 24, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36,
+                      "MIRROR_PAD": 20, "MUL": 36, "NOT_EQUAL": 32, "PAD": 56, "PADV2": 56, "QUANTIZE": 32,
+                      "REDUCE_ALL": 36, "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2,
+                      "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 36, "TANH": 16,
+                      "TRANSPOSE_CONV": 72}},
+    # the ops of the 46 models measured at 05b427e
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
+                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+    tables_of="tflite-micro 05b427e (2022-03-01)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro 05b427e's (no other revision of 2022-01 to "
+                     "2022-03 was measured)",
 )
 
 # The current allocation sequence with a SimpleMemoryAllocator: measured at 1bdc373d4 (2022-04-25), where the
@@ -371,6 +422,37 @@ GEN_2022_04 = Generation(
                      "2022-07 was measured)",
 )
 
+# One plan across subgraphs (8c41f96, 2022-03-01; micro_allocation_info.cc) to the buffer-allocator interfaces
+# (45022bb, 2022-04-05): the 2022-04 sequence (variables before the plan, the scratch-request head released before it,
+# the subgraphs' offsets array) with smaller allocator classes (SimpleMemoryAllocator and MicroAllocator 36 B, not 40).
+# Measured at d6eb8ce (2022-04-04, the last revision before 45022bb): its build's DWARF and allocation records.
+GEN_2022_03 = replace(
+    GEN_2022_04,
+    key="2022-03",
+    label="TFLM 2022-03 (tflite-micro 8c41f96 of 2022-03-01 to 45022bb of 2022-04-05, SimpleMemoryAllocator with "
+          "MicroContext, one plan across subgraphs)",
+    covers="tflite-micro 8c41f96 to 45022bb (2022-03-01 to 2022-04-04)",
+    measured=("tflite-micro d6eb8ce (2022-04-04)",),
+    structs={"eabi": {**GEN_2022_04.structs["eabi"], "SimpleMemoryAllocator": 36, "MicroAllocator": 36}},
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY): the params structs are 1bdc373d4's;
+    # the OpData of every kernel it built that kernel_memory names one for
+    params={"eabi": dict(GEN_2022_04.params["eabi"])},
+    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52,
+                      "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "DETECTION_POSTPROCESS": 112, "ELU": 256, "EQUAL": 32,
+                      "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "L2_NORMALIZATION": 4,
+                      "LEAKY_RELU": 24, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36,
+                      "MIRROR_PAD": 20, "MUL": 36, "NOT_EQUAL": 32, "PAD": 56, "PADV2": 56, "QUANTIZE": 32,
+                      "REDUCE_ALL": 36, "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2,
+                      "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 36, "TANH": 16,
+                      "TRANSPOSE_CONV": 72, "WHILE": 8}},
+    measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
+                            "LESS", "MAX_POOL_2D", "MEAN", "MUL", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF",
+                            "TRANSPOSE_CONV", "WHILE"}),
+    tables_of="tflite-micro d6eb8ce (2022-04-04)",
+    tables_elsewhere="its struct and OpData sizes are tflite-micro d6eb8ce's (no other revision of 2022-03 to "
+                     "2022-04 was measured)",
+)
+
 GEN_2022 = Generation(
     key="2022",
     label="tflite-micro since 2022-07 (SingleArenaBufferAllocator)",
@@ -402,22 +484,27 @@ GEN_2022 = Generation(
 )
 
 CURRENT = GEN_2022
-GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020_06, GEN_2020, GEN_2021, GEN_2022_01, GEN_2022_04,
-                                        GEN_2022)
+GENERATIONS: tuple[Generation, ...] = (GEN_2019, GEN_2020_06, GEN_2020, GEN_2021_05, GEN_2021, GEN_2022_01,
+                                        GEN_2022_03, GEN_2022_04, GEN_2022)
 BY_KEY = {generation.key: generation for generation in GENERATIONS}
 MEASURED = tuple(generation for generation in GENERATIONS if generation.measured)
 CURRENT_REVISION_NAME = "90b983c"  # how a user names the current generation's tables' own revision (an ALIASES key)
 
 
 # The classes from_struct_names tells a generation by: a reader that keeps only some DWARF types keeps these.
+# GraphAllocationInfo (micro_allocation_info.h) came with one plan across subgraphs (8c41f96, 2022-03-01).
 TELLING_CLASSES = frozenset({"SingleArenaBufferAllocator", "SimpleMemoryAllocator", "TfLiteEvalTensor",
                              "INonPersistentBufferAllocator", "IPersistentBufferAllocator", "SubgraphAllocations",
-                             "MicroContext"})
+                             "MicroContext", "GraphAllocationInfo"})
+# A class whose data members tell a generation -> the member: MicroAllocator holds memory_planner_ from a1f4b88
+# (2021-09-09), when the GreedyMemoryPlanner moved from CommitStaticMemoryPlan's stack into the arena
+TELLING_MEMBERS = {"MicroAllocator": "memory_planner_"}
 
 
-def from_struct_names(names: set[str]) -> Generation | None:
+def from_struct_names(names: set[str], members: dict[str, tuple[str, ...]] | None = None) -> Generation | None:
     """The generation a build's DWARF tells by the allocator classes it describes (names without namespaces), or None
-    when it names none of them."""
+    when it names none of them. members: the data members of TELLING_MEMBERS' classes as the DWARF lists them (a
+    2021 build without them is taken for one with the planner in the arena, whose figure is the larger)."""
     if "SingleArenaBufferAllocator" in names:
         return GEN_2022
     if "SimpleMemoryAllocator" in names:
@@ -427,14 +514,18 @@ def from_struct_names(names: set[str]) -> Generation | None:
             return GEN_2022_04
         if "SubgraphAllocations" not in names:
             return GEN_2020
-        return GEN_2022_01 if "MicroContext" in names else GEN_2021
+        if "MicroContext" in names:
+            return GEN_2022_03 if "GraphAllocationInfo" in names else GEN_2022_01
+        listed = (members or {}).get("MicroAllocator")
+        return GEN_2021_05 if listed and TELLING_MEMBERS["MicroAllocator"] not in listed else GEN_2021
     return None
 
 
 def from_symbols(names) -> Generation | None:
     """The generation a build's function names tell (demangled: "tflite::SimpleMemoryAllocator::AllocateTemp(...)"),
     for an ELF without DWARF; None when none of the allocator classes is named."""
-    simple = graph = tensor_array = interfaces = own_allocator = context = False
+    simple = graph = tensor_array = interfaces = own_allocator = context = across = planner_init = False
+    planner_on_stack = False
     for name in names:
         if "SingleArenaBufferAllocator::" in name:
             return GEN_2022
@@ -443,6 +534,12 @@ def from_symbols(names) -> Generation | None:
         tensor_array = tensor_array or "MicroAllocator::AllocateTfLiteTensorArray" in name
         interfaces = interfaces or "PersistentBufferAllocator::" in name
         context = context or "MicroContext::" in name
+        # one plan across subgraphs (8c41f96): the AllocationInfoBuilder of micro_allocation_info.cc walks them
+        across = across or "AllocationInfoBuilder::MarkAllocationLifetimes" in name \
+            or "AllocationInfoBuilder::MarkSubgraphLifetimesIfNecessary" in name
+        # the planner in the arena (a1f4b88) is set up by Init(); on the stack, by its constructor with the buffer
+        planner_init = planner_init or "GreedyMemoryPlanner::Init(" in name
+        planner_on_stack = planner_on_stack or "GreedyMemoryPlanner::GreedyMemoryPlanner(unsigned char*" in name
         own_allocator = own_allocator or "MicroAllocator::InitializeFromFlatbuffer" in name \
             or "MicroAllocator::FinishTensorAllocation" in name
     if simple:
@@ -452,7 +549,11 @@ def from_symbols(names) -> Generation | None:
             return GEN_2020_06
         if interfaces:
             return GEN_2022_04
-        return (GEN_2022_01 if context else GEN_2021) if graph else GEN_2020
+        if not graph:
+            return GEN_2020
+        if context:
+            return GEN_2022_03 if across else GEN_2022_01
+        return GEN_2021_05 if planner_on_stack and not planner_init else GEN_2021
     return None
 
 
@@ -468,12 +569,14 @@ def from_tree_files(has_file, header_text: str) -> Generation | None:
             return GEN_2022_04
         if "SubgraphAllocations" not in header_text:
             return GEN_2020
-        return GEN_2022_01 if has_file("micro_context.h") else GEN_2021
+        if has_file("micro_context.h"):
+            return GEN_2022_03 if has_file("micro_allocation_info.h") else GEN_2022_01
+        return GEN_2021 if TELLING_MEMBERS["MicroAllocator"] in header_text else GEN_2021_05
     return None
 
 
 # Names users give (--tflm-revision), besides the keys
-ALIASES = {"1bdc373d4": GEN_2022_04, "606b7b2f0": GEN_2021, "7adcab5": GEN_2020_06, "tf2.3": GEN_2020_06, "tf2.2": GEN_2019,
+ALIASES = {"1bdc373d4": GEN_2022_04, "d6eb8ce": GEN_2022_03, "05b427e": GEN_2022_01, "5e65f82": GEN_2021_05, "606b7b2f0": GEN_2021, "7adcab5": GEN_2020_06, "tf2.3": GEN_2020_06, "tf2.2": GEN_2019,
            "tf2.1": GEN_2019, "61588d6": GEN_2019, "current": GEN_2022, "90b983c": GEN_2022, "02414075e": GEN_2022,
            "edge-impulse-2021": GEN_2020, "be7b099": GEN_2020, "4c96547": GEN_2020, "a37043f": GEN_2020, "tf2.4": GEN_2020, "tf2.5": GEN_2020,
            # the shipped profiles' distributions, told from their trees (arena_allocator/single_arena_buffer_allocator.h)

@@ -11,7 +11,8 @@ From the types sizetool.inputs.dwarf_structs reads:
   `tflite::<name>`, preferably in the kernel's own unit;
 - the builtin params typedefs (TfLiteConvParams, ...) and the size of TfLiteType, the enum size (1 with short enums);
 - a member only some revisions' structs have, naming how that revision's kernel allocates (build_sizes.MEMBER_RULES:
-  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer).
+  OpDataReduce.temp_buffer_idx means MEAN/SUM take only the accumulator scratch buffer), or where the allocator keeps
+  its planner (allocator_generations.TELLING_MEMBERS: MicroAllocator.memory_planner_, from 2021-09-09).
 Whatever the DWARF does not describe (a kernel not linked, a build without -g) stays kernel_memory's default.
 """
 
@@ -21,11 +22,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from sizetool.inputs.dwarf_structs import DwarfType
-from tflm_facts.allocator_generations import STAND_INS, TELLING_CLASSES, Generation, from_struct_names
-from tflm_facts.build_sizes import MEMBER_RULES, NOT_STRUCTS, BuildSizes
+from tflm_facts.allocator_generations import (STAND_INS, TELLING_CLASSES, TELLING_MEMBERS, Generation,
+                                              from_struct_names)
+from tflm_facts.build_sizes import MEMBER_RULES, MEMBER_STRUCTS, NOT_STRUCTS, BuildSizes
 from tflm_facts.kernel_memory import KERNEL_OP_DATA, PARAM_STRUCTS, REFERENCE_OP_DATA, STRUCTS, op_data
 
 ENUM = "TfLiteType"
+# The structs whose data members are read: those whose members tell a kernel rule or an allocator generation
+MEMBERS_READ = MEMBER_STRUCTS | frozenset(TELLING_MEMBERS)
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,9 @@ def dwarf_facts(types: list[DwarfType], kernels: str, ops: list[str], source: st
     defaults: list[str] = []
     classes = {entry.name.split("::")[-1] for entry in types if entry.kind in ("struct", "typedef")
                and (entry.name.startswith("tflite::") or "::" not in entry.name)}
-    generation = from_struct_names(classes)
+    members = {name: entry.members for name in TELLING_MEMBERS for entry in types
+               if entry.name == f"tflite::{name}" and entry.kind == "struct" and entry.members}
+    generation = from_struct_names(classes, members)
     wanted_structs = [name for name in STRUCTS if name not in NOT_STRUCTS]
     if generation is not None:  # an older generation's allocator stands in for the current one's
         for old, new in STAND_INS.items():

@@ -11,19 +11,18 @@ from __future__ import annotations
 import marshal
 import os
 
-from sizetool.fit.dwarf_facts import looked_up_names
+from sizetool.fit.dwarf_facts import MEMBERS_READ, looked_up_names
 from sizetool.inputs.dwarf_structs import DwarfType, read_dwarf_types
 from sizetool.report.report_cache import cache_dir, cache_enabled, cache_key, write_entry
-from tflm_facts.build_sizes import MEMBER_STRUCTS
 
 SUFFIX = ".dwarftypes"
 MAX_ENTRIES = 32
-_FORMAT = 3  # 3: MicroContext kept (it tells the 2022-01 allocator generation)
+_FORMAT = 4  # 4: GraphAllocationInfo and MicroAllocator's members kept (they tell 2022-03 and 2021-05)
 
 
 def load_dwarf_types(elf_path: str, use_cache: bool = True) -> list[DwarfType]:
-    """The ELF's named types dwarf_facts can look up (with the members of MEMBER_STRUCTS), from the cache when the ELF
-    is unchanged, else read (and stored)."""
+    """The ELF's named types dwarf_facts can look up (with the members of dwarf_facts.MEMBERS_READ), from the cache
+    when the ELF is unchanged, else read (and stored)."""
     use_cache = use_cache and cache_enabled()
     key = ""
     if use_cache:
@@ -35,7 +34,7 @@ def load_dwarf_types(elf_path: str, use_cache: bool = True) -> list[DwarfType]:
         cached = _load(key)
         if cached is not None:
             return cached
-    types = read_dwarf_types(elf_path, MEMBER_STRUCTS, looked_up_names())
+    types = read_dwarf_types(elf_path, MEMBERS_READ, looked_up_names())
     if use_cache:
         write_entry(f"{key}{SUFFIX}", (_FORMAT, [(t.unit, t.name, t.kind, t.byte_size, t.members) for t in types]),
                     (SUFFIX,), MAX_ENTRIES)

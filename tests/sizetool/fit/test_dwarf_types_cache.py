@@ -7,11 +7,10 @@ import shutil
 import pytest
 
 from sizetool.fit import dwarf_types_cache
-from sizetool.fit.dwarf_facts import looked_up_names
+from sizetool.fit.dwarf_facts import MEMBERS_READ, looked_up_names
 from sizetool.fit.dwarf_types_cache import SUFFIX, load_dwarf_types
 from sizetool.inputs.dwarf_structs import read_dwarf_types_pyelftools
 from tests.conftest import FIXTURES
-from tflm_facts.build_sizes import MEMBER_STRUCTS
 
 ELF = FIXTURES / "dwarf_facts" / "out" / "revision-b.elf"
 
@@ -29,7 +28,7 @@ def _no_walk(monkeypatch):
 
 def test_a_second_read_comes_from_the_cache(tmp_path, monkeypatch):
     first = load_dwarf_types(str(ELF))
-    assert first == read_dwarf_types_pyelftools(ELF, MEMBER_STRUCTS, looked_up_names())
+    assert first == read_dwarf_types_pyelftools(ELF, MEMBERS_READ, looked_up_names())
     assert any(t.members for t in first)  # OpDataReduce's members are kept too
     assert len(_entries(tmp_path)) == 1
     _no_walk(monkeypatch)
@@ -41,7 +40,7 @@ def test_a_changed_elf_or_no_cache_reads_the_dwarf_again(tmp_path, monkeypatch):
     shutil.copy(ELF, elf)
     load_dwarf_types(str(elf))
     shutil.copy(FIXTURES / "dwarf_facts" / "out" / "revision-a.elf", elf)
-    assert load_dwarf_types(str(elf)) == read_dwarf_types_pyelftools(elf, MEMBER_STRUCTS, looked_up_names())
+    assert load_dwarf_types(str(elf)) == read_dwarf_types_pyelftools(elf, MEMBERS_READ, looked_up_names())
     assert len(_entries(tmp_path)) == 2
     _no_walk(monkeypatch)
     with pytest.raises(AssertionError, match="walked again"):  # --no-cache: the DWARF, not the entry
