@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import shutil
 import sys
 from contextlib import contextmanager
@@ -59,6 +60,49 @@ class Firmware:
     report: object
     image: object | None = None
     _graph: object | None = field(default=None, repr=False)
+    _answer_dwarf: object | None = field(default=None, repr=False)  # a BackgroundRead of answer_dwarf, or its result
+
+    @contextmanager
+    def answer_dwarf_beside(self):
+        """While the block runs, the DWARF the answers about models read (the arena's struct types, the resolver's
+        methods and registrations: ~0.13 s on a 12.5 MB -g ELF) is read in a second process, when the report was
+        just built from an ELF of 1 MiB or more with DWARF (a cached report's ELF has its types cached too): the
+        operator graph and table are built here meanwhile. Outside it, or where there is no second process, the
+        answers read what they need themselves, as before."""
+        from sizetool.report.report_builder import SECOND_PROCESS_FROM
+
+        image = self.image
+        try:
+            large = os.path.getsize(self.options.elf) >= SECOND_PROCESS_FROM
+        except OSError:
+            large = False
+        if image is None or not image.has_dwarf or not large:
+            yield
+            return
+        from sizetool.inputs.background_read import BackgroundRead
+
+        _import_answer_dwarf_readers()  # here, once: both processes would otherwise import them (~0.03 s each)
+        with BackgroundRead(answer_dwarf, self.options.elf, self.options.use_cache) as read:
+            self._answer_dwarf = read
+            try:
+                yield
+            finally:
+                self._answer_dwarf = None
+
+    def _answer_dwarf_read(self) -> tuple | None:
+        if self._answer_dwarf is not None and not isinstance(self._answer_dwarf, tuple):
+            self._answer_dwarf = self._answer_dwarf.result()
+        return self._answer_dwarf
+
+    def dwarf_types(self) -> list | None:
+        """The DWARF types the arena facts read, when answer_dwarf_beside read them (else None: read when needed)."""
+        read = self._answer_dwarf_read()
+        return read[0] if read is not None else None
+
+    def resolver_api(self):
+        """The resolver API the ELF's DWARF shows, when answer_dwarf_beside read it (else None: read when needed)."""
+        read = self._answer_dwarf_read()
+        return read[1] if read is not None else None
 
     def elf_image(self):
         if self.image is None:
@@ -102,6 +146,23 @@ class Firmware:
         from sizetool.inputs.firmware_models import embedded_models
 
         return [model.source(self.options.elf) for model in embedded_models(self.elf_image())]
+
+
+def answer_dwarf(elf: str, use_cache: bool) -> tuple:
+    """(the DWARF types the arena facts read, the resolver API the DWARF shows): what `ops` and `fit` read of the
+    DWARF for their models (the types stored in the cache as load_dwarf_types stores them)."""
+    from sizetool.fit.dwarf_types_cache import load_dwarf_types
+    from sizetool.inputs.dwarf_resolver_api import read_resolver_api
+
+    return load_dwarf_types(elf, use_cache), read_resolver_api(elf)
+
+
+def _import_answer_dwarf_readers() -> None:
+    """Import what answer_dwarf runs (the answers' own code imports the DWARF types' reader anyway)."""
+    import sizetool.fit.dwarf_types_cache  # noqa: F401
+    import sizetool.inputs.dwarf_resolver_scan  # noqa: F401
+    import sizetool.inputs.dwarf_type_scan  # noqa: F401
+    import sizetool.inputs.dwarf_resolver_api  # noqa: F401
 
 
 def add_firmware_arguments(parser: argparse.ArgumentParser) -> None:

@@ -123,9 +123,10 @@ def run_fit(options: FitOptions) -> int:
         reason = no_model_reason(s.mangled for s in firmware.elf_image().symbols if s.kind == "func")
         raise SizeToolError(f"{options.firmware.elf}: no model given and no TFLite model found in the firmware's "
                             + (f"stored data: {reason}" if reason else "stored data (give the .tflite after the ELF)"))
-    firmware.operator_table()
-    crosscheck = crosscheck_models(firmware, models, options.tflm)
-    fit = arena_fit(firmware, models, options.arena)
+    with firmware.answer_dwarf_beside():
+        firmware.operator_table()
+        crosscheck = crosscheck_models(firmware, models, options.tflm)
+        fit = arena_fit(firmware, models, options.arena)
     calibrated = swap_models(firmware.elf_image(), firmware.operator_graph(), firmware.report.rom_total, plan,
                              options.calibration_profile, strict=options.calibration_profile is not None)
     over = budget_over(firmware, options, calibrated)

@@ -6,6 +6,7 @@ tensor arena against the linked one (sizetool/fit/model_fit.py); with --drop/--k
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from sizetool.commands.arguments import OneLineParser, add_arena_arguments, add_what_if_arguments
@@ -97,13 +98,14 @@ def run_ops(options: OpsOptions) -> int:
     models = list(options.models) or firmware.embedded_model_sources()
     if (options.arena.kernels or options.arena.arena_symbol) and not models:
         raise SizeToolError("--kernels and --arena-symbol go with --model (the arena a model needs)")
-    table = firmware.operator_table()
     crosscheck = fit = None
     html = options.output.output_format == "html"
-    if models:
-        crosscheck = crosscheck_models(firmware, models, options.tflm)
-        if not html:
-            fit = arena_fit(firmware, models, options.arena)
+    with firmware.answer_dwarf_beside() if models and not html else contextlib.nullcontext():
+        table = firmware.operator_table()
+        if models:
+            crosscheck = crosscheck_models(firmware, models, options.tflm)
+            if not html:
+                fit = arena_fit(firmware, models, options.arena)
     if html:
         from sizetool.commands.tree import render_html
 
@@ -130,7 +132,7 @@ def crosscheck_models(firmware: Firmware, models: list, tflm: str | None = None)
 
     table = firmware.operator_table()
     offer = offer_from_tree(tflm) if tflm else (
-        lambda: offer_from_elf(firmware.options.elf, {o.op for o in table.operators}))
+        lambda: offer_from_elf(firmware.options.elf, {o.op for o in table.operators}, firmware.resolver_api()))
     return crosscheck(table, models, firmware=firmware.options.elf, operator_graph=firmware.operator_graph(),
                       offer=offer)
 
@@ -140,7 +142,7 @@ def arena_fit(firmware: Firmware, models: list, arena: ArenaOptions):
     from sizetool.fit.model_fit import model_fit
 
     return model_fit(firmware.elf_image(), firmware.operator_graph().graph, firmware.report, models, arena.kernels,
-                     arena.arena_symbol, use_cache=firmware.options.use_cache)
+                     arena.arena_symbol, use_cache=firmware.options.use_cache, dwarf_types=firmware.dwarf_types())
 
 
 def passed(crosscheck, fit) -> bool:

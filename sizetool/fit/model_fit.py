@@ -283,11 +283,13 @@ def _ram_regions(report: SizeReport):
 
 
 def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport, model_paths: list[str],
-              kernels: str | None = None, arena_symbol: str | None = None, use_cache: bool = True) -> ArenaFit:
-    """The whole fit answer for a firmware and its models (use_cache: the DWARF types from the report cache)."""
+              kernels: str | None = None, arena_symbol: str | None = None, use_cache: bool = True,
+              dwarf_types: list | None = None) -> ArenaFit:
+    """The whole fit answer for a firmware and its models (use_cache: the DWARF types from the report cache;
+    dwarf_types: those types when the caller has read them, else they are loaded here)."""
     choice = detect_kernels(image, kernels)
     pointer = pointer_bytes(image)
-    build = build_facts(image, choice.kernels, model_paths, use_cache)
+    build = build_facts(image, choice.kernels, model_paths, use_cache, dwarf_types)
     short_enums, facts, sizes, generation, how = build
     differ = tuple(differences(sizes, "eabi" if short_enums else "ilp32" if pointer == 4 else "lp64",
                                choice.kernels)) if sizes is not None else ()
@@ -313,13 +315,14 @@ def model_fit(image: ElfImage, graph: ReferenceGraph | None, report: SizeReport,
     return replace(unanswered, error=error, **extra)
 
 
-def build_facts(image: ElfImage, kernels: str, model_paths: list[str], use_cache: bool = True) -> tuple:
+def build_facts(image: ElfImage, kernels: str, model_paths: list[str], use_cache: bool = True,
+                dwarf_types: list | None = None) -> tuple:
     """What the firmware tells the arena estimate: (short enums, DWARF facts or None, their sizes or None, the
     allocator generation or None, how it was told). size-report fit and check both estimate from it, so one build
     and one model give one figure."""
     pointer = pointer_bytes(image)
     short_enums = pointer == 4 and arm_short_enums(image.path)
-    facts = facts_from_dwarf(image, kernels, model_paths, use_cache)
+    facts = facts_from_dwarf(image, kernels, model_paths, use_cache, dwarf_types)
     if facts is not None and facts.sizes.enum_bytes is not None and pointer == 4:
         short_enums = facts.sizes.enum_bytes == 1
     generation, how = linked_generation(image, facts)
@@ -349,10 +352,11 @@ def linked_generation(image: ElfImage, facts: DwarfFacts | None) -> tuple[Genera
     return None, "the ELF names none of TFLM's allocator classes (SimpleMemoryAllocator, SingleArenaBufferAllocator)"
 
 
-def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str],
-                     use_cache: bool = True) -> DwarfFacts | None:
+def facts_from_dwarf(image: ElfImage, kernels: str, model_paths: list[str], use_cache: bool = True,
+                     types: list | None = None) -> DwarfFacts | None:
     """The struct sizes of the linked TFLM from the ELF's DWARF (None without DWARF or without a TFLM struct in it)."""
-    types = load_dwarf_types(image.path, use_cache)
+    if types is None:
+        types = load_dwarf_types(image.path, use_cache)
     if not types:
         return None
     ops: list[str] = []

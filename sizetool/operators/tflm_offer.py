@@ -65,14 +65,15 @@ def offer_from_tree(directory: str) -> TflmOffer:
                      frozenset(tree.registrations), registrations_complete=True)
 
 
-def offer_from_elf(elf: str, linked_ops: set[str]) -> TflmOffer:
-    """The offer the ELF shows: its DWARF's resolver methods and registrations, and the registrations it links (op
-    names as in the operator table: "SOFTMAX_INT8")."""
+def offer_from_elf(elf: str, linked_ops: set[str], api=None) -> TflmOffer:
+    """The offer the ELF shows: its DWARF's resolver methods and registrations (`api`, when the caller has read
+    them: read_resolver_api), and the registrations it links (op names as in the operator table: "SOFTMAX_INT8")."""
     from sizetool.inputs.dwarf_resolver_api import read_resolver_api
 
     from tflm_facts.variant_history import DECLARED_BY_TFLM_REGISTRATION_ERA, REGISTRATION_TYPE, REGISTRATION_TYPE_SINCE
 
-    api = read_resolver_api(elf)
+    if api is None:
+        api = read_resolver_api(elf)
     known = api.registrations | frozenset("Register_" + op for op in linked_ops)
     source = "the firmware's DWARF" if api.has_dwarf else "the firmware's symbols (no DWARF: built without -g)"
     if REGISTRATION_TYPE in api.registration_types:
