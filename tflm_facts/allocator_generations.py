@@ -434,17 +434,11 @@ GEN_2022_03 = replace(
     covers="tflite-micro 8c41f96 to 45022bb (2022-03-01 to 2022-04-04)",
     measured=("tflite-micro d6eb8ce (2022-04-04)",),
     structs={"eabi": {**GEN_2022_04.structs["eabi"], "SimpleMemoryAllocator": 36, "MicroAllocator": 36}},
-    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY): the params structs are 1bdc373d4's;
-    # the OpData of every kernel it built that kernel_memory names one for
+    # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY): the params structs are 1bdc373d4's
     params={"eabi": dict(GEN_2022_04.params["eabi"])},
-    op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52,
-                      "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "DETECTION_POSTPROCESS": 112, "ELU": 256, "EQUAL": 32,
-                      "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "L2_NORMALIZATION": 4,
-                      "LEAKY_RELU": 24, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MEAN": 36,
-                      "MIRROR_PAD": 20, "MUL": 36, "NOT_EQUAL": 32, "PAD": 56, "PADV2": 56, "QUANTIZE": 32,
-                      "REDUCE_ALL": 36, "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2,
-                      "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 36, "TANH": 16,
-                      "TRANSPOSE_CONV": 72, "WHILE": 8}},
+    # the OpData of every kernel it built that kernel_memory names one for: 05b427e's, but IF's 8 B (not 16) and
+    # WHILE, which 05b427e did not build
+    op_data={"eabi": {**GEN_2022_01.op_data["eabi"], "IF": 8, "WHILE": 8}},
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
                             "LESS", "MAX_POOL_2D", "MEAN", "MUL", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF",
                             "TRANSPOSE_CONV", "WHILE"}),
