@@ -108,6 +108,9 @@ class Generation:
     # per subgraph, the head the largest plan), which the estimate does not replay: a model with more than one
     # subgraph gets a figure labelled unproven for them ("": every subgraph in one plan, as the estimate replays)
     per_subgraph_plans: str = ""
+    # A non-constant tensor of zero bytes (a 0 dimension) still goes to the planner as a buffer of its own, which
+    # takes planner memory like any other: tflite-micro before 78bb847 (2022-04); later revisions skip it
+    zero_size_planned: bool = False
 
 
 _INT8, _UINT8 = 9, 3
@@ -232,6 +235,7 @@ GEN_2020_06 = replace(
 
 GEN_2020 = Generation(
     key="2020",
+    zero_size_planned=True,
     label="TFLM 2020-2021 (TensorFlow 2.4-2.5 micro, tflite-micro to 73c5fa4 of 2021-05-12, Edge Impulse's 2021 SDK)",
     covers="TensorFlow 2.4-2.5 tensorflow/lite/micro (from 2020-08), tflite-micro a37043f to 73c5fa4 "
            "(2021-04-09 to 2021-05-12), Edge Impulse inferencing-sdk-cpp of 2021-04 to 2022-09 (e.g. be7b099, "
@@ -293,6 +297,7 @@ GEN_2020 = Generation(
 # (since a1f4b88, 2021-09-09; before it, on the stack: GEN_2021_05 below).
 GEN_2021 = Generation(
     key="2021",
+    zero_size_planned=True,
     label="TFLM 2021 (tflite-micro a1f4b88 of 2021-09-09 to 2022-01-06, SimpleMemoryAllocator with subgraphs, the "
           "planner in the arena)",
     covers="tflite-micro a1f4b88 to 82f7e77 (2021-09-09 to 2022-01-06)",
@@ -429,6 +434,7 @@ GEN_2022_04 = Generation(
 GEN_2022_03 = replace(
     GEN_2022_04,
     key="2022-03",
+    zero_size_planned=True,
     label="TFLM 2022-03 (tflite-micro 8c41f96 of 2022-03-01 to 45022bb of 2022-04-05, SimpleMemoryAllocator with "
           "MicroContext, one plan across subgraphs)",
     covers="tflite-micro 8c41f96 to 45022bb (2022-03-01 to 2022-04-04)",

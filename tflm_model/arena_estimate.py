@@ -302,8 +302,9 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
                 variables.append(("tail", _tensor_bytes(graph, sub, index), ARENA_ALIGNMENT, "variable tensors"))
             if tensor.has_data:
                 continue
-            if not tensor.is_variable and bytes_ != 0 or tensor.is_variable and offset != ONLINE \
-                    and not gen.variables_after_plan and bytes_ != 0:
+            planned = bytes_ != 0 or gen.zero_size_planned  # zero-size tensors: planned before 78bb847
+            if not tensor.is_variable and planned or tensor.is_variable and offset != ONLINE \
+                    and not gen.variables_after_plan and planned:
                 needs.append((sub, index, offset))
         for node, operator in enumerate(subgraph.operators):
             for index in operator.intermediates:
