@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from tflm_facts.kernel_memory import (CMSIS_NN_2021, CONCATENATION_PERSISTENT_SCALES, FULLY_CONNECTED_PER_TENSOR,
-                                      REDUCE_ACCUMULATOR_ONLY, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
+                                      IF_INTERMEDIATE_BUFFERS, REDUCE_ACCUMULATOR_ONLY, TRANSPOSE_CONV_INT8_SCRATCH_ONLY)
 
 _IN0, _IN1, _OUT0 = ("i", 0), ("i", 1), ("o", 0)
 
@@ -111,6 +111,10 @@ class Generation:
     # A non-constant tensor of zero bytes (a 0 dimension) still goes to the planner as a buffer of its own, which
     # takes planner memory like any other: tflite-micro before 78bb847 (2022-04); later revisions skip it
     zero_size_planned: bool = False
+    # An operator output that no later operator reads (and no subgraph returns) is kept alive at its operator; False:
+    # it lives for no time (tflite-micro 5e65f82), which the estimate does not replay: a multi-subgraph model with one
+    # gets a figure labelled as a bound (single-subgraph models measured there were all exact)
+    unread_outputs_live: bool = True
 
 
 _INT8, _UINT8 = 9, 3
@@ -321,8 +325,10 @@ GEN_2021 = Generation(
     temp_tensors=dict(GEN_2020.temp_tensors),
     per_subgraph_plans="tflite-micro before 8c41f96 (2022-03-01)",
     # the ops of the 49 models measured at 606b7b2f0, whose records (Init, Prepare, temporary tensors) the rules match
+    # (IF and CALL_ONCE: the multi-subgraph fixtures arena_if and arena_call_once)
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
-                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV", "IF",
+                            "CALL_ONCE"}),
     measured_kernels=("reference",),
     measured_abis=("eabi",),
     tables_of="tflite-micro 606b7b2f0 (2021-12-31)",
@@ -354,10 +360,13 @@ GEN_2021_05 = replace(
                       "MUL": 36, "NOT_EQUAL": 32, "PAD": 56, "PADV2": 56, "QUANTIZE": 32, "REDUCE_ALL": 36,
                       "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2, "SOFTMAX": 56,
                       "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 32, "TANH": 16, "TRANSPOSE_CONV": 72}},
-    # the ops of the models measured at 5e65f82
+    # the ops of the models measured at 5e65f82 (IF: arena_if)
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
                             "MAX_POOL_2D", "MEAN", "PAD", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE",
-                            "TRANSPOSE_CONV"}),
+                            "TRANSPOSE_CONV", "IF"}),
+    # its AllocationInfoBuilder does not mark an operator's outputs as used: an output no operator reads and no
+    # subgraph returns lives for no time (measured: arena_call_once's init subgraph, 1,024 B below the replay)
+    unread_outputs_live=False,
     tables_of="tflite-micro 5e65f82 (2021-09-08)",
     tables_elsewhere="its struct and OpData sizes are tflite-micro 5e65f82's (no other revision of 2021-05 to "
                      "2021-09 was measured)",
@@ -387,9 +396,13 @@ GEN_2022_01 = replace(
                       "REDUCE_ALL": 36, "REDUCE_ANY": 36, "REDUCE_MAX": 36, "REDUCE_MIN": 36, "RELU": 28, "RELU6": 2,
                       "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SUM": 36, "SVDF": 36, "TANH": 16,
                       "TRANSPOSE_CONV": 72}},
-    # the ops of the 46 models measured at 05b427e
+    # IF takes a temporary tensor for every input and output and two persistent buffers (IF_INTERMEDIATE_BUFFERS)
+    rules=GEN_2021.rules | {IF_INTERMEDIATE_BUFFERS},
+    temp_tensors={**GEN_2021.temp_tensors, "IF": "every"},
+    # the ops of the 46 models measured at 05b427e, and IF and CALL_ONCE (arena_if, arena_call_once)
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
-                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV"}),
+                            "MAX_POOL_2D", "MEAN", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF", "TRANSPOSE_CONV", "IF",
+                            "CALL_ONCE"}),
     tables_of="tflite-micro 05b427e (2022-03-01)",
     tables_elsewhere="its struct and OpData sizes are tflite-micro 05b427e's (no other revision of 2022-01 to "
                      "2022-03 was measured)",

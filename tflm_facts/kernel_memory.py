@@ -385,8 +385,12 @@ CONCATENATION_PERSISTENT_SCALES = "concatenation_persistent_scales"
 # FULLY_CONNECTED asks no buffer (arm_fully_connected_s8_get_buffer_size is 0, no kernel sums); TRANSPOSE_CONV and
 # int16 CONV_2D/DEPTHWISE_CONV_2D run the reference kernel
 CMSIS_NN_2021 = "cmsis_nn_2021"
+# IF keeps two persistent buffers, the bytes of its inputs after the condition and of its outputs, which it takes in
+# Prepare (each input and output a temporary tensor first): tflite-micro of 2022-01 to 2022-03 (measured at 05b427e;
+# 606b7b2f0 and d6eb8ce have no such buffers)
+IF_INTERMEDIATE_BUFFERS = "if_intermediate_buffers"
 REVISION_RULES = (REDUCE_ACCUMULATOR_ONLY, FULLY_CONNECTED_PER_TENSOR, TRANSPOSE_CONV_INT8_SCRATCH_ONLY,
-                  CONCATENATION_PERSISTENT_SCALES, CMSIS_NN_2021)
+                  CONCATENATION_PERSISTENT_SCALES, CMSIS_NN_2021, IF_INTERMEDIATE_BUFFERS)
 
 
 def _esp_nn_allocations(view: OpView, abi: str, revision_rules: frozenset[str]) -> PrepareAllocations:
@@ -434,6 +438,10 @@ def prepare_allocations(view: OpView, kernels: str, abi: str = "ilp32", cpu_feat
             channels = flt.dim(3)
             size = inp.dim(3) * flt.dim(1) * flt.dim(2) * 2 if inp.dim(3) == out.dim(3) else 0
             return PrepareAllocations((4 * channels, 4 * channels), (size,) if size > 0 else ())
+    if op == "IF" and IF_INTERMEDIATE_BUFFERS in revision_rules:
+        data = [t for t in view.inputs[1:] if t is not None]
+        return PrepareAllocations((sum(t.elements * ELEMENT_BYTES[t.type] for t in data),
+                                   sum(t.elements * ELEMENT_BYTES[t.type] for t in view.outputs)), ())
     if op == "CONCATENATION" and CONCATENATION_PERSISTENT_SCALES in revision_rules and view.outputs \
             and view.outputs[0].type in (_INT8, _UINT8_TYPE):
         return PrepareAllocations((4 * len(view.inputs), 4 * len(view.inputs)), ())

@@ -186,11 +186,11 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
         raise ModelError(f"{graph.path}: the model has {len(graph.subgraphs)} subgraphs; TFLM of {gen.covers} "
                          "supports one only (AllocateTensors() fails)")
 
-    if gen.per_subgraph_plans and len(graph.subgraphs) > 1:
+    if not gen.unread_outputs_live and gen.per_subgraph_plans and len(graph.subgraphs) > 1 \
+            and _has_unread_output(graph):
         out.exact = False
-        out.notes.append(f"{label}: {gen.per_subgraph_plans} plans each of the model's {len(graph.subgraphs)} "
-                         "subgraphs on its own, which the estimate does not replay (it plans them as one, as later "
-                         "revisions do) and no multi-subgraph model was measured there: the figure may be low")
+        out.notes.append(f"{label}: an operator output that nothing reads lives for no time in {gen.label}'s plan; "
+                         "the estimate keeps it alive at its operator: an upper bound")
     # StartModelAllocation
     if gen.arena_builtin_allocator:
         steps.append(("tail", *facts.struct("MicroBuiltinDataAllocator"), "allocator objects"))
@@ -260,7 +260,7 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             first_input = operator.inputs[0] if operator.inputs else -1
             in_type = subgraph.tensors[first_input].type if first_input >= 0 else None
             listed = temp_tensors(len(operator.inputs), len(operator.outputs), name, kernels, known)
-            for role, position in facts.temps(name, in_type, listed):
+            for role, position in facts.temps(name, in_type, listed, (len(operator.inputs), len(operator.outputs))):
                 tensors = operator.inputs if role == "i" else operator.outputs
                 index = tensors[position] if position < len(tensors) else -1
                 if index < 0:
@@ -311,6 +311,10 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
                 if _tensor_bytes(graph, sub, index) != 0:
                     raise ModelError(f"{graph.path}: subgraph {sub} operator {node} has intermediate tensor "
                                            f"{index} of non-zero size, which TFLM does not support")
+    if gen.per_subgraph_plans and len(graph.subgraphs) > 1:
+        _per_subgraph_plans(graph, needs, scratch_owner, scratch_bytes, facts, steps, out)
+        _io_tensor_steps(graph, facts, tensor_size, tensor_align, steps)
+        return
     if not gen.variables_after_plan:
         steps.extend(variables)
     first, last, scratch_times = _lifetimes(graph, names, scratch_owner)
@@ -327,7 +331,11 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
     if gen.variables_after_plan:
         steps.extend(variables)
     out.plans.append((plan, tensor_plan))
-    # the interpreter's input and output TfLiteTensors (subgraph 0)
+    _io_tensor_steps(graph, facts, tensor_size, tensor_align, steps)
+
+
+def _io_tensor_steps(graph: TensorGraph, facts: _Facts, tensor_size: int, tensor_align: int, steps: list) -> None:
+    """The interpreter's input and output TfLiteTensors (subgraph 0), after AllocateTensors()' plan."""
     main = graph.subgraphs[0] if graph.subgraphs else None
     pointer_size = facts.struct("void*")[0]
     for indices in ((main.inputs, main.outputs) if main else ((), ())):
@@ -336,6 +344,67 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             steps.append(("tail", tensor_size, tensor_align, "input/output TfLiteTensors"))
             for q_size, q_align in _quantization_bytes(main.tensors[index], facts):
                 steps.append(("tail", q_size, q_align, "input/output TfLiteTensors"))
+
+
+def _has_unread_output(graph: TensorGraph) -> bool:
+    for subgraph in graph.subgraphs:
+        read = {i for operator in subgraph.operators for i in operator.inputs} | set(subgraph.outputs)
+        if any(i not in read for operator in subgraph.operators for i in operator.outputs):
+            return True
+    return False
+
+
+def _local_lifetimes(subgraph) -> tuple[list[int], list[int]]:
+    """First and last use of a subgraph's tensors as AllocationInfoBuilder::AddTensors marked them before 8c41f96
+    (2022-03-01), the subgraph alone: its inputs from node 0, its outputs to its last node, else the operators."""
+    first = [-1] * len(subgraph.tensors)
+    last = [-1] * len(subgraph.tensors)
+    for index in subgraph.inputs:
+        first[index] = 0
+    for index in subgraph.outputs:
+        last[index] = len(subgraph.operators) - 1
+    for node in reversed(range(len(subgraph.operators))):
+        operator = subgraph.operators[node]
+        for index in operator.inputs:
+            if index >= 0 and (last[index] == -1 or last[index] < node):
+                last[index] = node
+        for index in operator.outputs:
+            if first[index] == -1 or first[index] > node:
+                first[index] = node
+            if last[index] == -1 or last[index] < node:
+                last[index] = node
+    return first, last
+
+
+def _per_subgraph_plans(graph: TensorGraph, needs: list[tuple[int, int, int]], scratch_owner: list[tuple[int, int]],
+                        scratch_bytes: list[int], facts: _Facts, steps: list, out: _Steps) -> None:
+    """FinishModelAllocation before 8c41f96 (2022-03-01), one subgraph after the other: scratch handles for every
+    request, the subgraph's AllocationInfo (its tensors and every request, each at its node's index), its own plan,
+    which must fit above the head the earlier subgraphs' plans left (the head then grows to the largest plan), then
+    its variable tensors."""
+    handle_size, handle_align = facts.struct("ScratchBufferHandle")
+    info_size, info_align = facts.struct("AllocationInfo")
+    scratch = [PlannedBuffer(_align_up(b, ARENA_ALIGNMENT), node, node)
+               for b, (_sub, node) in zip(scratch_bytes, scratch_owner)]
+    largest = (0, 0)
+    for sub, subgraph in enumerate(graph.subgraphs):
+        if scratch_owner:
+            steps.append(("tail", handle_size * len(scratch_owner), handle_align, "scratch buffer handles"))
+        steps.append(("temp", info_size * (len(subgraph.tensors) + len(scratch_owner)), info_align, None))
+        first, last = _local_lifetimes(subgraph)
+        tensors = [PlannedBuffer(_align_up(_tensor_bytes(graph, sub, index), ARENA_ALIGNMENT), first[index],
+                                 last[index], offset) for s, index, offset in needs if s == sub]
+        tensor_plan = plan_offsets(tensors)[1]
+        plan = plan_offsets(tensors + scratch)[1]
+        largest = max(largest, (plan, tensor_plan))
+        steps.append(("plan", len(tensors) + len(scratch), ARENA_ALIGNMENT, "keep"))
+        steps.append(("planfits", plan, ARENA_ALIGNMENT, None))
+        steps.append(("reset", 0, 0, None))
+        steps.append(("reserve", plan, ARENA_ALIGNMENT, None))
+        for index, tensor in enumerate(subgraph.tensors):
+            if tensor.is_variable:
+                steps.append(("tail", _tensor_bytes(graph, sub, index), ARENA_ALIGNMENT, "variable tensors"))
+    out.plans.append(largest)
 
 
 class _ArenaTooSmall(Exception):

@@ -94,10 +94,13 @@ class Facts:
         if self.other and (op not in gen.measured_ops or self.kernels not in gen.measured_kernels):
             self.out.assumed.add(f"{op} kernel rules")
 
-    def temps(self, op: str, in_type: int | None, default: list) -> list:
+    def temps(self, op: str, in_type: int | None, default: list, counts: tuple[int, int] = (0, 0)) -> list:
+        """The temporary tensors op's Prepare takes; a table entry "every" means each input, then each output."""
         listed = self.generation.temp_tensors.get(op) if self.kernels == "reference" else None
         if listed is None:
             return default
+        if listed == "every":
+            return [("i", n) for n in range(counts[0])] + [("o", n) for n in range(counts[1])]
         return list(listed(in_type) if callable(listed) else listed)
 
 

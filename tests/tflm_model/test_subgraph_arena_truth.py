@@ -1,0 +1,66 @@
+"""Multi-subgraph models (IF, CALL_ONCE) and zero-size tensors on the SimpleMemoryAllocator generations, against the
+smallest arena each revision accepts (tests/data/subgraph_arena_truth.csv: qemu mps2-an385, reference kernels for
+Cortex-M0+, bisected to the byte; how: docs/arena.md, "Several subgraphs and zero-size tensors").
+
+- Before 8c41f96 (2022-03-01; generations 2021-05, 2021, 2022-01) FinishModelAllocation plans each subgraph on its
+  own, each plan fitting above the head the earlier ones left: the estimate replays it and gives the minimum.
+- 2022-01 (05b427e): IF keeps persistent copies of its inputs and outputs (kernel_memory.IF_INTERMEDIATE_BUFFERS).
+- 2021-05 (5e65f82): an operator output nothing reads lives for no time; the estimate keeps it alive, a bound.
+- Before 78bb847 (2022-04) a zero-size tensor is still a planner buffer (Generation.zero_size_planned).
+"""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tflm_facts.allocator_generations import named
+from tflm_model.arena_estimate import estimate_arena
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS = list(csv.DictReader((ROOT / "tests/data/subgraph_arena_truth.csv").open()))
+# IF on the one-plan generations of 2022-03 and 2022-04: 16 B below the minimum, labelled not exact (IF's kernel
+# rules assumed); not yet understood (docs/arena.md names it as left open)
+KNOWN_BELOW = {("arena_if.tflite", "2022-03"), ("arena_if.tflite", "2022-04")}
+
+
+def _estimate(row):
+    return estimate_arena([ROOT / row["source"]], "reference", 4, short_enums=True,
+                          generation=named(row["generation"]))
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r['model']}@{r['tflm']}" for r in ROWS])
+def test_estimate_against_the_measured_minimum(row):
+    estimate = _estimate(row)
+    assert estimate.total_bytes == int(row["estimate_revision_bytes"])
+    assert str(estimate.exact).lower() == row["estimate_revision_exact"]
+    minimum = int(row["min_arena_bytes"])
+    measured_here = row["tflm"] in named(row["generation"]).tables_of  # the tables are that revision's
+    if (row["model"], row["generation"]) in KNOWN_BELOW:
+        assert not estimate.exact and estimate.total_bytes < minimum
+    elif estimate.exact and measured_here:
+        assert estimate.total_bytes == minimum
+    else:  # a bound: another revision's tables, or a rule the estimate does not replay
+        assert estimate.total_bytes >= minimum
+
+
+def test_the_older_generations_are_exact_on_all_three_but_one():
+    older = [r for r in ROWS if r["generation"] in ("2021-05", "2021", "2022-01")]
+    assert len(older) == 9
+    inexact = [(r["model"], r["generation"]) for r in older if r["estimate_revision_exact"] != "true"]
+    assert inexact == [("arena_call_once.tflite", "2021-05")]
+    assert all(int(r["estimate_revision_bytes"]) >= int(r["min_arena_bytes"]) for r in older)
+
+
+def test_no_possibly_low_label_is_left():
+    for row in ROWS:
+        assert not any("may be low" in note for note in _estimate(row).notes)
+
+
+def test_zero_size_tensors_cost_planner_memory_before_78bb847():
+    rows = {r["generation"]: r for r in ROWS if r["model"] == "arena_zero_size.tflite"}
+    before = [g for g in ("2021-05", "2021", "2022-01", "2022-03") if named(g).zero_size_planned]
+    assert before == ["2021-05", "2021", "2022-01", "2022-03"]
+    assert not named("2022-04").zero_size_planned and not named("90b983c").zero_size_planned
+    # the same model without the planner buffers would be hundreds of bytes smaller on the older ones
+    assert int(rows["2022-03"]["min_arena_bytes"]) - int(rows["2022-04"]["min_arena_bytes"]) > 500
