@@ -115,6 +115,9 @@ class Generation:
     # it lives for no time (tflite-micro 5e65f82), which the estimate does not replay: a multi-subgraph model with one
     # gets a figure labelled as a bound (single-subgraph models measured there were all exact)
     unread_outputs_live: bool = True
+    # FinishModelAllocation allocates the scratch buffer handles (one per request) once per subgraph, each subgraph's
+    # variables after its own: tflite-micro before 6f99907d3 (2022-08-25), which allocated them once
+    scratch_handles_per_subgraph: bool = False
 
 
 _INT8, _UINT8 = 9, 3
@@ -423,6 +426,7 @@ GEN_2022_04 = Generation(
     plan_beside_requests=False,
     variables_after_plan=False,
     subgraph_sizes_array=True,
+    scratch_handles_per_subgraph=True,  # (until 6f99907d3, 2022-08-25: IF with a scratch request measured 16 B up)
     rules=frozenset({REDUCE_ACCUMULATOR_ONLY}),
     # its build's DWARF (arm-none-eabi GCC, short enums, TF_LITE_STATIC_MEMORY) and allocation records
     structs={"eabi": {"SimpleMemoryAllocator": 40, "GreedyMemoryPlanner": 44, "MicroAllocator": 40,
@@ -432,7 +436,8 @@ GEN_2022_04 = Generation(
                       "AllocationInfo": 24, "void*": 4, "size_t": 4}},
     params={"eabi": {"TfLiteAddParams": 2, "TfLiteArgMaxParams": 1, "TfLiteArgMinParams": 1, "TfLiteBatchMatMulParams": 3, "TfLiteCallOnceParams": 4, "TfLiteCastParams": 2, "TfLiteConcatenationParams": 8, "TfLiteConvParams": 24, "TfLiteCumsumParams": 2, "TfLiteDepthToSpaceParams": 4, "TfLiteDepthwiseConvParams": 28, "TfLiteDivParams": 1, "TfLiteFullyConnectedParams": 4, "TfLiteGatherParams": 8, "TfLiteIfParams": 8, "TfLiteL2NormParams": 1, "TfLiteLSTMParams": 16, "TfLiteLeakyReluParams": 4, "TfLiteMirrorPaddingParams": 1, "TfLiteMulParams": 1, "TfLitePackParams": 8, "TfLitePoolParams": 40, "TfLiteReducerParams": 1, "TfLiteReshapeParams": 36, "TfLiteResizeBilinearParams": 2, "TfLiteResizeNearestNeighborParams": 2, "TfLiteSVDFParams": 8, "TfLiteShapeParams": 1, "TfLiteSoftmaxParams": 4, "TfLiteSpaceToDepthParams": 4, "TfLiteSplitParams": 4, "TfLiteSplitVParams": 4, "TfLiteSqueezeParams": 36, "TfLiteStridedSliceParams": 20, "TfLiteSubParams": 2, "TfLiteTransposeConvParams": 12, "TfLiteUnidirectionalSequenceLSTMParams": 16, "TfLiteUnpackParams": 8, "TfLiteVarHandleParams": 8, "TfLiteWhileParams": 8}},
     op_data={"eabi": {"ADD": 60, "AVERAGE_POOL_2D": 32, "CALL_ONCE": 8, "CONCATENATION": 24, "CONV_2D": 52, "DEPTHWISE_CONV_2D": 52, "DEQUANTIZE": 32, "EQUAL": 32, "FULLY_CONNECTED": 32, "GREATER": 32, "GREATER_EQUAL": 32, "IF": 8, "LESS": 32, "LESS_EQUAL": 32, "LOGISTIC": 16, "MAX_POOL_2D": 32, "MUL": 36, "NOT_EQUAL": 32, "QUANTIZE": 32, "RELU": 28, "SOFTMAX": 56, "STRIDED_SLICE": 84, "SUB": 52, "SVDF": 36, "TRANSPOSE_CONV": 72, "WHILE": 8, "MEAN": 36, "SUM": 36}},
-    measured_ops=frozenset(['ADD', 'AVERAGE_POOL_2D', 'CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED', 'LESS', 'MEAN', 'MUL', 'QUANTIZE', 'RESHAPE', 'SOFTMAX', 'SVDF', 'TRANSPOSE_CONV', 'WHILE']),
+    # (IF: arena_if, tests/data/subgraph_arena_truth.csv)
+    measured_ops=frozenset(['ADD', 'AVERAGE_POOL_2D', 'CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED', 'IF', 'LESS', 'MEAN', 'MUL', 'QUANTIZE', 'RESHAPE', 'SOFTMAX', 'SVDF', 'TRANSPOSE_CONV', 'WHILE']),
     measured_kernels=("reference",),
     measured_abis=("eabi",),
     tables_of="tflite-micro 1bdc373d4 (2022-04-25)",
@@ -459,7 +464,7 @@ GEN_2022_03 = replace(
     # WHILE, which 05b427e did not build
     op_data={"eabi": {**GEN_2022_01.op_data["eabi"], "IF": 8, "WHILE": 8}},
     measured_ops=frozenset({"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "FULLY_CONNECTED",
-                            "LESS", "MAX_POOL_2D", "MEAN", "MUL", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF",
+                            "IF", "LESS", "MAX_POOL_2D", "MEAN", "MUL", "QUANTIZE", "RESHAPE", "SOFTMAX", "SVDF",
                             "TRANSPOSE_CONV", "WHILE"}),
     tables_of="tflite-micro d6eb8ce (2022-04-04)",
     tables_elsewhere="its struct and OpData sizes are tflite-micro d6eb8ce's (no other revision of 2022-03 to "

@@ -274,10 +274,13 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
             steps.append(("reset", 0, 0, None))
             steps.append(("head", request_size * (len(scratch_owner) + MAX_SCRATCH_BUFFERS_PER_OP), request_align,
                           None))
-    # FinishModelAllocation: scratch handles, then the static memory plan
-    if scratch_owner:
-        handle_size, handle_align = facts.struct("ScratchBufferHandle")
-        steps.append(("tail", handle_size * len(scratch_owner), handle_align, "scratch buffer handles"))
+    # FinishModelAllocation: scratch handles (once per subgraph before 6f99907d3, each subgraph's variables after
+    # them: added below), then the static memory plan
+    handles_each_subgraph = gen.scratch_handles_per_subgraph and len(graph.subgraphs) > 1
+    handle_size, handle_align = facts.struct("ScratchBufferHandle")
+    handles = [("tail", handle_size * len(scratch_owner), handle_align, "scratch buffer handles")] if scratch_owner else []
+    if not handles_each_subgraph:
+        steps.extend(handles)
     if gen.subgraph_sizes_array:
         steps.append(("temp", facts.struct("size_t")[0] * len(graph.subgraphs), facts.struct("size_t")[1], None))
     tensor_count = sum(len(s.tensors) for s in graph.subgraphs)
@@ -294,6 +297,8 @@ def _model_steps(graph: TensorGraph, kernels: str, abi: str, out: _Steps, cpu_fe
     variables: list[tuple] = []
     needs: list[tuple[int, int, int]] = []  # (subgraph, tensor, offline offset) of planned tensors
     for sub, subgraph in enumerate(graph.subgraphs):
+        if handles_each_subgraph:
+            variables.extend(handles)
         for index, tensor in enumerate(subgraph.tensors):
             offset = offline[flat] if offline is not None else ONLINE
             flat += 1
