@@ -118,6 +118,10 @@ class Generation:
     # FinishModelAllocation allocates the scratch buffer handles (one per request) once per subgraph, each subgraph's
     # variables after its own: tflite-micro before 6f99907d3 (2022-08-25), which allocated them once
     scratch_handles_per_subgraph: bool = False
+    # The generation's first revisions, which still allocate the scratch handles once per subgraph (where a build's
+    # DWARF cannot tell them from later ones): a multi-subgraph model with scratch requests gets the larger figure there,
+    # as a bound ("": none)
+    handles_per_subgraph_until: str = ""
 
 
 _INT8, _UINT8 = 9, 3
@@ -480,6 +484,7 @@ GEN_2022 = Generation(
               "pico-tflmicro dfea53b (2024-12), with its DWARF sizes",
               "Edge Impulse inferencing-sdk-cpp 29ca890 (2023-11-15), with its DWARF sizes"),
     tables_of="tflite-micro 90b983c (August 2026)",
+    handles_per_subgraph_until="tflite-micro 86abc0a to 6f99907d3 (2022-07-07 to 2022-08-24)",
     tables_bound_at=("tflite-micro 02414075e", "pico-tflmicro dfea53b"),
     # eabi: Edge Impulse inferencing-sdk-cpp 29ca890's DWARF (measured); ilp32 and lp64: the same fields laid out by
     # the ABI's rules (not compiled)

@@ -542,6 +542,7 @@ def estimate_arena(model_paths: Sequence[str | os.PathLike], kernels: str = "ref
         if not generation.tables_of:
             return found
         if sizes.structs or sizes.op_data:
+            found = _with_early_handles(found, model_paths, kernels, abi, cpu_features, sizes, generation, linked_types)
             return replace(found, revision=f"{generation.label}, with the build's own sizes")
         if not revision or generation.tables_of.split(" (")[0] in revision:
             return replace(found, revision=f"{generation.tables_of}, of {generation.label}")
@@ -607,6 +608,23 @@ def _with_full_structs(found: ArenaEstimate, model_paths, kernels: str, abi: str
         return found
     wider = _estimate(model_paths, kernels, abi, cpu_features, BuildSizes(dict(full)), generation, linked_types)
     return wider if wider.total_bytes > found.total_bytes else found
+
+
+def _with_early_handles(found: ArenaEstimate, model_paths, kernels: str, abi: str, cpu_features: str,
+                        sizes: BuildSizes, generation: Generation, linked_types) -> ArenaEstimate:
+    """A build whose revision is not known, of a generation whose first revisions allocate the scratch handles once
+    per subgraph: the larger of the two figures, as a bound, when they differ (a multi-subgraph model with scratch
+    requests)."""
+    if not generation.handles_per_subgraph_until:
+        return found
+    early = _estimate(model_paths, kernels, abi, cpu_features, sizes,
+                      replace(generation, scratch_handles_per_subgraph=True), linked_types)
+    if early.total_bytes <= found.total_bytes:
+        return found
+    note = (f"{generation.handles_per_subgraph_until} allocate the scratch buffer handles once per subgraph: "
+            f"{early.total_bytes - found.total_bytes} B more than later revisions need, counted in (an upper bound "
+            "unless the build is later)")
+    return replace(early, exact=False, notes=(note, *early.notes))
 
 
 def _estimate(model_paths, kernels: str, abi: str, cpu_features: str, sizes: BuildSizes,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tflm_facts.allocator_generations import named
+from tflm_facts.build_sizes import BuildSizes
 from tflm_model.arena_estimate import estimate_arena
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,3 +76,23 @@ def test_scratch_handles_once_per_subgraph_before_6f99907d3():
                               generation=replace(generation, scratch_handles_per_subgraph=False))
         assert once.total_bytes < int(rows[key]["min_arena_bytes"]) == _estimate(rows[key]).total_bytes
     assert not named("90b983c").scratch_handles_per_subgraph
+
+
+def test_a_2022_build_of_unknown_revision_counts_the_early_revisions_handles_as_a_bound():
+    """86abc0a to 6f99907d3 (2022-07 to 2022-08) are generation 2022 yet allocate the handles once per subgraph, and
+    a build's DWARF does not tell them from later ones: with the build's sizes (revision unknown) a multi-subgraph
+    model with a scratch request gets the larger figure, as a bound; a named revision keeps its exact figure."""
+    current = named("90b983c")
+    assert current.handles_per_subgraph_until
+    model = [ROOT / "fixtures/models/arena_if.tflite"]
+    sizes = BuildSizes(structs={"TfLiteTensor": 32}, source="firmware.elf DWARF")
+    from_dwarf = estimate_arena(model, "reference", 4, short_enums=True, sizes=sizes, generation=current)
+    later = estimate_arena(model, "reference", 4, short_enums=True, sizes=sizes,
+                           generation=replace(current, handles_per_subgraph_until=""))
+    assert from_dwarf.total_bytes == later.total_bytes + 16 and not from_dwarf.exact  # (3 subgraphs, one request)
+    assert any("once per subgraph" in note for note in from_dwarf.notes)
+    named_revision = estimate_arena(model, "reference", 4, short_enums=True, generation=current)
+    assert named_revision.exact
+    one_subgraph = [ROOT / "fixtures/models/arena_add_chain.tflite"]  # nothing to count twice: no such note
+    assert not any("once per subgraph" in note for note in estimate_arena(
+        one_subgraph, "reference", 4, short_enums=True, sizes=sizes, generation=current).notes)
