@@ -71,9 +71,10 @@ def tensor_lifetimes(graph: TensorGraph, names: list[str], scratch_owner: list[t
     return first, last, scratch_times
 
 
-def local_lifetimes(subgraph) -> tuple[list[int], list[int]]:
+def local_lifetimes(subgraph, outputs_used: bool = True) -> tuple[list[int], list[int]]:
     """First and last use of a subgraph's tensors as AllocationInfoBuilder::AddTensors marked them before 8c41f96
-    (2022-03-01), the subgraph alone: its inputs from node 0, its outputs to its last node, else the operators."""
+    (2022-03-01), the subgraph alone: its inputs from node 0, its outputs to its last node, else the operators (with
+    outputs_used, an operator's outputs are used at it too; the 2019 builder marked only its inputs)."""
     first = [-1] * len(subgraph.tensors)
     last = [-1] * len(subgraph.tensors)
     for index in subgraph.inputs:
@@ -88,7 +89,7 @@ def local_lifetimes(subgraph) -> tuple[list[int], list[int]]:
         for index in operator.outputs:
             if first[index] == -1 or first[index] > node:
                 first[index] = node
-            if last[index] == -1 or last[index] < node:
+            if outputs_used and (last[index] == -1 or last[index] < node):
                 last[index] = node
     return first, last
 

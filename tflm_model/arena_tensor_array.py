@@ -25,6 +25,7 @@ One arena per interpreter: this allocator cannot share one between models.
 from __future__ import annotations
 
 from tflm_model.arena_facts import Facts, Steps, align_up, op_names, op_view, tensor_bytes
+from tflm_model.arena_lifetimes import local_lifetimes
 from tflm_model.errors import ModelError
 from tflm_model.memory_planner import ONLINE, PlannedBuffer, plan_offsets
 from tflm_model.operator_uses import op_key
@@ -38,23 +39,8 @@ PART_QUANTIZATION = "TfLiteTensor quantization copies"
 
 def _lifetimes(graph: TensorGraph) -> tuple[list[int], list[int]]:
     """First and last use of each tensor as the 2019 AllocationInfoBuilder marks them: graph inputs created at 0,
-    graph outputs used to the last operator, operator i at time i."""
-    subgraph = graph.subgraphs[0]
-    count = len(subgraph.tensors)
-    first, last = [-1] * count, [-1] * count
-    for index in subgraph.inputs:
-        first[index] = 0
-    for index in subgraph.outputs:
-        last[index] = len(subgraph.operators) - 1
-    for node in reversed(range(len(subgraph.operators))):
-        operator = subgraph.operators[node]
-        for index in operator.inputs:
-            if index >= 0 and (last[index] == -1 or last[index] < node):
-                last[index] = node
-        for index in operator.outputs:
-            if first[index] == -1 or first[index] > node:
-                first[index] = node
-    return first, last
+    graph outputs used to the last operator, operator i at time i (an operator's outputs not used at it)."""
+    return local_lifetimes(graph.subgraphs[0], outputs_used=False)
 
 
 def _svdf_scratch(graph: TensorGraph, operator) -> list[int]:
