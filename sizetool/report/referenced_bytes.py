@@ -104,11 +104,7 @@ def find_reference_owners(
     references to it alone, so the caller gets the same answer for those ranges, without the work for the others."""
     sections = [s for s in sections if not s.is_nobits and s.size]
     overlaps_asked = _overlap_test(asked or [])
-    by_section: dict[int, list[Symbol]] = defaultdict(list)
-    for symbol in image.symbols:
-        if symbol.size > 0:
-            by_section[symbol.section_index].append(symbol)
-    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    runs = _runs_by_section(image, sections)
 
     placed: list[tuple[int, int, Symbol]] = []  # referrers with a file
     unplaced: list[_Unplaced] = []
@@ -320,6 +316,15 @@ def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unp
                     yield address, value
 
 
+def _runs_by_section(image: ElfImage, sections: list[Section]) -> dict[int, list]:
+    """Section index -> its symbol runs (symbol_runs), for the sections with contents."""
+    by_section: dict[int, list[Symbol]] = defaultdict(list)
+    for symbol in image.symbols:
+        if symbol.size > 0:
+            by_section[symbol.section_index].append(symbol)
+    return {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+
+
 def _function_code_runs(image: ElfImage, section: Section, data: bytes, section_runs) -> list:
     """The code runs of a section that lie inside its functions (between them: data a script placed in a code section,
     or padding)."""
@@ -339,11 +344,7 @@ def decode_ahead(image: ElfImage, sections: list[Section]) -> None:
     where its sections have bytes no symbol covers, which that call then decodes the code for (with none, and no
     symbol DWARF leaves without a file, it decodes nothing)."""
     sections = [s for s in sections if not s.is_nobits and s.size]
-    by_section: dict[int, list[Symbol]] = defaultdict(list)
-    for symbol in image.symbols:
-        if symbol.size > 0:
-            by_section[symbol.section_index].append(symbol)
-    runs = {s.index: symbol_runs(s, by_section.get(s.index, [])) for s in sections}
+    runs = _runs_by_section(image, sections)
     if not any(section_gaps(s, runs[s.index]) for s in sections):
         return
     decoder = code_decoder(image.arch, image.elf_class, image.little_endian, global_pointer(image), False)
