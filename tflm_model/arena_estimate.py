@@ -504,8 +504,9 @@ def _with_early_handles(found: ArenaEstimate, model_paths, kernels: str, abi: st
     """A build whose revision is not known, of a generation whose first revisions allocate the scratch handles once
     per subgraph: the larger of the two figures, as a bound, when they differ (a multi-subgraph model with scratch
     requests)."""
-    if not generation.handles_per_subgraph_until:
-        return found
+    if not generation.handles_per_subgraph_until or not any(p.name == "scratch buffer handles" for p in found.parts) \
+            or not any(len(read_tensor_graph(path).subgraphs) > 1 for path in model_paths):
+        return found  # (no request, or one subgraph: the two figures are one, and the second is not worked out)
     early = _estimate(model_paths, kernels, abi, cpu_features, sizes,
                       replace(generation, scratch_handles_per_subgraph=True), linked_types)
     if early.total_bytes <= found.total_bytes:
