@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,7 +48,11 @@ class OutputOptions:
 
     @property
     def width(self) -> int | None:
-        return shutil.get_terminal_size((160, 24)).columns if self.color else None
+        if not self.color:
+            return None
+        import shutil  # (with its compression modules ~4 ms: only for a terminal)
+
+        return shutil.get_terminal_size((160, 24)).columns
 
 
 @dataclass

@@ -91,8 +91,9 @@ class SourceIndex:
         return found
 
     def workspace(self) -> str:
-        """The default workspace: the compilation directory most units were built in."""
-        return self.comp_dirs.most_common(1)[0][0] if self.comp_dirs else ""
+        """The default workspace: the compilation directory most units were built in (the first met of those tied:
+        what most_common(1) gives, without its heapq import)."""
+        return max(self.comp_dirs.items(), key=lambda item: item[1])[0] if self.comp_dirs else ""
 
 
 def read_source_index(path: str) -> SourceIndex:

@@ -118,7 +118,7 @@ def _project_beside_others(index: SourceIndex, common: str, own_roots: dict[str,
     project whose generated sources sit in its build/) is one project."""
     if len(own_roots) < 2 or not index.comp_dirs:
         return None
-    build = index.comp_dirs.most_common(1)[0][0]
+    build = index.workspace()
     for first, root in own_roots.items():
         if not _under(build, posixpath.join(common, first)):
             continue
@@ -151,7 +151,7 @@ def _zephyr_roots(index: SourceIndex, units: list[str], kconfig_symbols: int) ->
         return []  # a kernel/ and an arch/ directory alone do not make a Zephyr tree
     roots = [SourceRoot(base, ZEPHYR_BASE)]
     # The build directory: where most units were compiled (Zephyr compiles everything from it).
-    build = index.comp_dirs.most_common(1)[0][0] if index.comp_dirs else ""
+    build = index.workspace()
     if build and not _under(build, base):
         roots.append(SourceRoot(build, OUTPUT_DIR))
     workspace = posixpath.dirname(base)
