@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import shutil
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,11 +49,7 @@ class OutputOptions:
 
     @property
     def width(self) -> int | None:
-        if not self.color:
-            return None
-        import shutil  # (with its compression modules ~4 ms: only for a terminal)
-
-        return shutil.get_terminal_size((160, 24)).columns
+        return shutil.get_terminal_size((160, 24)).columns if self.color else None
 
 
 @dataclass

@@ -12,6 +12,7 @@ physical totals, "berkeley", and each region's "memory" (rom or ram). Both are r
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 
@@ -466,8 +467,6 @@ def load_report(path: str | os.PathLike) -> SizeReport:
     from sizetool.inputs.input_files import read_input
 
     raw = read_input(path, "a saved report")
-    import json  # (here and in the writers: a report printed as a tree needs none, ~1.3 ms)
-
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -480,8 +479,6 @@ def load_report(path: str | os.PathLike) -> SizeReport:
 
 
 def dump_json(data: dict) -> str:
-    import json
-
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
@@ -491,10 +488,8 @@ def dump_report_json(data) -> str:
     Same data as dump_json, but the C JSON encoder writes the leaves: json.dumps with indent runs the pure-Python
     encoder, which takes seconds for the ~100k nodes of a large C++ ELF's report.
     """
-    import json
-
     parts: list[str] = []
-    _dump_value(data, "", parts, json.dumps)
+    _dump_value(data, "", parts)
     return "".join(parts) + "\n"
 
 
@@ -503,22 +498,22 @@ def _is_flat(value) -> bool:
     return all(not isinstance(item, (dict, list)) or (isinstance(item, list) and _is_flat(item)) for item in items)
 
 
-def _dump_value(value, indent: str, parts: list[str], dumps) -> None:
+def _dump_value(value, indent: str, parts: list[str]) -> None:
     if not isinstance(value, (dict, list)) or not value or _is_flat(value):
-        parts.append(dumps(value))
+        parts.append(json.dumps(value))
         return
     inner = indent + "  "
     if isinstance(value, dict):
         parts.append("{")
         for position, (key, item) in enumerate(value.items()):
-            parts.append(("," if position else "") + "\n" + inner + dumps(key) + ": ")
-            _dump_value(item, inner, parts, dumps)
+            parts.append(("," if position else "") + "\n" + inner + json.dumps(key) + ": ")
+            _dump_value(item, inner, parts)
         parts.append("\n" + indent + "}")
     else:
         parts.append("[")
         for position, item in enumerate(value):
             parts.append(("," if position else "") + "\n" + inner)
-            _dump_value(item, inner, parts, dumps)
+            _dump_value(item, inner, parts)
         parts.append("\n" + indent + "]")
 
 
