@@ -554,51 +554,34 @@ def _with_owner_fallback(path_of, symbols: list[Symbol]):
     other symbols went: `vtable for tflite::ArenaAllocator` joins the file of tflite::ArenaAllocator's methods."""
     from sizetool.report.labelling import NO_DEBUG_INFO
 
-    # Votes are counted for the owners the image's own vtables, typeinfo and guards name (`counted`: on the TFLM
-    # all-ops build, 156 of 1,432 symbols vote), or for every owner (None) once another symbol names one.
     owners: dict[str, tuple[str, ...]] | None = None
-    counted: set[str] | None = None
 
-    def owner_paths(wanted: set[str] | None) -> dict[str, tuple[str, ...]]:
-        scopes = None if wanted is None else tuple(name + "::" for name in wanted)
+    def owner_paths() -> dict[str, tuple[str, ...]]:
         votes: dict[str, Counter] = {}
         for symbol in symbols:
-            name = symbol.name
-            if symbol.size <= 0 or name.startswith(OWNER_PREFIXES):
-                continue
-            # (a scope is the part of a name before a "::": a name outside every wanted scope has none of them)
-            if wanted is not None and name not in wanted and not name.startswith(scopes):
+            if symbol.size <= 0 or symbol.name.startswith(OWNER_PREFIXES):
                 continue
             path = path_of(symbol)
             if path[0].startswith("("):
                 continue
-            votes.setdefault(name, Counter())[path] += 1
-            scope = _scope_of(name)
+            votes.setdefault(symbol.name, Counter())[path] += 1
+            scope = _scope_of(symbol.name)
             if scope:
                 votes.setdefault(scope, Counter())[path] += 1
         # Most symbols decide; ties go to the first path in sorted order, so the choice is stable.
         return {name: min(c.items(), key=lambda item: (-item[1], item[0]))[0] for name, c in votes.items()}
 
     def path_with_owner(symbol: Symbol) -> tuple[str, ...]:
-        nonlocal owners, counted
+        nonlocal owners
         found = path_of(symbol)
         if found != (NO_DEBUG_INFO,) or not symbol.name.startswith(OWNER_PREFIXES):
             return found
-        owner = _owner_of(symbol.name)
         if owners is None:
-            counted = {_owner_of(s.name) for s in symbols if s.name.startswith(OWNER_PREFIXES)}
-            owners = owner_paths(counted)
-        if counted is not None and owner not in counted:
-            counted = None
-            owners = owner_paths(None)
+            owners = owner_paths()
+        owner = next(symbol.name[len(p) :] for p in OWNER_PREFIXES if symbol.name.startswith(p))
         return owners.get(owner, found)
 
     return path_with_owner
-
-
-def _owner_of(name: str) -> str:
-    """What `vtable for X`, `typeinfo for X`, `guard variable for X` belong to: X."""
-    return next(name[len(prefix) :] for prefix in OWNER_PREFIXES if name.startswith(prefix))
 
 
 def _scope_of(name: str) -> str:
