@@ -97,15 +97,30 @@ def _against(value: int, limit: int | None) -> str:
 
 
 def leaves_out(answer: FitAnswer) -> str:
-    """What the answer counts and what it leaves out: it is TFLM and the models in a minimal application."""
+    """What the answer counts and what it leaves out: it is TFLM and the models in a minimal application (the kernels
+    of custom ops TFLM does not ship are the application's)."""
     application = answer.application
+    kernels = _application_kernels(answer)
     if _application_counted(answer):
-        return "counts your application as you gave it (--app-flash, --app-ram) beside TFLM and the models"
+        return ("counts your application as you gave it (--app-flash, --app-ram) beside TFLM and the models"
+                + (f"; {kernels} {_belong(answer)} in it" if kernels else ""))
     if application.given:
         missing = "ram" if application.flash is not None else "flash"
-        return f"leaves out your application's {missing.upper() if missing == 'ram' else missing}: --app-{missing} adds it"
-    return ("leaves out your application's code and data (drivers, DSP, USB, printf): --app-flash/--app-ram add "
-            "them; size-report fit FIRMWARE.elf MODEL answers on your firmware")
+        return (f"leaves out your application's {missing.upper() if missing == 'ram' else missing}: --app-{missing} "
+                "adds it" + (f"; {kernels} {_belong(answer)} in --app-flash" if kernels else ""))
+    return (f"leaves out your application's code and data (drivers, DSP, USB, printf{', ' + kernels if kernels else ''})"
+            ": --app-flash/--app-ram add them; size-report fit FIRMWARE.elf MODEL answers on your firmware")
+
+
+def _belong(answer: FitAnswer) -> str:
+    return "belong" if len(answer.application_kernels) > 1 else "belongs"
+
+
+def _application_kernels(answer: FitAnswer) -> str:
+    """"your kernels for the custom ops X, Y" (the application links them), or "" when the models have none."""
+    names = [kernel.op for kernel in answer.application_kernels]
+    return f"your kernel{'s' if len(names) > 1 else ''} for the custom op{'s' if len(names) > 1 else ''} " \
+           f"{', '.join(names)}" if names else ""
 
 
 def _text(report: FitReport, verbose: bool = False) -> str:
@@ -135,6 +150,8 @@ def _text(report: FitReport, verbose: bool = False) -> str:
                   f"       {item.frame:>10,}  {item.function}" for item in _path_items(answer, verbose)]
     for missing in answer.missing:
         lines.append(f"missing: {missing.op} (in {', '.join(missing.models)}): {missing.reason}")
+    for kernel in answer.application_kernels:
+        lines.append(f"yours: {kernel.op} (in {', '.join(kernel.models)}): {kernel.reason}")
     rows = _alternatives(report)
     width = max([42] + [len(label) + 2 for label, _ in rows])  # long profile names keep the columns aligned
     lines += ["", "Beside it:", f"{'':<{width}}{'flash':>10}{'RAM':>10}{'stack':>8}"]
@@ -163,7 +180,9 @@ def _short_build(build: BuildFacts) -> str:
 def _verdict_scope(answer: FitAnswer) -> str:
     if _application_counted(answer):
         return " (with your application as given)"
-    return " (TFLM and the models in a minimal app; your application's own code and data are not counted)"
+    kernels = _application_kernels(answer)
+    return (" (TFLM and the models in a minimal app; your application's own code and data"
+            + (f", {kernels}," if kernels else "") + " are not counted)")
 
 
 def _alternatives(report: FitReport) -> list[tuple[str, FitAnswer]]:
@@ -207,6 +226,8 @@ def _answer_json(answer: FitAnswer) -> dict:
         "reduce_types": answer.reduce_types, "app_statics": answer.app_statics,
         "registrations": list(answer.registrations),
         "missing": [{"op": m.op, "models": list(m.models), "reason": m.reason} for m in answer.missing],
+        "application_kernels": [{"op": m.op, "models": list(m.models), "reason": m.reason}
+                                for m in answer.application_kernels],
         "flash": {"bytes": answer.flash, "parts": [{"part": p.label, "bytes": p.bytes} for p in answer.flash_parts],
                   "may_be_high_by": answer.flash_may_be_high_by, "may_be_low_by": answer.flash_may_be_low_by,
                   "limit": answer.flash_limit, "over": answer.over_flash},
@@ -251,6 +272,9 @@ def _markdown(report: FitReport, verbose: bool = False) -> str:
         lines.append(f"| {markdown_text(label)} | {other.flash:,} | {other.ram:,} | {stack} |")
     for missing in answer.missing:
         lines.append(f"\n- missing: `{markdown_text(missing.op)}` ({markdown_text(', '.join(missing.models))}): {markdown_text(missing.reason)}")
+    for kernel in answer.application_kernels:
+        lines.append(f"\n- yours: `{markdown_text(kernel.op)}` ({markdown_text(', '.join(kernel.models))}): "
+                     f"{markdown_text(kernel.reason)}")
     notes = list(dict.fromkeys(answer.notes + list(answer.arena.notes)))
     if notes:
         lines.append("")

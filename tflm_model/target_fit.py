@@ -9,7 +9,9 @@ From the .tflite files and a target profile (tflm_facts/target_profile.py, expor
   (.data/.bss of the all-ops build less its arena, less what the dropped registrations keep, with the all-ops
   resolver object replaced by a MicroMutableOpResolver<N> of the models' N ops).
 - Stack = the worst `Invoke()` path over the models' kernels (the largest of the profile's per-registration paths).
-A model op the profile registers no kernel for is named (the answer leaves its code out); the command exits 1.
+A model op the profile registers no kernel for is named (the answer leaves its code out); the command exits 1. A custom
+op TFLM does not ship (AddCustom(name, Register_X()): the application links its kernel) is named too, as the
+application's, and left out with the rest of the application's code: it fails nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from tflm_model.profile_sets import ProfileSets
 from tflm_model.type_support import variant_for_models
 
 MODEL_ALIGNMENT = 16
+APPLICATION_KERNEL = ("a custom op TFLM does not ship: your application links its kernel and registers it with "
+                      "AddCustom(), neither counted (--app-flash counts them)")
 KERNEL_SET_SUFFIXES = ("-reference", "-cmsis_nn")
 
 
@@ -48,6 +52,7 @@ class MissingOp:
     op: str  # as the model names it
     models: tuple[str, ...]
     reason: str  # why it is missing
+    application_kernel: bool = False  # a custom op TFLM does not ship: the application links its kernel
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class FitAnswer:
     ram_limit: int | None = None
     app_statics: bool = False  # counted the C++ runtime the app's function-local statics link
     application: Application = Application()  # the user's application, counted where given
+    # custom ops TFLM does not ship, whose kernels the application links (AddCustom): named, in no figure, no failure
+    application_kernels: tuple[MissingOp, ...] = ()
 
     @property
     def over_flash(self) -> bool:
@@ -140,6 +147,9 @@ def serving_registrations(registered, ops: dict[str, tuple[ModelOp, list[str]]],
             missing.append(MissingOp(name, tuple(users), op.unsupported_reason))
             continue
         providers = [r for r in registered if op.is_registered_by(r)]
+        if not providers and op.method == "AddCustom":  # (model_op's AddCustom: a custom op TFLM does not ship)
+            missing.append(MissingOp(name, tuple(users), APPLICATION_KERNEL, application_kernel=True))
+            continue
         if not providers:
             missing.append(MissingOp(name, tuple(users), "the profile registers no kernel for it"))
             continue
@@ -211,10 +221,12 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     ram_parts = (Part(f"tensor arena ({profile.build.kernels} kernels{'' if arena.exact else ', upper bound'})",
                       arena.total_bytes),
                  Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))
-    answer = FitAnswer(profile, tuple(str(p) for p in model_paths), reduce_types, kept, missing, flash, flash_parts,
+    answer = FitAnswer(profile, tuple(str(p) for p in model_paths), reduce_types, kept,
+                       tuple(m for m in missing if not m.application_kernel), flash, flash_parts,
                        cost.may_be_high_by, cost.may_be_low_by, arena.total_bytes + static_ram, ram_parts, static_ram,
                        arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit,
-                       app_statics=app_statics)
+                       app_statics=app_statics,
+                       application_kernels=tuple(m for m in missing if m.application_kernel))
     _stack(answer, profile, kept)
     return answer
 

@@ -53,6 +53,8 @@ class CalibratedFlash:
     ram_added: int = 0  # the .data/.bss the missing registrations keep in the profile
     registrations_after: int = 0  # the resolver's op count for the models (gen-resolver's kNumOps)
     machinery_folded: int = 0  # registration machinery inlined into calls the firmware drops (in may_be_high_by)
+    # those of `unprovided` that are custom ops TFLM does not ship (AddCustom): kernels the application links
+    application_kernels: tuple[str, ...] = ()
 
     @property
     def measured_scale(self) -> float:
@@ -102,6 +104,11 @@ def _providers(registered, ops) -> tuple[set[str], list[str]]:
         else:
             lacking.append(op)
     return serving, lacking
+
+
+def _application_kernels(ops) -> tuple[str, ...]:
+    """The custom ops TFLM does not ship among `ops` (registered with AddCustom: the application links their kernels)."""
+    return tuple(op.name for op in ops if op.method == "AddCustom")
 
 
 def _model_ops(model_paths) -> list:
@@ -155,7 +162,8 @@ def calibrate(firmware: TargetProfile, model_paths, profile: TargetProfile | Non
     common_facts = dict(firmware_rom=firmware.rom_total, from_firmware=from_firmware, linked=tuple(sorted(linked)),
                         ram_from_firmware=firmware.static_ram - cost_here.ram_bytes, registrations_after=len(ops))
     if profile is None:
-        return CalibratedFlash(**common_facts, missing=(), unprovided=tuple(op.name for op in lacking), profile="",
+        return CalibratedFlash(**common_facts, missing=(), unprovided=tuple(op.name for op in lacking),
+                               application_kernels=_application_kernels(lacking), profile="",
                                profile_choice=choice, common=(), common_here=0, common_there=0, profile_bytes=0,
                                may_be_high_by=cost_here.may_be_high_by, may_be_low_by=cost_here.may_be_low_by,
                                scaled=False)
@@ -168,6 +176,7 @@ def calibrate(firmware: TargetProfile, model_paths, profile: TargetProfile | Non
     folded = inlined_machinery_bound(firmware, profile, linked) if added else 0
     return CalibratedFlash(
         **common_facts, missing=tuple(sorted(added)), unprovided=tuple(op.name for op in unprovided),
+        application_kernels=_application_kernels(unprovided),
         profile=profile.name, profile_choice=choice, common=common, common_here=kernel_bytes(here, common),
         common_there=kernel_bytes(there, common), profile_bytes=with_missing - without_missing,
         may_be_high_by=cost_here.may_be_high_by + cost_with.may_be_high_by + cost_without.may_be_low_by + folded,

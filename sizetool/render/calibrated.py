@@ -14,6 +14,7 @@ def calibrated_to_dict(answer: CalibratedFlash) -> dict:
     return {
         "flash": answer.flash, "low": answer.low, "high": answer.high, "from_firmware": answer.from_firmware,
         "linked": list(answer.linked), "missing": list(answer.missing), "not_counted": list(answer.unprovided),
+        "application_kernels": list(answer.application_kernels),
         "profile": answer.profile, "profile_choice": answer.profile_choice, "profile_bytes": answer.profile_bytes,
         "added": answer.added, "scaled": answer.scaled, "scale": round(answer.scale, 6),
         "measured_scale": round(answer.measured_scale, 6), "scale_registrations": list(answer.common),

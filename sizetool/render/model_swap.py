@@ -67,9 +67,12 @@ def swap_lines(swap: ModelSwap, arena: ArenaFit | None = None) -> list[str]:
         holds.append("the missing ops are the profile's figure")
     lines.append("  holds: " + "; ".join(holds) + "; the application's own code for the old model (its "
                  "pre-processing, labels) stays in the figure")
-    if ops.unprovided:
-        lines.append(f"  not counted: {_names(ops.unprovided)} (neither this firmware nor a profile has a kernel "
-                     "for it)")
+    theirs = [name for name in ops.unprovided if name not in ops.application_kernels]
+    if theirs:
+        lines.append(f"  not counted: {_names(theirs)} (neither this firmware nor a profile has a kernel for it)")
+    if ops.application_kernels:
+        lines.append(f"  not counted: {_names(ops.application_kernels)} (a custom op TFLM does not ship: your "
+                     "application links its kernel and registers it with AddCustom())")
     lines.append(f"Static RAM with the new resolver: {swap.static_ram:,} bytes (now {swap.static_ram_now:,}; "
                  ".data + .bss, the arena left out" + (f"; resolver {swap.resolver_now:,} -> {swap.resolver_after:,}"
                                                        if swap.resolver_now else

@@ -1,5 +1,6 @@
 """`gen-resolver MODEL --fit PROFILE`: flash, RAM and stack from a target profile, each with its parts; exit 1 over a
-limit or for an op the profile lacks; bad input one line and exit 2; `--fit list`."""
+limit or for an op the profile lacks (a custom op TFLM does not ship is the application's: named, no failure); bad
+input one line and exit 2; `--fit list`."""
 
 import json
 from pathlib import Path
@@ -17,6 +18,8 @@ MAP = FIXTURES / "firmware/out/cortex-m4/firmware.map"
 ADD = FIXTURES / "models/arena_add_chain.tflite"
 CONV = FIXTURES / "models/arena_conv_per_channel.tflite"
 WHILE = FIXTURES / "models/arena_while.tflite"
+CUSTOM = FIXTURES / "models/arena_custom_op.tflite"  # NeutronGraph: a custom op TFLM does not ship
+TFLM_CUSTOM = FIXTURES / "models/signal_rfft_int16.tflite"  # SignalRfft: a custom op TFLM ships (AddRfft)
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +75,26 @@ def test_over_a_limit_is_exit_1_naming_it(capsys, profile):
 def test_an_op_the_profile_lacks_is_named_and_exit_1(capsys, profile):
     status, out, _ = run(capsys, WHILE, "--fit", profile, "--format", "markdown")
     assert status == 1 and "missing: `WHILE`" in out and "| flash |" in out
+
+
+def test_a_custom_op_tflm_does_not_ship_is_the_applications_named_and_no_failure(capsys, profile):
+    """A user's custom op (AddCustom, a kernel the application links) is no op the profile lacks: its kernel is the
+    application's code, left out and named with it; a custom op TFLM ships that the profile lacks still fails."""
+    status, out, _ = run(capsys, CUSTOM, "--fit", profile, "--flash", "1M", "--ram", "1M")
+    first, second = out.splitlines()[:2]
+    assert status == 0 and first.startswith("fits (TFLM and the models only)")
+    assert "your kernel for the custom op NeutronGraph" in second and "yours: NeutronGraph (in arena_custom_op.tflite)" in out
+    assert "missing:" not in out and "does not fit" not in out
+    status, out, _ = run(capsys, CUSTOM, "--fit", profile, "--format", "json")
+    data = json.loads(out)
+    assert data["missing"] == [] and [k["op"] for k in data["application_kernels"]] == ["NeutronGraph"]
+    status, out, _ = run(capsys, CUSTOM, "--fit", profile, "--app-flash", "4K", "--app-ram", "1K", "--format", "markdown")
+    assert status == 0 and "your kernel for the custom op NeutronGraph belongs in it" in out and "- yours: `NeutronGraph`" in out
+
+    status, out, _ = run(capsys, TFLM_CUSTOM, "--fit", profile, "--format", "json")
+    data = json.loads(out)
+    assert status == 1 and data["application_kernels"] == []
+    assert [m["op"] for m in data["missing"]] == ["SignalRfft"]  # TFLM's own: the fixture's profile registers none
 
 
 @pytest.mark.parametrize("argv, message", [

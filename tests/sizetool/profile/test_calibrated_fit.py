@@ -185,3 +185,21 @@ def test_a_firmware_that_cannot_be_profiled_gets_no_calibrated_answer_unless_a_p
     assert calibrate_firmware(image, no_registrations, 1000, models, strict=False) is None
     with pytest.raises(SizeToolError, match="no TFLM operator registrations found"):
         calibrate_firmware(image, no_registrations, 1000, models)
+
+
+def test_calibrate_names_a_custom_op_tflm_does_not_ship_as_the_applications_kernel(capsys, profiles):
+    """NeutronGraph: neither the firmware nor any profile has its kernel, and none ever will (the application links
+    it): named as the application's, no failure; an op TFLM ships that nothing provides still fails (SignalRfft)."""
+    firmware = OUT / "keep-only" / "cortex-m4" / "unused_opcodes.elf"
+    custom = FIXTURES / "models/arena_custom_op.tflite"
+    status, out, _ = run(gen_resolver.main, capsys, custom, "--fit", profiles / "cortex-m4.json", "--calibrate", firmware,
+                         "--format", "json")
+    answer = json.loads(out)
+    assert status == 0 and answer["not_counted"] == answer["application_kernels"] == ["NeutronGraph"]
+    status, out, _ = run(gen_resolver.main, capsys, custom, "--fit", profiles / "cortex-m4.json", "--calibrate", firmware)
+    assert status == 0 and "not counted: NeutronGraph (a custom op TFLM does not ship: your application links its " \
+                           "kernel" in out
+    status, out, _ = run(gen_resolver.main, capsys, FIXTURES / "models/signal_rfft_int16.tflite", "--fit",
+                         profiles / "cortex-m4.json", "--calibrate", firmware, "--format", "json")
+    answer = json.loads(out)
+    assert status == 1 and answer["not_counted"] == ["SignalRfft"] and answer["application_kernels"] == []
