@@ -126,6 +126,7 @@ class Unit:
     # code -> encoded entry (after the code) not decoded yet: a list from code 0 or a dict (dwarf_abbreviations)
     bodies: list | dict = field(default_factory=dict)
     unit_type: int = 1  # DWARF 5's DW_UT_*: 1 compile, 2 type, 4 skeleton, 5 split compile, 6 split type
+    from_gcc: bool = False  # DW_AT_producer is GCC's C or C++ compiler
 
 
 class CorruptDwarf(Exception):

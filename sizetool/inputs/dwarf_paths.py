@@ -55,6 +55,11 @@ class SourceIndex:
     decl_file: dict[int, str] = field(default_factory=dict)  # start address -> declaring source file
     unit_of: dict[int, str] = field(default_factory=dict)  # start address -> compile unit's primary file
     unit_ranges: list[tuple[int, int, str]] = field(default_factory=list)  # (low, high, unit file), sorted
+    # Objects defined out of line whose DIE names no file of its own, only the class member it defines
+    # (DW_AT_specification), in a unit not made by GCC: clang writes no DW_AT_decl_file on the definition of a static
+    # data member (`unsigned MicroInterpreter::live_instances_ = 0;` in micro_interpreter.cc), so decl_file holds the
+    # class's header. GCC names the definition's file where it differs from the declaration's.
+    definition_unnamed: set[int] = field(default_factory=set)
     comp_dirs: Counter = field(default_factory=Counter)
     unit_files: list[str] = field(default_factory=list)  # every compile unit's primary file, in DWARF order
     unit_comp_dirs: dict[str, str] = field(default_factory=dict)  # unit's primary file -> its DW_AT_comp_dir
@@ -399,6 +404,7 @@ class _DwarfScanner:
                 setattr(unit, name, values[attribute][1])
         if GCC_PRODUCER.match(self._string(unit, values.get(AT_PRODUCER))):
             unit.scope_tags = frozenset()
+            unit.from_gcc = True
         comp_dir = _join(self._string(unit, values.get(AT_COMP_DIR)), "")
         unit_file = _join(comp_dir, self._string(unit, values.get(AT_NAME)))
         index = self.index
@@ -434,6 +440,8 @@ class _DwarfScanner:
         elif tag == TAG_VARIABLE and AT_LOCATION in values:
             address = self._location_address(unit, values[AT_LOCATION])
             addresses = [] if address is None else [address]
+            if address is not None and decl is None and AT_SPECIFICATION in values and not unit.from_gcc:
+                index.definition_unnamed.add(address)
         else:
             return
         for address in addresses:

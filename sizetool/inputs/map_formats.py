@@ -81,7 +81,16 @@ def _read_linker_map(path: str) -> LinkerMap:
         return read_armlink_map(path, text)
     if kind == "gnu":
         return read_map(path, text)
+    if _is_lld_map(text):
+        raise SizeToolError(f"{path}: an ld.lld map, which size-report does not read (GNU ld, armlink and IAR ILINK "
+                            "maps only); leave out --map: the ELF alone gives the tree")
     raise SizeToolError(f"{path}: not a linker map file (not GNU ld, armlink or IAR ILINK format)")
+
+
+def _is_lld_map(text: str) -> bool:
+    """ld.lld's -Map output opens with its column heading `VMA LMA Size Align Out In Symbol`."""
+    first = text.lstrip().split("\n", 1)[0].split()
+    return first == ["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"]
 
 
 def _has_line(text: str, line: str) -> bool:

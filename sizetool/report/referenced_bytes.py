@@ -256,9 +256,18 @@ def _most_referred(votes: Counter) -> Path:
 
 def _code_marks(image: ElfImage) -> tuple[list[int], list[bool]]:
     """ARM mapping symbols as (addresses, is-code flags): a referred address in a $t/$a run is a branch into code
-    without a sized symbol (an assembler routine), not data, and places nothing."""
-    addresses = [address for address, _ in image.mapping_symbols]
-    return addresses, [kind in ("$t", "$a", "$x") for _, kind in image.mapping_symbols]
+    without a sized symbol (an assembler routine), not data, and places nothing.
+
+    A mapping symbol holds to the end of its section only. Each allocated section therefore starts with a mark of its
+    own kind (data, or code for an executable one), which a mapping symbol at the same address overrides: ld.lld
+    keeps no `$d` for the merged string sections it puts first in `.rodata`, so the last `$t` of `.text` would
+    otherwise make all of `.rodata` "code" up to the first `$d` and place none of its strings (a clang-built TFLM
+    linked with ld.lld left 10 KB of strings and tables under "(no symbol)")."""
+    if not image.mapping_symbols:
+        return [], []
+    marks = sorted([(s.address, 0, s.is_code) for s in image.sections if s.is_alloc and s.size]
+                   + [(address, 1, kind in ("$t", "$a", "$x")) for address, kind in image.mapping_symbols])
+    return [address for address, _, _ in marks], [is_code for _, _, is_code in marks]
 
 
 def _references(image: ElfImage, sections: list[Section], runs, unplaced_at, unplaced_bounds, code_marks,

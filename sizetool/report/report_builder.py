@@ -528,6 +528,12 @@ def _path_finder(index: SourceIndex, tree_path, group_by: str, input_sections, o
         made = linker_made_path(symbol.mangled)  # veneers and stubs: (linker)/<kind>, whatever covers their address
         if made is not None:
             return made
+        if symbol.address in index.definition_unnamed and symbol.binding == "global" and group_by == "file":
+            # clang's out-of-line static member, DWARF naming only the class's header: a strong global is defined
+            # once, in its unit's file (an inline or template static is weak, and stays with its header)
+            unit = index.unit_of.get(symbol.address)
+            if unit:
+                return tree_path(unit)
         found = dwarf_path(symbol.address)
         if found is None and symbol.file_symbol:
             # Statics inside functions, lambdas in inlined code: the symbol table's STT_FILE names their unit.
