@@ -99,7 +99,7 @@ class LinkerMap:
     output_sections: list[OutputSection] = field(default_factory=list)
     output_file: str = ""  # the OUTPUT(...) line: the file the linker wrote, as it named it
     path: str = ""
-    format: str = "gnu"  # "gnu", "armlink" or "iar" (sizetool/inputs/map_formats.py)
+    format: str = "gnu"  # "gnu", "lld", "armlink" or "iar" (sizetool/inputs/map_formats.py)
     toolchain: str = "GNU ld"
     layout: MapLayout | None = None  # armlink and IAR: the regions and blocks the map states (map_layout.py)
     archive_inclusions: list[ArchiveInclusion] = field(default_factory=list)  # GNU ld: why each member was taken

@@ -1,6 +1,7 @@
 """Which linker wrote a map file, told by its content (never by its name), and the reader for it.
 
-GNU ld (and its Zephyr, ESP-IDF and lld-compatible outputs) has "Memory Configuration"; armlink (Arm Compiler 5 and 6)
+GNU ld (and its Zephyr and ESP-IDF outputs) has "Memory Configuration"; ld.lld's opens with the heading
+`VMA LMA Size Align Out In Symbol`; armlink (Arm Compiler 5 and 6)
 starts with "Component: ... Tool: armlink" and has "Memory Map of the image" / "Image component sizes"; IAR ILINK
 starts with "IAR ELF Linker" and has "*** PLACEMENT SUMMARY". Anything else is refused with one line naming the file.
 """
@@ -17,7 +18,7 @@ from sizetool.inputs.map_headings import ARMLINK_COMPONENT, IAR_LINKER
 from sizetool.inputs.map_file import LinkerMap, read_map
 
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines() breaks lines
-FORMAT_NAMES = {"gnu": "GNU ld", "armlink": "armlink", "iar": "IAR ILINK"}
+FORMAT_NAMES = {"gnu": "GNU ld", "armlink": "armlink", "iar": "IAR ILINK", "lld": "ld.lld"}
 # The compilers' own run-time libraries, which the maps name without a path: Arm's C, maths, floating-point, helper,
 # microlib and C++ libraries (c_w.l, m_ws.l, fz_ws.l, h_p.l, mc_w.l, cpprt_w.l, vfpsupport.l), IAR's DLIB, run-time,
 # maths and semihosting libraries (dl7M_tln.a, rt7M_tl.a, m7M_tls.a, shb_l.a).
@@ -46,6 +47,10 @@ def detect_map_format(text: str) -> str | None:
         return "armlink"
     if _has_line(text, "Memory Configuration"):
         return "gnu"
+    from sizetool.inputs.lld_map import looks_like_lld
+
+    if looks_like_lld(text):
+        return "lld"
     return None
 
 
@@ -81,16 +86,11 @@ def _read_linker_map(path: str) -> LinkerMap:
         return read_armlink_map(path, text)
     if kind == "gnu":
         return read_map(path, text)
-    if _is_lld_map(text):
-        raise SizeToolError(f"{path}: an ld.lld map, which size-report does not read (GNU ld, armlink and IAR ILINK "
-                            "maps only); leave out --map: the ELF alone gives the tree")
-    raise SizeToolError(f"{path}: not a linker map file (not GNU ld, armlink or IAR ILINK format)")
+    if kind == "lld":
+        from sizetool.inputs.lld_map import read_lld_map
 
-
-def _is_lld_map(text: str) -> bool:
-    """ld.lld's -Map output opens with its column heading `VMA LMA Size Align Out In Symbol`."""
-    first = text.lstrip().split("\n", 1)[0].split()
-    return first == ["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"]
+        return read_lld_map(path, text)
+    raise SizeToolError(f"{path}: not a linker map file (not GNU ld, ld.lld, armlink or IAR ILINK format)")
 
 
 def _has_line(text: str, line: str) -> bool:

@@ -9,6 +9,8 @@ import re
 
 FILL = "*fill*"
 LINKER_STUBS = "linker stubs"  # veneers and glue the linker writes itself (ARM long-branch stubs)
+# ld.lld's `<internal>` merged sections: the string literals and constants of all objects, one run per output section
+LINKER_MERGED = "(merged by the linker)"
 
 
 class LazyPattern:
@@ -29,7 +31,7 @@ class LazyPattern:
 _NOT_ALLOCATED = LazyPattern(
     r"^(\.z?debug|\.comment$|\.ARM\.attributes$|\.riscv\.attributes$|\.gnu\.attributes$|\.stab|\.gnu\.build\.attributes"
     r"|\.gnu_debuglink$|\.gnu_debugaltlink$|\.note\.GNU-stack$|\.GCC\.command\.line$|\.mdebug|\.pdr$|\.xtensa\.info$"
-    r"|\.line$|/DISCARD/$)"
+    r"|\.line$|/DISCARD/$|\.symtab$|\.strtab$|\.shstrtab$)"
 )
 _MERGED_STRINGS = LazyPattern(r"(^|\.)str\d+\.\d+$")  # GCC's SHF_MERGE|SHF_STRINGS sections: .rodata.str1.1, .rodata.f.str1.4
 
@@ -39,6 +41,12 @@ def is_merged_strings(input_section: str) -> bool:
     GNU ld keeps the merged strings of all objects in the first such section and lists them under its object."""
     # the substring test first: an unanchored search tries every position of the ~2,000 names of a large map (1.4 ms)
     return "str" in input_section and _MERGED_STRINGS.search(input_section) is not None
+
+
+def is_merged_piece(name: str, object_file: str) -> bool:
+    """An input section whose bytes came from several objects, placed by what refers to them: GNU ld's merged string
+    sections (listed under the first object that has one) and ld.lld's `<internal>` merged sections."""
+    return object_file == LINKER_MERGED or is_merged_strings(name)
 
 
 def is_allocated_name(output_section: str) -> bool:

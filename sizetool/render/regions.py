@@ -69,9 +69,10 @@ def notes(report: SizeReport) -> list[str]:
     strings = report.linker_map.merged_strings if report.linker_map is not None else None
     if not strings or not strings[1]:
         return []
-    return [f"{strings[1]} bytes of merged string sections that no code refers to stay under the object the map lists "
-            f"them under (the first object with such a section); {strings[0]} went to the files whose code refers to "
-            "them"]
+    where = ("stay under (merged by the linker)" if report.linker_map.format == "lld" else
+             "stay under the object the map lists them under (the first object with such a section)")
+    return [f"{strings[1]} bytes of merged string sections that no code refers to {where}; {strings[0]} went to the "
+            "files whose code refers to them"]
 
 
 def map_line(report: SizeReport) -> str:

@@ -21,7 +21,7 @@ from itertools import accumulate
 from operator import attrgetter
 
 from sizetool.inputs.elf_reader import ElfImage, Section, Symbol
-from sizetool.inputs.map_names import FILL, is_merged_strings
+from sizetool.inputs.map_names import FILL, is_merged_piece
 from sizetool.inputs.symbol_runs import NO_SYMBOL, code_piece_ranges, section_gaps, symbol_runs
 from sizetool.report.placement import Placement
 from sizetool.report.ram_use import FREE, RESERVED
@@ -205,7 +205,7 @@ def _gap_entries(memory, section, gaps, inside, object_path_of, strings_placer=N
             else:
                 label = piece.name if section.is_nobits else f"(no symbol) {piece.name}"
                 left = [(piece_start, piece_end)]
-                strings = is_merged_strings(piece.name)
+                strings = is_merged_piece(piece.name, piece.object_file)
                 if strings_placer is not None and (strings or piece.object_file in shared_names):
                     left = _place_strings(strings_placer, section, piece_start, piece_end, label, add,
                                           counts if strings else None)

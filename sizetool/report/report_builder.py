@@ -138,7 +138,7 @@ def _build_report_and_image(
 ) -> tuple[SizeReport, ElfImage]:
     from sizetool.inputs.dwarf_paths import SourceIndex
     from sizetool.inputs.elf_reader import read_elf
-    from sizetool.inputs.map_names import is_merged_strings
+    from sizetool.inputs.map_names import is_merged_piece
     from sizetool.report.esp_idf_detect import (
         ESP_IDF_LAYOUT, could_be_esp_image, is_esp_idf_map, read_with_esp_idf_layout,
     )
@@ -207,7 +207,7 @@ def _build_report_and_image(
         shared_names = _shared_by_votes(unit_votes)
         # What the map alone cannot give a file: merged string sections, and the objects whose name it shares.
         asked = [(s.address, s.address + s.size) for s in input_sections or ()
-                 if s.size and (is_merged_strings(s.name) or s.object_file in shared_names)]
+                 if s.size and (is_merged_piece(s.name, s.object_file) or s.object_file in shared_names)]
         if asked and image.has_dwarf:
             owners = _reference_owners(image, placement, index, tree_path, path_of, asked)
             strings_placer = _strings_placer(owners)

@@ -86,7 +86,7 @@ class Berkeley:
 class MapSource:
     """The linker map a report read: its format and, for armlink and IAR maps, the totals it states itself."""
 
-    format: str  # "gnu", "armlink" or "iar"
+    format: str  # "gnu", "lld", "armlink" or "iar"
     description: str  # e.g. "armlink (Arm Compiler for Embedded 6.22)"
     file: str  # the map's file name
     rom_total: int | None = None  # the map's own ROM figure (armlink "Total ROM Size", IAR readonly code + data)

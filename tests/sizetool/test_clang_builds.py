@@ -19,6 +19,7 @@ from sizetool.fit.dwarf_facts import dwarf_facts
 from sizetool.inputs.dwarf_paths import read_source_index
 from sizetool.inputs.dwarf_resolver_api import read_resolver_api, read_resolver_api_pyelftools
 from sizetool.inputs.dwarf_structs import read_dwarf_types
+from sizetool.inputs.map_formats import read_linker_map
 from sizetool.report.report_builder import build_report
 from tests.conftest import FIXTURES
 from tflm_facts.build_sizes import MEMBER_STRUCTS
@@ -152,10 +153,51 @@ def test_totals_are_the_section_headers_and_the_map(capsys):
     assert mapped.rom_total == build_report(str(elf_of("gnu-ld")), use_cache=False).rom_total
 
 
-def test_an_lld_map_is_named_as_one(capsys):
-    assert size_report([str(elf_of("lld")), "--map", str(elf_of("lld").with_suffix(".map"))]) == 2
+def test_the_lld_map_lists_the_elf_sections_and_their_objects():
+    elf_path = elf_of("lld")
+    linker_map = read_linker_map(str(elf_path.with_suffix(".map")))
+    assert (linker_map.format, linker_map.regions) == ("lld", [])  # ld.lld writes no MEMORY regions
+    with open(elf_path, "rb") as stream:
+        headers = {s.name: (s["sh_addr"], s["sh_size"]) for s in ELFFile(stream).iter_sections()
+                   if s["sh_flags"] & 2 and s["sh_size"]}
+    assert {o.name: (o.address, o.size) for o in linker_map.output_sections if o.size} == headers
+    data = linker_map.output_section(".data")
+    assert data.load_address is not None and data.load_address != data.address  # stored in flash, run in RAM
+    for output in linker_map.output_sections:
+        pieces = [p for p in linker_map.input_sections if p.output_section == output.name]
+        for before, after in zip(pieces, pieces[1:]):
+            assert before.address + before.size == after.address  # padding listed as fill: no gap, no overlap
+        assert all(output.address <= p.address and p.address + p.size <= output.address + output.size for p in pieces)
+    objects = {p.object_file for p in linker_map.input_sections}
+    assert "obj/kernels/conv.o" in objects and "(merged by the linker)" in objects
+    assert any(o.endswith("libgcc.a(_udivmoddi4.o)") for o in objects)
+
+
+def test_a_report_with_the_lld_map_places_what_gnu_ld_and_its_map_place(capsys):
+    elf_path = elf_of("lld")
+    alone = build_report(str(elf_path), use_cache=False)
+    mapped = build_report(str(elf_path), map_path=str(elf_path.with_suffix(".map")), use_cache=False)
+    gnu = build_report(str(elf_of("gnu-ld")), map_path=str(elf_of("gnu-ld").with_suffix(".map")), use_cache=False)
+    assert (mapped.rom_total, mapped.ram_total) == (alone.rom_total, alone.ram_total)
+    named = {(e.memory, e.symbol): e.path for e in mapped.entries if not e.symbol.startswith("(")}
+    gnu_named = {(e.memory, e.symbol): e.path for e in gnu.entries if not e.symbol.startswith("(")}
+    common = set(named) & set(gnu_named)
+    assert len(common) >= 150 and {k: named[k] for k in common} == {k: gnu_named[k] for k in common}
+    # the merged strings go to the code that refers to them; the bytes between input sections are fill
+    merged = sum(e.size for e in mapped.entries if e.path == ("(merged by the linker)",))
+    assert merged <= 16 and mapped.linker_map.merged_strings[0] > 2000
+    assert not [e for e in mapped.entries if e.path == ("(reserved)",)]
+    assert size_report([str(elf_path), "--map", str(elf_path.with_suffix(".map")), "--depth", "1"]) == 0
+    assert capsys.readouterr().out.startswith("map: ld.lld firmware.map")
+
+
+def test_a_broken_lld_map_is_one_line(tmp_path, capsys):
+    text = elf_of("lld").with_suffix(".map").read_text()
+    broken = tmp_path / "firmware.map"
+    broken.write_text(text[: len(text) // 2] + "\n this is no row\n")
+    assert size_report([str(elf_of("lld")), "--map", str(broken)]) == 2
     error = capsys.readouterr().err
-    assert "an ld.lld map" in error and "leave out --map" in error and "Traceback" not in error
+    assert error.count("\n") == 1 and "not an ld.lld map row" in error
 
 
 @pytest.mark.parametrize("revision", ["a", "b"])
