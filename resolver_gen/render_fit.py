@@ -232,7 +232,7 @@ def _answer_json(answer: FitAnswer) -> dict:
                   "may_be_high_by": answer.flash_may_be_high_by, "may_be_low_by": answer.flash_may_be_low_by,
                   "limit": answer.flash_limit, "over": answer.over_flash},
         "ram": {"bytes": answer.ram, "parts": [{"part": p.label, "bytes": p.bytes} for p in answer.ram_parts],
-                "arena_bytes": answer.arena.total_bytes, "arena_exact": answer.arena.exact,
+                "arena_bytes": answer.ram_parts[0].bytes, "arena_exact": answer.arena.exact,
                 "static_bytes": answer.static_ram, "limit": answer.ram_limit, "over": answer.over_ram},
         "stack": None if answer.stack is None else {
             "bytes": answer.stack, "root": answer.profile.stack_root, "deepest_kernel": answer.stack_kernel,

@@ -586,6 +586,6 @@ def unknown_op_allocations(view: OpView) -> PrepareAllocations:
     largest = max((t.elements * 4 for t in tensors), default=0)
     persistent = UNKNOWN_OP_BOUND + UNKNOWN_OP_BYTES_PER_ELEMENT * sum(t.elements for t in tensors)
     return PrepareAllocations((persistent,), (largest,), False,
-                              guessed=True, note=f"{view.op}: kernel allocations not modelled, bounded by {persistent:,} B persistent "
+                              guessed=True, note=f"{view.op}: kernel allocations not modelled (no rule), guessed at {persistent:,} B persistent "
                               f"({UNKNOWN_OP_BOUND} + {UNKNOWN_OP_BYTES_PER_ELEMENT} per tensor element) and a scratch "
                               "buffer of 4 B per element of its largest tensor")

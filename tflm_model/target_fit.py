@@ -37,7 +37,8 @@ from tflm_model.type_support import variant_for_models
 
 MODEL_ALIGNMENT = 16
 APPLICATION_KERNEL = ("a custom op TFLM does not ship: your application links its kernel and registers it with "
-                      "AddCustom(), neither counted (--app-flash counts them)")
+                      "AddCustom(); that code (--app-flash counts it), the kernel's own arena allocations and its "
+                      "stack are not counted")
 KERNEL_SET_SUFFIXES = ("-reference", "-cmsis_nn")
 
 
@@ -218,17 +219,26 @@ def fit(profile: TargetProfile, model_paths, reduce_types: bool = False, flash_l
     static_ram = (profile.static_ram - cost.ram_bytes - profile.resolver_ram
                   + (resolver_object_bytes(resolver_ops, profile.build.pointer_bytes, profile.resolver_op_bytes)
                      if profile.resolver_ram else 0))
-    ram_parts = (Part(f"tensor arena ({profile.build.kernels} kernels{'' if arena.exact else ', upper bound'})",
-                      arena.total_bytes),
-                 Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))
+    application_kernels = tuple(m for m in missing if m.application_kernel)
+    arena_part = _arena_part(arena, profile.build.kernels, {m.op for m in application_kernels})
+    ram_parts = (arena_part, Part("TFLM static RAM (.data + .bss, arena left out)", static_ram))
     answer = FitAnswer(profile, tuple(str(p) for p in model_paths), reduce_types, kept,
                        tuple(m for m in missing if not m.application_kernel), flash, flash_parts,
-                       cost.may_be_high_by, cost.may_be_low_by, arena.total_bytes + static_ram, ram_parts, static_ram,
+                       cost.may_be_high_by, cost.may_be_low_by, arena_part.bytes + static_ram, ram_parts, static_ram,
                        arena, None, notes=notes, flash_limit=flash_limit, ram_limit=ram_limit,
-                       app_statics=app_statics,
-                       application_kernels=tuple(m for m in missing if m.application_kernel))
+                       app_statics=app_statics, application_kernels=application_kernels)
     _stack(answer, profile, kept)
     return answer
+
+
+def _arena_part(arena: ArenaEstimate, kernels: str, application_kernels: set[str]) -> Part:
+    """The tensor arena as the RAM figure counts it. The allocations of ops no rule models are a guess (the
+    estimate's note): where every such op is a custom op your application brings the kernel of, they are that
+    kernel's, left out with the rest of your application and named in the label, not guessed into the figure."""
+    if arena.guessed_ops and arena.without_guessed is not None and set(arena.guessed_ops) <= application_kernels:
+        return Part(f"tensor arena ({kernels} kernels, upper bound; without {', '.join(arena.guessed_ops)}'s own "
+                    "allocations: your kernel's, not counted)", arena.without_guessed)
+    return Part(f"tensor arena ({kernels} kernels{'' if arena.exact else ', upper bound'})", arena.total_bytes)
 
 
 def cpu_features(profile: TargetProfile) -> str:

@@ -88,6 +88,12 @@ def test_a_custom_op_tflm_does_not_ship_is_the_applications_named_and_no_failure
     status, out, _ = run(capsys, CUSTOM, "--fit", profile, "--format", "json")
     data = json.loads(out)
     assert data["missing"] == [] and [k["op"] for k in data["application_kernels"]] == ["NeutronGraph"]
+    # its kernel's own arena allocations (no rule: only a guess) are the application's too: out of the RAM figure
+    arena = estimate_arena([CUSTOM], kernels="reference", pointer_bytes=4, short_enums=True, generation=None)
+    assert arena.guessed_ops == ("NeutronGraph",) and arena.without_guessed < arena.total_bytes
+    assert data["ram"]["arena_bytes"] == arena.without_guessed == data["ram"]["parts"][0]["bytes"]
+    assert "without NeutronGraph's own allocations" in data["ram"]["parts"][0]["part"]
+    assert any("NeutronGraph: kernel allocations not modelled (no rule), guessed at" in note for note in data["notes"])
     status, out, _ = run(capsys, CUSTOM, "--fit", profile, "--app-flash", "4K", "--app-ram", "1K", "--format", "markdown")
     assert status == 0 and "your kernel for the custom op NeutronGraph belongs in it" in out and "- yours: `NeutronGraph`" in out
 
