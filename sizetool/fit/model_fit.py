@@ -108,7 +108,7 @@ class ArenaFit:
     def guess_text(self) -> str:
         """Which ops' allocations the figure only guesses, and how much of it that guess is."""
         return (f"{', '.join(self.guessed_ops)}'s own allocations are not modelled (guessed at "
-                f"{self.needed - self.without_guessed:,} B at most, no rule)")
+                f"{self.needed - self.without_guessed:,} B, no rule)")
 
     @property
     def linked(self) -> int | None:
