@@ -118,6 +118,8 @@ def ram_line(fit: ArenaFit | None) -> str:
     if fit.needed is None:
         return f"RAM: tensor arena not estimated: {fit.error}"
     needed = f"tensor arena {fit.needed:,} B needed ({'exact' if fit.exact else 'upper bound'})"
+    if fit.guessed_ops and fit.without_guessed is not None:  # a guess is in the figure: no bound for that part
+        needed = f"tensor arena {fit.needed:,} B needed (upper bound but for a guess: {fit.guess_text})"
     if fit.arena is not None and fit.arena.on_heap and not fit.arena.size_known:
         heap = "" if fit.heap is None else f"; the whole {fit.heap[0]} is {fit.heap[1]:,} B"
         return f"RAM: {needed}; allocated on the heap, of a size the firmware does not state (not checked{heap})"

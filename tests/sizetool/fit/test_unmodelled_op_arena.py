@@ -55,6 +55,18 @@ def test_a_shortfall_beyond_the_guess_still_fails():
     assert not ArenaFit(needed=55128, without_guessed=None, **{**common, "guessed_ops": ()}).passed
 
 
+def test_an_arena_that_holds_the_guess_too_is_no_upper_bound_for_the_guessed_part():
+    from sizetool.render.fit_summary import ram_line
+
+    arena = LinkedArena(symbol="tensor_arena", address=0x20000000, size=65536, section=".bss", found_by="test")
+    fit = ArenaFit(needed=55128, without_guessed=844, models=("m",), kernels=KernelChoice("reference", "test"),
+                   pointer_bytes=4, exact=False, parts=(), arena=arena, free_ram=None, guessed_ops=("NeutronGraph",))
+    line = ram_line(fit)
+    assert fit.passed and line.startswith("RAM: tensor arena 55,128 B needed (upper bound but for a guess: "
+                                          "NeutronGraph's own allocations are not modelled (guessed at 54,284 B")
+    assert "at most" not in line
+
+
 def test_the_tensor_array_generations_bound_a_custom_op_as_the_others_do():
     # A 2019/2020-era firmware registers its custom kernel itself (AddCustom): the revision's builtin kernel list does
     # not refuse it; its allocations are the same guess, named, with the figure without it beside.
