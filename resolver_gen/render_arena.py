@@ -9,8 +9,11 @@ ABI_LABELS = {"ilp32": "32-bit pointers", "eabi": "32-bit pointers, short enums"
 
 
 def describe(estimate: ArenaEstimate) -> str:
-    """e.g. "reference kernels, 32-bit pointers, exact", "CMSIS-NN kernels for MVE, ..." or "... upper bound"."""
+    """e.g. "reference kernels, 32-bit pointers, exact", "CMSIS-NN kernels for MVE, ..." or "... upper bound" (a
+    figure with the guess for an op no rule models in it: "upper bound but for a guess at X's own allocations")."""
     kind = "exact" if estimate.exact else "upper bound"
+    if estimate.guessed_ops:
+        kind += f" but for a guess at {', '.join(estimate.guessed_ops)}'s own allocations"
     kernels = KERNEL_LABELS[estimate.kernels]
     if estimate.kernels == "cmsis_nn" and estimate.cpu_features == "mve":
         kernels += " for MVE"

@@ -351,3 +351,13 @@ def test_the_application_given_is_counted_as_a_part_of_its_own(capsys, profile):
     assert status == 0 and out.splitlines()[1] == "leaves out your application's RAM: --app-ram adds it"
     status, _, err = run(capsys, ADD, "--app-flash", "2K")
     assert status == 2 and "--app-flash and --app-ram describe your app for --fit PROFILE" in err
+
+
+def test_the_arena_header_names_a_guess_as_a_guess(capsys):
+    """--arena keeps the guess for an op no rule models in kTensorArenaSize, but does not call it a bound."""
+    status, out, _ = run(capsys, CUSTOM, "--arena")
+    line = next(line for line in out.splitlines() if line.startswith("// Tensor arena:"))
+    assert status == 0 and line.endswith("upper bound but for a guess at NeutronGraph's own allocations)")
+    status, out, _ = run(capsys, ADD, "--arena")
+    line = next(line for line in out.splitlines() if line.startswith("// Tensor arena:"))
+    assert "guess" not in line
