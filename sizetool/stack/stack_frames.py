@@ -7,13 +7,16 @@ TFLM image), with a small model of the stack pointer:
 
 - ARM/Thumb: `push`/`stmdb sp!`/`str rX, [sp, #-N]!` and `vpush`/`vstmdb sp!` allocate, as do `sub sp, #N` and
   `sub sp, sp, rX` when rX holds a constant (`movw`, `mov`, a literal-pool `ldr`); `pop`/`ldm sp!`/`vpop`/`add sp`
-  release. `sub sp, sp, rX` with a run-time value (alloca, variable-length arrays) marks the frame dynamic.
+  release. `sub sp, sp, rX` with a run-time value (alloca, variable-length arrays) marks the frame dynamic. `mov sp,
+  rX` (and `sub sp, rX, #N`) from a register set from sp goes to the depth it holds (arm_sp_registers.py): clang's
+  alloca `sub.w rX, sp, rY; mov sp, rX` is a dynamic frame, its realignment `bfc` counts the most it can take.
 - RISC-V: `addi sp, sp, -N`, `c.addi sp, -N`, `c.addi16sp sp, -N`, and `sub`/`add sp, sp, rX` with a constant built
   by `lui`/`li`/`addi` (large frames); anything else moving sp down by a register is dynamic.
 - x86-64: `push`, `sub rsp, N`; `pop`, `add rsp, N`; the return address the `call` pushed counts in the callee's
   frame, as in GCC's `-fstack-usage` figures.
 
-Restoring sp from a frame pointer (`mov sp, r7`, `mv sp, s0`, `leave`) returns to the frame's base. After a return
+Restoring sp from any other frame pointer (`mov sp, r7` with r7 not known, `mv sp, s0`, `leave`) returns to the
+frame's base. After a return
 or an unconditional jump out of the function, the code that follows is reached from inside the body, so the depth
 goes back to what it was before that epilogue began. The frame is the largest depth seen; each call records the
 depth at its instruction (a tail call, after the epilogue, usually 0).
@@ -37,6 +40,7 @@ import capstone
 from sizetool.inputs.elf_reader import ElfImage, Symbol
 from sizetool.code_graph.disassembly import CodeRun, code_runs
 from sizetool.code_graph.reference_graph import ReferenceGraph
+from sizetool.stack.arm_sp_registers import SpValue, forget, source_value, track
 from sizetool.inputs.symbol_runs import symbol_runs
 
 
@@ -168,6 +172,12 @@ class _Tracker:
     def restore(self) -> None:  # sp set from a frame pointer
         self.release(self.depth - self.base)
 
+    def to(self, depth: int) -> None:  # sp set to a known depth
+        if depth > self.depth:
+            self.allocate(depth - self.depth)
+        elif depth < self.depth:
+            self.release(self.depth - depth)
+
     def dynamic(self, site: int) -> None:
         if self.dynamic_site is None:
             self.dynamic_site = site
@@ -279,6 +289,7 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
     tracker = _Tracker(start, end, 0, "r0")
     constants: dict[str, int] = {}  # register -> constant it holds
     loads: dict[str, tuple] = {}  # register -> (offset of the load that set it, offset its base was loaded from)
+    sp_values: dict[str, SpValue] = {}  # register -> the stack depth it holds (arm_sp_registers.py)
     argument_save = 0
     first_instruction = True
     for run in runs:
@@ -300,6 +311,7 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 continue
             if base in ("pop", "vpop") or (base in ("ldm", "ldmia", "ldmfd", "vldmia") and first == "sp!"):
                 amount, has_pc = _list_bytes(operands)
+                forget(_REGISTER_LIST.search(operands).group(1).replace(" ", "").split(","), sp_values)
                 tracker.release(amount)
                 if has_pc:
                     tracker.leave()
@@ -312,10 +324,10 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 tracker.leave()
                 continue
             if first == "sp" and base in ("sub", "subs", "subw", "add", "adds", "addw"):
-                _arm_sp_arithmetic(tracker, address, base, parts, constants)
+                _arm_sp_arithmetic(tracker, address, base, parts, constants, sp_values)
                 continue
             if first == "sp" and base in ("mov", "movs"):
-                tracker.restore()
+                _arm_sp_set(tracker, address, sp_values.get(parts[1]) if len(parts) == 2 else None)
                 continue
             if base in ("bl", "blx"):
                 target = _immediate(operands)
@@ -354,19 +366,38 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 tracker.jump(address, None, conditional,
                              (memory[1], memory[0], loads.get(memory[0])) if memory else None)
                 continue
+            if base.startswith("ldm") and _REGISTER_LIST.search(operands):
+                forget(_REGISTER_LIST.search(operands).group(1).replace(" ", "").split(","), sp_values)
+            track(base, conditional, parts, tracker.depth, sp_values, constants)
             _arm_registers(run, address, base, conditional, parts, operands, constants, loads)
     return tracker.frame(start, argument_save)
 
 
-def _arm_sp_arithmetic(tracker: _Tracker, address: int, base: str, parts: list[str], constants) -> None:
+def _arm_sp_set(tracker: _Tracker, address: int, value: SpValue | None) -> None:
+    """`mov sp, rX`: to the depth rX holds when it was derived from sp; otherwise a frame-pointer epilogue."""
+    if value is None:
+        tracker.restore()
+        return
+    if value.dynamic:
+        tracker.dynamic(address)
+    tracker.to(value.depth + value.slack)
+
+
+def _arm_sp_arithmetic(tracker: _Tracker, address: int, base: str, parts: list[str], constants,
+                       sp_values) -> None:
     """sub/add with sp as destination: `sub sp, #N`, `sub.w sp, sp, #N`, `sub sp, sp, rX`, `sub sp, r7, #N`."""
     source = parts[1] if len(parts) == 3 else "sp"
     operand = parts[-1]
-    if source != "sp":  # sp computed from a frame pointer: the epilogue of a frame-pointer function
-        tracker.restore()
-        return
     amount = int(operand[1:], 0) if operand.startswith("#") else constants.get(operand)
     subtract = base.startswith("sub")
+    if source != "sp":  # sp computed from another register: from a frame pointer, the epilogue of its function
+        value = source_value(source, tracker.depth, sp_values)
+        if value is None or amount is None:
+            tracker.restore()
+        else:
+            _arm_sp_set(tracker, address, SpValue(value.depth + (amount if subtract else -amount), value.slack,
+                                                  value.dynamic))
+        return
     if amount is None:
         if subtract:
             tracker.dynamic(address)
