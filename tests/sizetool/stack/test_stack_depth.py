@@ -15,14 +15,16 @@ from sizetool.stack.stack_frames import Call, Frame, function_frames
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 OUT = FIXTURES / "firmware/out"
 MEASURED = json.loads((FIXTURES / "firmware/stack_measured.json").read_text())
-RUN_ELF = {"cortex-m4": OUT / "run/cortex-m4-mps2-an386/firmware.elf", "riscv32": OUT / "run/riscv32-virt/firmware.elf"}
+RUN_ELF = {"cortex-m4": OUT / "run/cortex-m4-mps2-an386/firmware.elf", "riscv32": OUT / "run/riscv32-virt/firmware.elf",
+           # the same sources compiled by clang 14 (fixtures/clang/build.sh)
+           "cortex-m4-clang": FIXTURES / "clang/out/run/cortex-m4-mps2-an386/firmware.elf"}
 
 
 def stack(arch="cortex-m4", *roots, **options):
     return analyse_stack(read_elf(str(OUT / arch / "firmware.elf")), list(roots) or None, **options)
 
 
-@pytest.mark.parametrize("arch", ["cortex-m4", "riscv32"])
+@pytest.mark.parametrize("arch", ["cortex-m4", "riscv32", "cortex-m4-clang"])
 def test_the_measured_run_goes_exactly_as_deep_as_the_frames_of_its_path_add_up_to(arch):
     # fixtures/firmware/measure_stack.py ran the run variant under qemu and kept the call chain at the lowest sp
     measured = MEASURED[arch]
@@ -54,6 +56,17 @@ def test_the_static_worst_case_of_main_covers_the_measured_depth_and_says_where_
     assert any(step.via == "invoke of DETECTION_POSTPROCESS" for step in main.path)
     assert names[-3:][0].startswith("tflite::MicroPrintf(")
     assert main.path[-1].depth + main.path[-1].frame == main.depth
+
+
+def test_the_static_worst_case_of_the_clang_build_covers_its_measured_depth():
+    # clang emits no .su files: every frame comes from the disassembly. The run went main -> Invoke() ->
+    # DETECTION_POSTPROCESS Eval -> NonMaxSuppressionSingleClass -> libgcc's float compare; the static walk takes the
+    # same kernel and goes on into its error message
+    for elf in (RUN_ELF["cortex-m4-clang"], FIXTURES / "clang/out/firmware/gnu-ld/firmware.elf"):
+        main = analyse_stack(read_elf(str(elf)), ["main"]).roots[0]
+        assert main.depth >= MEASURED["cortex-m4-clang"]["depth"]
+        assert any(step.via == "invoke of DETECTION_POSTPROCESS" for step in main.path)
+        assert all(step.frame_source == "disassembly" for step in main.path)
 
 
 def test_calls_through_the_registration_reach_every_registered_kernel_and_only_those_of_a_model():
