@@ -7,9 +7,10 @@ TFLM image), with a small model of the stack pointer:
 
 - ARM/Thumb: `push`/`stmdb sp!`/`str rX, [sp, #-N]!` and `vpush`/`vstmdb sp!` allocate, as do `sub sp, #N` and
   `sub sp, sp, rX` when rX holds a constant (`movw`, `mov`, a literal-pool `ldr`); `pop`/`ldm sp!`/`vpop`/`add sp`
-  release. `sub sp, sp, rX` with a run-time value (alloca, variable-length arrays) marks the frame dynamic. `mov sp,
-  rX` (and `sub sp, rX, #N`) from a register set from sp goes to the depth it holds (arm_sp_registers.py): clang's
-  alloca `sub.w rX, sp, rY; mov sp, rX` is a dynamic frame, its realignment `bfc` counts the most it can take.
+  and `ldr rX, [sp], #N` release. `sub sp, sp, rX` with a run-time value (alloca, variable-length arrays) marks the
+  frame dynamic. `mov sp, rX` (and `sub sp, rX, #N`) from a register set from sp goes to the depth it holds
+  (arm_sp_registers.py): clang's alloca `sub.w rX, sp, rY; mov sp, rX` is a dynamic frame, its realignment `bfc`
+  counts the most it can take.
 - RISC-V: `addi sp, sp, -N`, `c.addi sp, -N`, `c.addi16sp sp, -N`, and `sub`/`add sp, sp, rX` with a constant built
   by `lui`/`li`/`addi` (large frames); anything else moving sp down by a register is dynamic.
 - x86-64: `push`, `sub rsp, N`; `pop`, `add rsp, N`; the return address the `call` pushed counts in the callee's
@@ -248,6 +249,7 @@ _ARM_KNOWN = frozenset({
 _IMMEDIATE = re.compile(r"#(-?(?:0x[0-9a-f]+|\d+))")
 _REGISTER_LIST = re.compile(r"\{([^}]*)\}")
 _WORD = struct.Struct("<I")
+_POST_INDEXED_SP = re.compile(r"\[sp\], #(?:0x[0-9a-f]+|\d+)$")  # a load that pops: `ldr rX, [sp], #N`
 
 
 def _arm_mnemonic(mnemonic: str) -> tuple[str, bool]:
@@ -323,6 +325,8 @@ def _arm_frame(engines, runs, start: int, end: int) -> Frame:
                 tracker.release(_immediate(operands) or 4)
                 tracker.leave()
                 continue
+            if base in ("ldr", "ldrd") and _POST_INDEXED_SP.search(operands):  # clang: `ldr.w r8, [sp], #4`
+                tracker.release(_immediate(operands.split("],")[1]) or 0)
             if first == "sp" and base in ("sub", "subs", "subw", "add", "adds", "addw"):
                 _arm_sp_arithmetic(tracker, address, base, parts, constants, sp_values)
                 continue

@@ -142,3 +142,13 @@ def test_the_root_is_a_lower_bound_when_an_alloca_is_reached(capsys):
     frames = reader_frames(SHAPES)
     assert roots["realigned"]["depth"] == frames["realigned"].size  # sink() takes no stack
     assert roots["realigned"]["bounded"]
+
+
+@pytest.mark.parametrize("path", FIRMWARE + [SHAPES], ids=["gnu-ld", "lld", "stack_shapes"])
+def test_a_tail_call_leaves_nothing_of_the_clang_frame(path):
+    # clang restores a callee-saved register above r7 with a post-indexed load, `ldr.w r8, [sp], #4`, before its
+    # `pop`: read as what it is, the frame is gone when the epilogue branches to the next function
+    frames = reader_frames(path)
+    tails = [(name, call.depth) for name, frame in frames.items() if not name.startswith("__")
+             for call in frame.calls if call.tail]
+    assert tails and all(depth == 0 for _, depth in tails), [t for t in tails if t[1]]
