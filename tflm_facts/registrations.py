@@ -46,6 +46,12 @@ class ModelOp:
     registration: str  # the registration function TFLM or gen-resolver uses, e.g. "Register_CONV_2D"
     unsupported_reason: str = ""  # set when TFLM has no kernel for the op (LSTM, Flex ops)
 
+    @property
+    def application_kernel(self) -> bool:
+        """A custom op TFLM does not ship: registered with AddCustom(name, Register_X()), its kernel the
+        application's own (model_op gives AddCustom to these alone)."""
+        return self.method == "AddCustom"
+
     def is_registered_by(self, firmware_op: str) -> bool:
         """Whether a firmware registration (op name as in the operator table, e.g. "CONV_2D_INT8") provides this op."""
         base = self.registration[len(REGISTER_PREFIX):]

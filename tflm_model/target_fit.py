@@ -148,7 +148,7 @@ def serving_registrations(registered, ops: dict[str, tuple[ModelOp, list[str]]],
             missing.append(MissingOp(name, tuple(users), op.unsupported_reason))
             continue
         providers = [r for r in registered if op.is_registered_by(r)]
-        if not providers and op.method == "AddCustom":  # (model_op's AddCustom: a custom op TFLM does not ship)
+        if not providers and op.application_kernel:
             missing.append(MissingOp(name, tuple(users), APPLICATION_KERNEL, application_kernel=True))
             continue
         if not providers:

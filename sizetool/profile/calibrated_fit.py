@@ -108,7 +108,7 @@ def _providers(registered, ops) -> tuple[set[str], list[str]]:
 
 def _application_kernels(ops) -> tuple[str, ...]:
     """The custom ops TFLM does not ship among `ops` (registered with AddCustom: the application links their kernels)."""
-    return tuple(op.name for op in ops if op.method == "AddCustom")
+    return tuple(op.name for op in ops if op.application_kernel)
 
 
 def _model_ops(model_paths) -> list:
